@@ -1,0 +1,122 @@
+// Package checker holds what every consistency checker returns: one Result
+// type, so that reports and the consistency ladder treat all checkers alike.
+// The algorithms live in subpackages, one per family.
+package checker
+
+import (
+	"fmt"
+	"time"
+)
+
+// Verdict is the answer to "does the history satisfy the criterion?".
+type Verdict int8
+
+// Verdicts. Unknown means the checker could not decide (time or memory ran
+// out, or the history lacks what the criterion needs); Result.Reason says why.
+const (
+	Unknown Verdict = iota
+	True
+	False
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case True:
+		return "true"
+	case False:
+		return "false"
+	}
+	return "unknown"
+}
+
+// MarshalJSON writes true, false or "unknown".
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	switch v {
+	case True:
+		return []byte("true"), nil
+	case False:
+		return []byte("false"), nil
+	}
+	return []byte(`"unknown"`), nil
+}
+
+// UnmarshalJSON reads true, false or "unknown".
+func (v *Verdict) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "true":
+		*v = True
+	case "false":
+		*v = False
+	case `"unknown"`:
+		*v = Unknown
+	default:
+		return fmt.Errorf("verdict: want true, false or \"unknown\", got %s", b)
+	}
+	return nil
+}
+
+// Criteria, as named on the command line and in reports.
+const (
+	Linearizable      = "linearizable"
+	Sequential        = "sequential"
+	Causal            = "causal"
+	CausalMemory      = "causal-memory"
+	CausalConvergence = "causal-convergence"
+	ReadYourWrites    = "read-your-writes"
+	MonotonicReads    = "monotonic-reads"
+	MonotonicWrites   = "monotonic-writes"
+	WritesFollowReads = "writes-follow-reads"
+	PRAM              = "pram"
+)
+
+// AllCriteria lists every criterion, strongest first.
+var AllCriteria = []string{Linearizable, Sequential, CausalMemory, CausalConvergence, Causal, PRAM,
+	WritesFollowReads, MonotonicWrites, MonotonicReads, ReadYourWrites}
+
+// Result is the outcome of checking one history (or one partition of it)
+// against one criterion. Operations are named by their position in
+// history.History.Ops.
+type Result struct {
+	Criterion string  `json:"consistency"`
+	Valid     Verdict `json:"valid"`
+	// Witness, when Valid is True and the criterion has a total order, is an
+	// order of the operations that took effect, in the order they did.
+	Witness []int `json:"witness,omitempty"`
+	// Dropped lists operations with unknown outcome left out of the witness:
+	// they need not have taken effect.
+	Dropped []int `json:"dropped,omitempty"`
+	// Violations, when Valid is False, lists each violation found.
+	Violations []Violation `json:"violations,omitempty"`
+	// Reason says why the verdict is Unknown, or notes how it was reached
+	// (which algorithm, which notion of "older").
+	Reason string `json:"reason,omitempty"`
+	// Method names the algorithm that decided ("wgl", "zones", "reference").
+	Method  string        `json:"method,omitempty"`
+	Stats   Stats         `json:"stats"`
+	Elapsed time.Duration `json:"-"`
+}
+
+// Violation is one reason a history fails a criterion.
+type Violation struct {
+	// Ops are the operations involved, a small set that shows the problem.
+	Ops []int `json:"ops"`
+	// Explanation says in plain words why these operations cannot be
+	// ordered as the criterion demands.
+	Explanation string `json:"explanation"`
+	// Pattern names the kind of violation when there is a catalogue of them
+	// ("WriteCORead", "CyclicCO", "stale-read").
+	Pattern string `json:"pattern,omitempty"`
+	// Prefix, for search-based checkers, is the longest order of operations
+	// found legal before the failure (positions in History.Ops).
+	Prefix []int `json:"prefix,omitempty"`
+	// Keys names the partition (object) the violation is in, when keyed.
+	Key string `json:"key,omitempty"`
+}
+
+// Stats are counters a checker reports about its work.
+type Stats struct {
+	States     int64 `json:"states"`      // configurations explored
+	MemoSize   int64 `json:"memo_size"`   // entries in the memo table
+	Partitions int   `json:"partitions"`  // independent parts checked
+	Ops        int   `json:"ops_checked"` // operations given to the search after pruning
+}

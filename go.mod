@@ -1,0 +1,14 @@
+module github.com/histcheck/histcheck
+
+go 1.24
+
+require (
+	github.com/anishathalye/porcupine v1.3.1 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/rogpeppe/go-internal v1.16.0 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	gonum.org/v1/gonum v0.17.0 // indirect
+	olympos.io/encoding/edn v0.0.0-20201019073823-d3554ca0b0a3 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
+)
