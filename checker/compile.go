@@ -1,0 +1,107 @@
+package checker
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
+)
+
+// Compiled is a history (or one partition of it) prepared for a search: the
+// operations that did not fail, in the model's compact form.
+type Compiled struct {
+	Ops []model.Op
+	// Pos[i] is the position in history.History.Ops of Ops[i].
+	Pos []int
+	// Dropped lists positions of operations with unknown outcome that the
+	// model's Pruner showed nothing observed; they are not in Ops.
+	Dropped []int
+	Table   *model.Table
+}
+
+// Compile prepares the operations at the given positions of h (all of them
+// when positions is nil) for model m. Failed operations are skipped; with
+// prune, unobserved operations of unknown outcome are dropped when the model
+// can tell. A model's complaint about an operation becomes an
+// *history.InputError naming its line or index.
+func Compile[S comparable](m model.Model[S], h *history.History, positions []int, t *model.Table, prune bool) (*Compiled, error) {
+	if t == nil {
+		t = model.NewTable()
+	}
+	c := &Compiled{Table: t}
+	add := func(i int) error {
+		op := &h.Ops[i]
+		if op.Status == history.Fail {
+			return nil
+		}
+		mo, err := m.Compile(op, t)
+		if err != nil {
+			return OpError(op, i, err)
+		}
+		mo.Unknown = op.Status == history.Info
+		mo.Call, mo.Return, mo.Proc = op.Call, op.Return, int32(op.Process)
+		c.Ops = append(c.Ops, mo)
+		c.Pos = append(c.Pos, i)
+		return nil
+	}
+	if positions == nil {
+		for i := range h.Ops {
+			if err := add(i); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		for _, i := range positions {
+			if err := add(i); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if p, ok := any(m).(model.Pruner); ok && prune {
+		keep := p.Keep(c.Ops)
+		n := 0
+		for i := range c.Ops {
+			if keep[i] {
+				c.Ops[n], c.Pos[n] = c.Ops[i], c.Pos[i]
+				n++
+			} else {
+				c.Dropped = append(c.Dropped, c.Pos[i])
+			}
+		}
+		c.Ops, c.Pos = c.Ops[:n], c.Pos[:n]
+	}
+	return c, nil
+}
+
+// OpError wraps a model's complaint about the operation at position i as an
+// input error that names where the operation came from.
+func OpError(op *history.Op, i int, err error) error {
+	var ie *history.InputError
+	if errors.As(err, &ie) {
+		return err
+	}
+	e := &history.InputError{Line: op.Line, Msg: fmt.Sprintf("operation %s: %v", op.Label(), err)}
+	if op.Line == 0 {
+		e.Op = i + 1
+	}
+	return e
+}
+
+// Partition groups the positions of h's operations by key, in order of each
+// key's first appearance. Operations without a key form one group.
+func Partition(h *history.History) (keys []history.Value, groups [][]int) {
+	idx := make(map[history.Value]int)
+	for i := range h.Ops {
+		k := h.Ops[i].Key
+		g, ok := idx[k]
+		if !ok {
+			g = len(keys)
+			idx[k] = g
+			keys = append(keys, k)
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return keys, groups
+}

@@ -1,0 +1,106 @@
+package checker
+
+import (
+	"fmt"
+
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
+)
+
+// Order says which order a witness must respect besides the model.
+type Order uint8
+
+// Orders a witness can be checked against.
+const (
+	// RealTime: an operation that returned before another was called comes
+	// first (linearizability).
+	RealTime Order = iota
+	// ProcessOrder: each process's operations keep their order (sequential
+	// consistency).
+	ProcessOrder
+)
+
+// VerifyWitness checks, independently of any search, that order is a
+// witness for h under m: every operation that completed ok appears exactly
+// once, operations of unknown outcome at most once, failed ones never; the
+// order respects ord; and replaying it step by step from the initial state
+// (per key, for keyed models) is legal in the model. It returns nil or an
+// error that says which condition broke first.
+func VerifyWitness[S comparable](m model.Model[S], h *history.History, order []int, ord Order) error {
+	seen := make([]bool, len(h.Ops))
+	for n, i := range order {
+		if i < 0 || i >= len(h.Ops) {
+			return fmt.Errorf("witness step %d names operation %d, which does not exist", n+1, i)
+		}
+		if seen[i] {
+			return fmt.Errorf("witness lists %s twice", h.Ops[i].Label())
+		}
+		seen[i] = true
+		if h.Ops[i].Status == history.Fail {
+			return fmt.Errorf("witness lists %s, which failed", h.Ops[i].Label())
+		}
+	}
+	for i := range h.Ops {
+		if h.Ops[i].Status == history.OK && !seen[i] {
+			return fmt.Errorf("witness leaves out %s, which completed", h.Ops[i].Label())
+		}
+	}
+	// Order constraints: compare every pair in the witness (quadratic, but
+	// this is a checker of checkers; clarity wins).
+	for a := 0; a < len(order); a++ {
+		x := &h.Ops[order[a]]
+		for b := a + 1; b < len(order); b++ {
+			y := &h.Ops[order[b]]
+			switch ord {
+			case RealTime:
+				if y.Return < x.Call {
+					return fmt.Errorf("witness puts %s before %s, but %s returned (at %d) before %s was called (at %d)",
+						x.Label(), y.Label(), y.Label(), y.Return, x.Label(), x.Call)
+				}
+			case ProcessOrder:
+				if x.Process == y.Process && y.Call < x.Call {
+					return fmt.Errorf("witness puts %s before %s, against their process's order", x.Label(), y.Label())
+				}
+			}
+		}
+	}
+	// Replay in the model, one state per key for keyed models.
+	t := model.NewTable()
+	compiled := make([]model.Op, len(order))
+	for n, i := range order {
+		op := &h.Ops[i]
+		mo, err := m.Compile(op, t)
+		if err != nil {
+			return OpError(op, i, err)
+		}
+		mo.Unknown = op.Status == history.Info
+		mo.Call, mo.Return, mo.Proc = op.Call, op.Return, int32(op.Process)
+		compiled[n] = mo
+	}
+	// Compile every operation first so the table is complete before Init.
+	for i := range h.Ops {
+		if h.Ops[i].Status != history.Fail && !seen[i] {
+			if _, err := m.Compile(&h.Ops[i], t); err != nil {
+				return OpError(&h.Ops[i], i, err)
+			}
+		}
+	}
+	keyed := m.Info().Keyed
+	states := make(map[history.Value]S)
+	for n, i := range order {
+		var k history.Value
+		if keyed {
+			k = h.Ops[i].Key
+		}
+		s, ok := states[k]
+		if !ok {
+			s = m.Init(t)
+		}
+		next, legal := m.Step(s, &compiled[n])
+		if !legal {
+			return fmt.Errorf("witness step %d, %s, is illegal in state %s", n+1, h.Ops[i].Label(), m.Describe(s, t))
+		}
+		states[k] = next
+	}
+	return nil
+}
