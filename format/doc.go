@@ -1,0 +1,72 @@
+// Package format reads histories from the encodings histcheck accepts and
+// writes them back as Jepsen events.
+//
+// Encodings (names as given to Read, detected when not given):
+//
+//   - json: Jepsen events as a JSON array of objects {"process", "type"
+//     (invoke, ok, fail, info; a leading colon is allowed), "f", "value",
+//     "time", "index", "key", "version", "token"}; other fields are kept as
+//     extra fields. A file named .json may instead hold operations (form
+//     "ops"), tuples (form "tuples") or a wrapper object {"model": …,
+//     "init": …, "history": [...]}, told apart by content; the wrapper's
+//     other entries become History.Meta.
+//   - jsonl: the same event objects, one per line (.jsonl, .ndjson).
+//   - ops: an array of {"process", "f", "value", "call", "return", "type"};
+//     "return": null means the outcome is unknown; "type" is ok (default),
+//     fail or info.
+//   - tuples: an array of [process, f, value, call, return] with an optional
+//     sixth element, the status; return may be null.
+//   - edn: Jepsen op maps in a vector or list, or one after another, with ;
+//     comments (.edn). Keywords and symbols become strings without the
+//     colon; bigints (1N) are read, ratios and tagged literals are rejected.
+//     A single map with a :history entry is a wrapper like the JSON one.
+//   - jepsen-log: the history lines of a Jepsen log (.log),
+//     "INFO  jepsen.util - <process> <:type> <:f> <value>", the value in EDN;
+//     other lines are skipped.
+//   - notation: the textbook notation (.hist), described below.
+//
+// In ops, tuples and notation the abbreviations w and r are read as write
+// and read. Time fields are integers in any unit; call and return are
+// written by the user, while Jepsen events get their times from "time" or,
+// without it, from their position in the input.
+//
+// # Textbook notation
+//
+// One operation per line: process, colon, operation, interval, and
+// optionally a status (ok, fail or info; ok by default):
+//
+//	A: w(1) [0, 10]
+//	B: r(0) [2, 4]
+//	B: r->0 [2, 4]          same as r(0); "→" may be used for "->"
+//	C: cas(1, 2) [3, 5]     compare-and-set from 1 to 2
+//	D: w(3) [4, ?]          return unknown: the outcome is unknown (info)
+//	E: w(3) [4, 6] fail     the write did not happen
+//	F: w(x, 1) [0, 3]       with a key: write 1 to x
+//	G: r(x)->1 [4, 5]       read of key x returned 1; also r(x, 1)
+//	H: cas(x, 1, 2) [6, 7]  compare-and-set on key x
+//	I: acquire [0, 1]       an operation without value (nil)
+//
+// The arguments of an operation are its value, or the key and the value;
+// with a result arrow, the argument (if any) is the key and the result is
+// the value. So r(x) reads the value x, while r(x)->? reads key x with an
+// unknown result. Values are integers, decimals, nil or ? (nil), true,
+// false, quoted strings, or bare words (strings). The return time may be
+// ?, inf or ∞.
+//
+// '#' starts a comment; blank lines are skipped. Before the first
+// operation, header lines give settings that become History.Meta:
+//
+//	model: register
+//	init: 0
+//
+// (also nil_read and time_unit). Following the textbook, Meta["init"] is 0
+// unless the header says otherwise.
+//
+// # Writing
+//
+// Write produces Jepsen events (json, jsonl or edn) with explicit times, so
+// reading its output gives the same operations. JSON has no sets and only
+// string map keys: sets are written as arrays and other maps as arrays of
+// [key value] pairs; EDN keeps them. History.Meta travels in the JSON and
+// EDN wrapper, not in JSON Lines.
+package format

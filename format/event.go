@@ -1,0 +1,142 @@
+package format
+
+import (
+	"math"
+	"strings"
+
+	"github.com/histcheck/histcheck/history"
+)
+
+// field is one entry of an op object or map, in input order, with the line
+// of its value and how the value was written (for messages).
+type field struct {
+	name  string
+	value history.Value
+	line  int
+	show  string
+}
+
+// quoteName writes a field name the way the input format does: ":f" in
+// EDN, "f" in JSON.
+func quoteName(prefix, name string) string {
+	if prefix == ":" {
+		return ":" + name
+	}
+	return `"` + name + `"`
+}
+
+// processName reads a process: an integer or a name. A leading colon is
+// kept off, so :nemesis and "nemesis" are the same.
+func processName(v history.Value) (string, bool) {
+	switch v.Kind() {
+	case history.Int:
+		return v.Text(), true
+	case history.String:
+		s := strings.TrimPrefix(v.Text(), ":")
+		return s, s != ""
+	}
+	return "", false
+}
+
+// opName reads an operation name without a leading colon.
+func opName(v history.Value) (string, bool) {
+	s, ok := v.Str()
+	s = strings.TrimPrefix(s, ":")
+	return s, ok && s != ""
+}
+
+// intField reads a time or index: an integer that fits in 64 bits (and is
+// not the value reserved for "never").
+func intField(f field, prefix string) (int64, error) {
+	if f.value.Kind() != history.Int {
+		return 0, history.Errorf(f.line, "%s must be an integer, got %s", quoteName(prefix, f.name), f.show)
+	}
+	n, ok := f.value.Int()
+	if !ok || n == math.MaxInt64 {
+		return 0, history.Errorf(f.line, "%s %s does not fit in a 64-bit integer", quoteName(prefix, f.name), f.show)
+	}
+	return n, nil
+}
+
+// buildEvent makes an Event from the fields of one op object at line.
+// prefix is ":" for EDN and "" for JSON, for messages.
+func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
+	e := history.Event{Line: line}
+	var hasProcess, hasType bool
+	var fField *field
+	seen := make(map[string]int, len(fs))
+	for i := range fs {
+		f := &fs[i]
+		if prev, dup := seen[f.name]; dup {
+			return e, history.Errorf(f.line, "field %s appears twice (also at line %d)", quoteName(prefix, f.name), prev)
+		}
+		seen[f.name] = f.line
+		switch f.name {
+		case "process":
+			p, ok := processName(f.value)
+			if !ok {
+				return e, history.Errorf(f.line, "%s must be an integer or a name, got %s", quoteName(prefix, "process"), f.show)
+			}
+			e.Process, hasProcess = p, true
+		case "type":
+			s, _ := f.value.Str()
+			t, ok := history.ParseType(s)
+			if f.value.Kind() != history.String || !ok {
+				return e, history.Errorf(f.line, "%s must be one of invoke, ok, fail, info; got %s", quoteName(prefix, "type"), f.show)
+			}
+			e.Type, hasType = t, true
+		case "f":
+			fField = f
+		case "value":
+			e.Value = f.value
+		case "key":
+			e.Key = f.value
+		case "version":
+			e.Version = f.value
+		case "token":
+			e.Token = f.value
+		case "time":
+			if f.value.IsNil() {
+				continue
+			}
+			t, err := intField(*f, prefix)
+			if err != nil {
+				return e, err
+			}
+			e.Time, e.HasTime = t, true
+		case "index":
+			if f.value.IsNil() {
+				continue
+			}
+			n, err := intField(*f, prefix)
+			if err != nil {
+				return e, err
+			}
+			e.Index, e.HasIdx = n, true
+		default:
+			e.Extra = append(e.Extra, history.Field{Name: f.name, Value: f.value})
+		}
+	}
+	if !hasProcess {
+		return e, history.Errorf(line, "event has no %s field", quoteName(prefix, "process"))
+	}
+	if !hasType {
+		return e, history.Errorf(line, "event has no %s field (invoke, ok, fail or info)", quoteName(prefix, "type"))
+	}
+	nemesis := history.IsNemesis(e.Process)
+	switch {
+	case fField != nil:
+		name, ok := opName(fField.value)
+		if !ok {
+			if nemesis {
+				name = fField.value.String()
+				break
+			}
+			return e, history.Errorf(fField.line, "%s must be an operation name, got %s", quoteName(prefix, "f"), fField.show)
+		}
+		e.F = name
+	case !nemesis:
+		return e, history.Errorf(line, "event has no %s field naming the operation", quoteName(prefix, "f"))
+	}
+	return e, nil
+}

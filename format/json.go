@@ -1,0 +1,578 @@
+package format
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/histcheck/histcheck/history"
+)
+
+// jnode is one parsed JSON value with the line it starts on; objects keep
+// their keys in input order.
+type jnode struct {
+	kind  byte // '{' object, '[' array, 's' string, 'n' number, 'b' bool, '0' null
+	str   string
+	num   json.Number
+	b     bool
+	keys  []string
+	items []*jnode // array elements, or object values parallel to keys
+	line  int
+}
+
+// lines maps byte offsets to 1-based line numbers.
+type lines struct {
+	nl    []int // offsets of '\n'
+	first int   // line number of offset 0
+}
+
+func newLines(src []byte, first int) *lines {
+	l := &lines{first: first}
+	for i, c := range src {
+		if c == '\n' {
+			l.nl = append(l.nl, i)
+		}
+	}
+	return l
+}
+
+func (l *lines) at(off int) int { return l.first + sort.SearchInts(l.nl, off) }
+
+// jsonParser reads JSON with encoding/json's tokenizer, noting where each
+// value starts.
+type jsonParser struct {
+	src   []byte
+	dec   *json.Decoder
+	lines *lines
+}
+
+const maxJSONDepth = 1000
+
+func newJSONParser(src []byte, firstLine int) *jsonParser {
+	dec := json.NewDecoder(bytes.NewReader(src))
+	dec.UseNumber()
+	return &jsonParser{src: src, dec: dec, lines: newLines(src, firstLine)}
+}
+
+// start returns the offset where the next token starts.
+func (p *jsonParser) start() int {
+	off := int(p.dec.InputOffset())
+	for off < len(p.src) {
+		switch p.src[off] {
+		case ' ', '\t', '\r', '\n', ',', ':':
+			off++
+			continue
+		}
+		break
+	}
+	return off
+}
+
+func (p *jsonParser) syntaxError(err error, open *jnode) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off := max(int(se.Offset)-1, 0)
+		return history.Errorf(p.lines.at(off), "invalid JSON: %s", se.Error())
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		line := p.lines.at(len(p.src))
+		if open != nil {
+			return history.Errorf(line, "unexpected end of input; the '%c' opened at line %d is not closed", open.kind, open.line)
+		}
+		return history.Errorf(line, "unexpected end of input; expected a JSON value")
+	}
+	return history.Errorf(p.lines.at(p.start()), "invalid JSON: %v", err)
+}
+
+// value reads the next JSON value; parent is the enclosing container, for
+// messages about truncated input.
+func (p *jsonParser) value(parent *jnode, depth int) (*jnode, error) {
+	if depth > maxJSONDepth {
+		return nil, history.Errorf(p.lines.at(p.start()), "JSON nested more than %d deep", maxJSONDepth)
+	}
+	line := p.lines.at(p.start())
+	tok, err := p.dec.Token()
+	if err != nil {
+		return nil, p.syntaxError(err, parent)
+	}
+	n := &jnode{line: line}
+	switch t := tok.(type) {
+	case json.Delim:
+		n.kind = byte(t)
+		if t == '}' || t == ']' {
+			return nil, history.Errorf(line, "unexpected '%c'", t)
+		}
+		for p.dec.More() {
+			if t == '{' {
+				kt, err := p.dec.Token()
+				if err != nil {
+					return nil, p.syntaxError(err, n)
+				}
+				n.keys = append(n.keys, kt.(string))
+			}
+			item, err := p.value(n, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			n.items = append(n.items, item)
+		}
+		if _, err := p.dec.Token(); err != nil { // the closing delimiter
+			return nil, p.syntaxError(err, n)
+		}
+	case string:
+		n.kind, n.str = 's', t
+	case json.Number:
+		n.kind, n.num = 'n', t
+	case bool:
+		n.kind, n.b = 'b', t
+	case nil:
+		n.kind = '0'
+	}
+	return n, nil
+}
+
+// all reads every top-level value; there may be more than one (JSON Lines
+// written without line breaks).
+func (p *jsonParser) all() ([]*jnode, error) {
+	var out []*jnode
+	for {
+		if p.start() >= len(p.src) {
+			return out, nil
+		}
+		n, err := p.value(nil, 0)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+}
+
+// jsonValue converts a JSON value; numbers keep their exact integer digits.
+func (n *jnode) toValue() (history.Value, error) {
+	switch n.kind {
+	case '0':
+		return history.NilValue, nil
+	case 'b':
+		return history.BoolValue(n.b), nil
+	case 's':
+		return history.StringValue(n.str), nil
+	case 'n':
+		s := string(n.num)
+		if !strings.ContainsAny(s, ".eE") {
+			if v, ok := history.BigIntValue(s); ok {
+				return v, nil
+			}
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsInf(f, 0) {
+			return history.Value{}, history.Errorf(n.line, "number %s is out of range", s)
+		}
+		return history.FloatValue(f), nil
+	case '[':
+		vs := make([]history.Value, len(n.items))
+		for i, it := range n.items {
+			v, err := it.toValue()
+			if err != nil {
+				return history.Value{}, err
+			}
+			vs[i] = v
+		}
+		return history.ListValue(vs...), nil
+	case '{':
+		ks := make([]history.Value, len(n.keys))
+		vs := make([]history.Value, len(n.items))
+		for i, it := range n.items {
+			v, err := it.toValue()
+			if err != nil {
+				return history.Value{}, err
+			}
+			ks[i], vs[i] = history.StringValue(n.keys[i]), v
+		}
+		return history.MapValue(ks, vs), nil
+	}
+	return history.Value{}, nil
+}
+
+// describe shows a value the way the input wrote it, shortened.
+func (n *jnode) describe() string {
+	switch n.kind {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 's':
+		return strconv.Quote(n.str)
+	case 'n':
+		return string(n.num)
+	case 'b':
+		return strconv.FormatBool(n.b)
+	}
+	return "null"
+}
+
+// fields converts an object's entries.
+func (n *jnode) fields() ([]field, error) {
+	fs := make([]field, len(n.keys))
+	for i, k := range n.keys {
+		v, err := n.items[i].toValue()
+		if err != nil {
+			return nil, err
+		}
+		fs[i] = field{name: k, value: v, line: n.items[i].line, show: n.items[i].describe()}
+	}
+	return fs, nil
+}
+
+// jsonForm says which kind of JSON history a document holds.
+type jsonForm int
+
+const (
+	formAuto   jsonForm = iota
+	formEvents          // Jepsen events
+	formOps             // operations with call and return
+	formTuples          // [process f value call return]
+)
+
+// readJSON reads a JSON history: an array in one of the three forms, a
+// wrapper object with a "history" entry, or objects one after another.
+func readJSON(src []byte, form jsonForm) (*history.History, error) {
+	p := newJSONParser(src, 1)
+	tops, err := p.all()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(tops) == 0:
+		return nil, history.Errorf(0, "empty input; expected a JSON array of events or operations")
+	case len(tops) > 1:
+		return jsonEventObjects(tops)
+	}
+	top := tops[0]
+	var meta map[string]history.Value
+	if top.kind == '{' {
+		hi := -1
+		for i, k := range top.keys {
+			if k == "history" {
+				hi = i
+			}
+		}
+		if hi < 0 {
+			// A single event object.
+			return jsonEventObjects(tops)
+		}
+		meta = map[string]history.Value{}
+		for i, k := range top.keys {
+			if i == hi {
+				continue
+			}
+			v, err := top.items[i].toValue()
+			if err != nil {
+				return nil, err
+			}
+			meta[k] = v
+		}
+		top = top.items[hi]
+	}
+	if top.kind != '[' {
+		return nil, history.Errorf(top.line, "expected a JSON array of events or operations, got %s", top.describe())
+	}
+	if form == formAuto {
+		form = detectJSONForm(top)
+	}
+	var h *history.History
+	switch form {
+	case formOps:
+		h, err = jsonOps(top.items)
+	case formTuples:
+		h, err = jsonTuples(top.items)
+	default:
+		h, err = jsonEventObjects(top.items)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(meta) > 0 {
+		h.Meta = meta
+	}
+	return h, nil
+}
+
+// detectJSONForm looks at the first element: an array is a tuple, an object
+// with "call" an operation, anything else an event.
+func detectJSONForm(arr *jnode) jsonForm {
+	if len(arr.items) == 0 {
+		return formEvents
+	}
+	first := arr.items[0]
+	if first.kind == '[' {
+		return formTuples
+	}
+	if first.kind == '{' {
+		for _, k := range first.keys {
+			if k == "call" || k == "return" {
+				return formOps
+			}
+		}
+	}
+	return formEvents
+}
+
+func jsonEventObjects(objs []*jnode) (*history.History, error) {
+	events := make([]history.Event, 0, len(objs))
+	for _, o := range objs {
+		e, err := jsonEvent(o)
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, e)
+	}
+	return history.Pair(events)
+}
+
+func jsonEvent(o *jnode) (history.Event, error) {
+	if o.kind != '{' {
+		return history.Event{}, history.Errorf(o.line, `expected an event object {"process": …, "type": …, "f": …}, got %s`, o.describe())
+	}
+	fs, err := o.fields()
+	if err != nil {
+		return history.Event{}, err
+	}
+	return buildEvent(fs, o.line, "")
+}
+
+// shortF spells out the textbook's abbreviations.
+func shortF(f string) string {
+	switch f {
+	case "w":
+		return "write"
+	case "r":
+		return "read"
+	}
+	return f
+}
+
+// jsonOps reads form 3: objects with process, f, value, call, return.
+func jsonOps(objs []*jnode) (*history.History, error) {
+	ops := make([]history.Op, 0, len(objs))
+	for i, o := range objs {
+		if o.kind != '{' {
+			return nil, history.Errorf(o.line, `expected an operation object {"process": …, "f": …, "call": …, "return": …}, got %s`, o.describe())
+		}
+		fs, err := o.fields()
+		if err != nil {
+			return nil, err
+		}
+		op := history.Op{Index: int64(i), Status: history.OK, Line: o.line}
+		var hasCall, hasReturn, hasF, nullReturn, typeGiven bool
+		seen := map[string]bool{}
+		for _, f := range fs {
+			if seen[f.name] {
+				return nil, history.Errorf(f.line, "field %q appears twice", f.name)
+			}
+			seen[f.name] = true
+			switch f.name {
+			case "process":
+				p, ok := processName(f.value)
+				if !ok {
+					return nil, history.Errorf(f.line, `"process" must be an integer or a name, got %s`, f.show)
+				}
+				op.Client = p
+			case "f":
+				name, ok := opName(f.value)
+				if !ok {
+					return nil, history.Errorf(f.line, `"f" must be an operation name, got %s`, f.show)
+				}
+				op.F, hasF = shortF(name), true
+			case "value":
+				op.Value = f.value
+			case "key":
+				op.Key = f.value
+			case "version":
+				op.Version = f.value
+			case "token":
+				op.Token = f.value
+			case "call":
+				t, err := intField(f, "")
+				if err != nil {
+					return nil, err
+				}
+				op.Call, hasCall = t, true
+			case "return":
+				hasReturn = true
+				if f.value.IsNil() {
+					nullReturn = true
+					continue
+				}
+				t, err := intField(f, "")
+				if err != nil {
+					return nil, err
+				}
+				op.Return = t
+			case "index":
+				n, err := intField(f, "")
+				if err != nil {
+					return nil, err
+				}
+				op.Index = n
+			case "type":
+				s, _ := f.value.Str()
+				t, ok := history.ParseType(s)
+				if f.value.Kind() != history.String || !ok || t == history.Invoke {
+					return nil, history.Errorf(f.line, `"type" must be ok, fail or info; got %s`, f.show)
+				}
+				op.Status, typeGiven = t, true
+			default:
+				op.Extra = append(op.Extra, history.Field{Name: f.name, Value: f.value})
+			}
+		}
+		switch {
+		case op.Client == "":
+			return nil, history.Errorf(o.line, `operation has no "process" field`)
+		case !hasF:
+			return nil, history.Errorf(o.line, `operation has no "f" field naming the operation`)
+		case !hasCall:
+			return nil, history.Errorf(o.line, `operation has no "call" time`)
+		case !hasReturn:
+			return nil, history.Errorf(o.line, `operation has no "return" time (write null if the outcome is unknown)`)
+		}
+		if nullReturn {
+			if typeGiven && op.Status != history.Info {
+				return nil, history.Errorf(o.line, "%s operation needs a return time; null means the outcome is unknown (type info)", withArticle(op.Status.String()))
+			}
+			op.Status = history.Info
+		}
+		if op.Status == history.Info {
+			op.Return = history.Infinity
+		}
+		ops = append(ops, op)
+	}
+	return history.FromOps(ops)
+}
+
+// jsonTuples reads form 4: [process, f, value, call, return] with an
+// optional sixth element, the status.
+func jsonTuples(items []*jnode) (*history.History, error) {
+	ops := make([]history.Op, 0, len(items))
+	for i, t := range items {
+		if t.kind != '[' || len(t.items) < 5 || len(t.items) > 6 {
+			return nil, history.Errorf(t.line, "expected a tuple [process, f, value, call, return], got %s", t.describeTuple())
+		}
+		vs := make([]history.Value, len(t.items))
+		for j, it := range t.items {
+			v, err := it.toValue()
+			if err != nil {
+				return nil, err
+			}
+			vs[j] = v
+		}
+		line := t.line
+		op := history.Op{Index: int64(i), Status: history.OK, Value: vs[2], Line: line}
+		p, ok := processName(vs[0])
+		if !ok {
+			return nil, history.Errorf(line, "the process (first element) must be an integer or a name, got %s", t.items[0].describe())
+		}
+		op.Client = p
+		f, ok := opName(vs[1])
+		if !ok {
+			return nil, history.Errorf(line, "the operation (second element) must be a name such as w, r or cas, got %s", t.items[1].describe())
+		}
+		op.F = shortF(f)
+		call, err := intField(field{name: "call", value: vs[3], line: line, show: t.items[3].describe()}, "")
+		if err != nil {
+			return nil, err
+		}
+		op.Call = call
+		if len(vs) == 6 {
+			s, _ := vs[5].Str()
+			st, ok := history.ParseType(s)
+			if vs[5].Kind() != history.String || !ok || st == history.Invoke {
+				return nil, history.Errorf(line, "the status (sixth element) must be ok, fail or info; got %s", t.items[5].describe())
+			}
+			op.Status = st
+		}
+		if vs[4].IsNil() {
+			if op.Status != history.Info && len(vs) == 6 {
+				return nil, history.Errorf(line, "%s operation needs a return time; null means the outcome is unknown (info)", withArticle(op.Status.String()))
+			}
+			op.Status = history.Info
+		}
+		if op.Status == history.Info {
+			op.Return = history.Infinity
+		} else {
+			ret, err := intField(field{name: "return", value: vs[4], line: line, show: t.items[4].describe()}, "")
+			if err != nil {
+				return nil, err
+			}
+			op.Return = ret
+		}
+		ops = append(ops, op)
+	}
+	return history.FromOps(ops)
+}
+
+func (n *jnode) describeTuple() string {
+	if n.kind == '[' {
+		return fmt.Sprintf("an array of %d elements", len(n.items))
+	}
+	return n.describe()
+}
+
+// maxLine bounds one JSON Lines record.
+const maxLine = 64 << 20
+
+// readJSONL reads Jepsen events, one JSON object per line, as a stream.
+func readJSONL(r io.Reader) (*history.History, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	var events []history.Event
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		if !utf8.Valid(b) {
+			return nil, history.Errorf(line, "invalid UTF-8")
+		}
+		p := newJSONParser(b, line)
+		tops, err := p.all()
+		if err != nil {
+			return nil, err
+		}
+		if len(tops) != 1 {
+			return nil, history.Errorf(line, "expected one JSON object on the line, found %d values", len(tops))
+		}
+		e, err := jsonEvent(tops[0])
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, e)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, history.Errorf(line+1, "line longer than %d bytes", maxLine)
+		}
+		return nil, fmt.Errorf("reading: %w", err)
+	}
+	if len(events) == 0 {
+		return nil, history.Errorf(max(line, 1), "no events; expected one JSON object per line")
+	}
+	return history.Pair(events)
+}
+
+// withArticle puts "a" or "an" before a word, for messages.
+func withArticle(w string) string {
+	if w != "" && strings.ContainsRune("aeiou", rune(w[0])) {
+		return "an " + w
+	}
+	return "a " + w
+}

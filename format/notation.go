@@ -1,0 +1,356 @@
+package format
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/histcheck/histcheck/history"
+)
+
+// headerKeys are the settings a notation file may give before its first
+// operation.
+var headerKeys = map[string]bool{"model": true, "init": true, "nil_read": true, "time_unit": true}
+
+// notationScanner reads the pieces of one notation line.
+type notationScanner struct {
+	s    string
+	pos  int
+	line int
+}
+
+func (sc *notationScanner) errorf(format string, args ...any) *history.InputError {
+	return history.Errorf(sc.line, format, args...)
+}
+
+func (sc *notationScanner) space() {
+	for sc.pos < len(sc.s) {
+		r, n := utf8.DecodeRuneInString(sc.s[sc.pos:])
+		if !unicode.IsSpace(r) {
+			return
+		}
+		sc.pos += n
+	}
+}
+
+// eat consumes lit (after spaces) if it comes next.
+func (sc *notationScanner) eat(lit string) bool {
+	sc.space()
+	if strings.HasPrefix(sc.s[sc.pos:], lit) {
+		sc.pos += len(lit)
+		return true
+	}
+	return false
+}
+
+func (sc *notationScanner) done() bool {
+	sc.space()
+	return sc.pos >= len(sc.s)
+}
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '.' || r == '+'
+}
+
+// word reads letters, digits, '_', '.', '+' and inner '-' (but not the '-'
+// of an arrow "->"), with a leading '-' for negative numbers.
+func (sc *notationScanner) word() string {
+	sc.space()
+	start := sc.pos
+	for sc.pos < len(sc.s) {
+		r, n := utf8.DecodeRuneInString(sc.s[sc.pos:])
+		if r == '-' && sc.pos+1 < len(sc.s) && sc.s[sc.pos+1] != '>' {
+			sc.pos += n
+			continue
+		}
+		if !isWordRune(r) {
+			break
+		}
+		sc.pos += n
+	}
+	return sc.s[start:sc.pos]
+}
+
+// value reads one value: an integer, a decimal, nil or ? (nil), true or
+// false, a quoted string, or a bare word (a string).
+func (sc *notationScanner) value() (history.Value, error) {
+	sc.space()
+	if sc.pos >= len(sc.s) {
+		return history.Value{}, sc.errorf("expected a value at the end of the line")
+	}
+	switch c := sc.s[sc.pos]; c {
+	case '"':
+		end := sc.pos + 1
+		for end < len(sc.s) && sc.s[end] != '"' {
+			if sc.s[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		if end >= len(sc.s) {
+			return history.Value{}, sc.errorf("unterminated string")
+		}
+		s, err := strconv.Unquote(sc.s[sc.pos : end+1])
+		if err != nil {
+			return history.Value{}, sc.errorf("bad string %s", sc.s[sc.pos:end+1])
+		}
+		sc.pos = end + 1
+		return history.StringValue(s), nil
+	case '?':
+		sc.pos++
+		return history.NilValue, nil
+	}
+	w := sc.word()
+	if w == "" {
+		r, _ := utf8.DecodeRuneInString(sc.s[sc.pos:])
+		return history.Value{}, sc.errorf("expected a value, found %q", r)
+	}
+	return wordValue(w)
+}
+
+func wordValue(w string) (history.Value, error) {
+	switch w {
+	case "nil", "null":
+		return history.NilValue, nil
+	case "true", "false":
+		return history.BoolValue(w == "true"), nil
+	}
+	c := w[0]
+	if c >= '0' && c <= '9' || (c == '-' || c == '+') && len(w) > 1 && w[1] >= '0' && w[1] <= '9' {
+		if v, ok := history.BigIntValue(strings.TrimPrefix(w, "+")); ok {
+			return v, nil
+		}
+		f, err := strconv.ParseFloat(w, 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return history.Value{}, fmt.Errorf("bad number %s", w)
+		}
+		return history.FloatValue(f), nil
+	}
+	return history.StringValue(w), nil
+}
+
+// time reads an integer time; unknown reports "?", "inf" or "∞".
+func (sc *notationScanner) time(what string) (t int64, unknown bool, err error) {
+	sc.space()
+	if sc.eat("?") || sc.eat("∞") {
+		return 0, true, nil
+	}
+	w := sc.word()
+	if w == "inf" {
+		return 0, true, nil
+	}
+	n, perr := strconv.ParseInt(w, 10, 64)
+	if perr != nil || n == math.MaxInt64 {
+		if w == "" {
+			return 0, false, sc.errorf("expected the %s time", what)
+		}
+		if errors.Is(perr, strconv.ErrRange) || n == math.MaxInt64 {
+			return 0, false, sc.errorf("%s time %s does not fit in a 64-bit integer", what, w)
+		}
+		return 0, false, sc.errorf("%s time must be an integer, got %s", what, w)
+	}
+	return n, false, nil
+}
+
+// stripComment cuts a '#' comment that is outside quotes.
+func stripComment(s string) string {
+	inQuote := false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			if inQuote {
+				i++
+			}
+		case '"':
+			inQuote = !inQuote
+		case '#':
+			if !inQuote {
+				return s[:i]
+			}
+		}
+	}
+	return s
+}
+
+// readNotation reads the textbook notation described in the package
+// documentation.
+func readNotation(r io.Reader) (*history.History, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	meta := map[string]history.Value{"init": history.IntValue(0)}
+	var ops []history.Op
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := sc.Text()
+		if !utf8.ValidString(raw) {
+			return nil, history.Errorf(line, "invalid UTF-8")
+		}
+		text := stripComment(raw)
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		ns := &notationScanner{s: text, line: line}
+		name := ns.word()
+		if name == "" || !ns.eat(":") {
+			return nil, ns.errorf("expected an operation such as A: w(1) [0, 10], got %q", strings.TrimSpace(raw))
+		}
+		if len(ops) == 0 && headerKeys[name] {
+			v, err := ns.value()
+			if err != nil {
+				return nil, err
+			}
+			if !ns.done() {
+				return nil, ns.errorf("unexpected %q after the %s setting", ns.s[ns.pos:], name)
+			}
+			meta[name] = v
+			continue
+		}
+		op, err := notationOp(ns, name, len(ops))
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, op)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, history.Errorf(line+1, "line longer than %d bytes", maxLine)
+		}
+		return nil, fmt.Errorf("reading: %w", err)
+	}
+	if len(ops) == 0 {
+		return nil, history.Errorf(0, "no operations; expected lines such as A: w(1) [0, 10]")
+	}
+	h, err := history.FromOps(ops)
+	if err != nil {
+		return nil, err
+	}
+	h.Meta = meta
+	return h, nil
+}
+
+// notationOp reads the rest of an operation line after "A:".
+func notationOp(ns *notationScanner, client string, index int) (history.Op, error) {
+	op := history.Op{Client: client, Index: int64(index), Status: history.OK, Line: ns.line}
+	f := ns.word()
+	if f == "" {
+		return op, ns.errorf("expected an operation name after %q", client+":")
+	}
+	op.F = shortF(f)
+	var args []history.Value
+	parens := ns.eat("(")
+	if parens && !ns.eat(")") {
+		for {
+			v, err := ns.value()
+			if err != nil {
+				return op, err
+			}
+			args = append(args, v)
+			if ns.eat(")") {
+				break
+			}
+			if !ns.eat(",") {
+				return op, ns.errorf("expected ',' or ')' in the arguments of %s", f)
+			}
+		}
+	}
+	var result history.Value
+	hasResult := ns.eat("->") || ns.eat("→")
+	if hasResult {
+		v, err := ns.value()
+		if err != nil {
+			return op, err
+		}
+		result = v
+	}
+	switch {
+	case op.F == "cas":
+		if hasResult {
+			return op, ns.errorf("cas takes (from, to) and has no result")
+		}
+		switch len(args) {
+		case 2:
+			op.Value = history.ListValue(args...)
+		case 3:
+			op.Key, op.Value = args[0], history.ListValue(args[1:]...)
+		default:
+			return op, ns.errorf("cas takes (from, to) or (key, from, to), got %s", count(len(args), "argument"))
+		}
+	case hasResult:
+		switch len(args) {
+		case 0:
+			op.Value = result
+		case 1:
+			op.Key, op.Value = args[0], result
+		default:
+			return op, ns.errorf("%s(…) -> result takes at most one argument, the key; got %d", f, len(args))
+		}
+	default:
+		switch len(args) {
+		case 0:
+			op.Value = history.NilValue
+		case 1:
+			op.Value = args[0]
+		case 2:
+			op.Key, op.Value = args[0], args[1]
+		default:
+			return op, ns.errorf("%s takes (value) or (key, value), got %s", f, count(len(args), "argument"))
+		}
+	}
+	if !ns.eat("[") {
+		return op, ns.errorf("expected the interval [call, return] after the operation")
+	}
+	call, unknown, err := ns.time("call")
+	if err != nil {
+		return op, err
+	}
+	if unknown {
+		return op, ns.errorf("the call time must be known")
+	}
+	if !ns.eat(",") {
+		return op, ns.errorf("expected ',' between the call and return times")
+	}
+	ret, unknown, err := ns.time("return")
+	if err != nil {
+		return op, err
+	}
+	if !ns.eat("]") {
+		return op, ns.errorf("expected ']' to close the interval")
+	}
+	op.Call, op.Return = call, ret
+	if unknown {
+		op.Status, op.Return = history.Info, history.Infinity
+	}
+	if !ns.done() {
+		w := ns.word()
+		st, ok := history.ParseType(w)
+		if !ok || st == history.Invoke {
+			return op, ns.errorf("expected ok, fail or info after the interval, got %q", strings.TrimSpace(ns.s[ns.pos-len(w):]))
+		}
+		if unknown && st != history.Info {
+			return op, ns.errorf("an operation with unknown return time has status info, not %s", st)
+		}
+		if !ns.done() {
+			return op, ns.errorf("unexpected %q at the end of the line", strings.TrimSpace(ns.s[ns.pos:]))
+		}
+		op.Status = st
+		if st == history.Info {
+			op.Return = history.Infinity
+		}
+	}
+	return op, nil
+}
+
+// count writes "1 argument", "3 arguments".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

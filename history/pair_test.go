@@ -1,0 +1,327 @@
+package history_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/histcheck/histcheck/history"
+)
+
+var (
+	i0, i1, i2, i3 = history.IntValue(0), history.IntValue(1), history.IntValue(2), history.IntValue(3)
+	nilv           = history.NilValue
+	none           = history.Value{}
+)
+
+// ev makes an event; events get lines 1, 2, … by position in evs().
+func ev(p string, t history.Type, f string, v history.Value) history.Event {
+	return history.Event{Process: p, Type: t, F: f, Value: v}
+}
+
+func evs(es ...history.Event) []history.Event {
+	for i := range es {
+		if es[i].Line == 0 {
+			es[i].Line = i + 1
+		}
+	}
+	return es
+}
+
+func timed(e history.Event, t int64) history.Event {
+	e.Time, e.HasTime = t, true
+	return e
+}
+
+// opSummary is the part of an Op the pairing tests check.
+type opSummary struct {
+	Process      int
+	Client, F    string
+	Value        history.Value
+	Call, Return int64
+	Status       history.Type
+	Index        int64
+	Line         int
+}
+
+func summarize(h *history.History) []opSummary {
+	out := make([]opSummary, len(h.Ops))
+	for i, o := range h.Ops {
+		out[i] = opSummary{o.Process, o.Client, o.F, o.Value, o.Call, o.Return, o.Status, o.Index, o.Line}
+	}
+	return out
+}
+
+const inf = history.Infinity
+
+func TestPairRules(t *testing.T) {
+	tests := []struct {
+		name      string
+		events    []history.Event
+		want      []opSummary
+		processes int
+		clients   int
+		ignored   int
+		warnings  []string
+	}{
+		{
+			name:      "ok takes the completion's value",
+			events:    evs(ev("0", history.Invoke, "read", nilv), ev("0", history.OK, "read", i3)),
+			want:      []opSummary{{0, "0", "read", i3, 0, 1, history.OK, 0, 1}},
+			processes: 1, clients: 1,
+		},
+		{
+			name:      "ok without a value keeps the invocation's",
+			events:    evs(ev("0", history.Invoke, "write", i2), ev("0", history.OK, "write", none)),
+			want:      []opSummary{{0, "0", "write", i2, 0, 1, history.OK, 0, 1}},
+			processes: 1, clients: 1,
+		},
+		{
+			name:      "fail keeps the invocation's value and its return",
+			events:    evs(ev("0", history.Invoke, "cas", history.ListValue(i1, i2)), ev("0", history.Fail, "cas", nilv)),
+			want:      []opSummary{{0, "0", "cas", history.ListValue(i1, i2), 0, 1, history.Fail, 0, 1}},
+			processes: 1, clients: 1,
+		},
+		{
+			name:      "info keeps the invocation's value and never returns",
+			events:    evs(ev("0", history.Invoke, "write", i1), ev("0", history.Info, "write", history.StringValue("timed-out"))),
+			want:      []opSummary{{0, "0", "write", i1, 0, inf, history.Info, 0, 1}},
+			processes: 1, clients: 1,
+		},
+		{
+			name:   "no completion by the end is info",
+			events: evs(ev("0", history.Invoke, "write", i1), ev("1", history.Invoke, "read", nilv), ev("1", history.OK, "read", i0)),
+			want: []opSummary{
+				{0, "0", "write", i1, 0, inf, history.Info, 0, 1},
+				{1, "1", "read", i0, 1, 2, history.OK, 1, 2},
+			},
+			processes: 2, clients: 2,
+		},
+		{
+			name: "nemesis events are left out and counted",
+			events: evs(ev("nemesis", history.Info, "start", nilv), ev("0", history.Invoke, "read", nilv),
+				ev(":nemesis", history.Info, "stop", nilv), ev("0", history.OK, "read", i1)),
+			want:      []opSummary{{0, "0", "read", i1, 1, 3, history.OK, 1, 2}},
+			processes: 1, clients: 1, ignored: 2,
+		},
+		{
+			name: "invoking again after info starts a new logical process",
+			events: evs(
+				ev("3", history.Invoke, "write", i1), ev("3", history.Info, "write", nilv),
+				ev("3", history.Invoke, "write", i2), ev("3", history.Info, "write", nilv),
+				ev("3", history.Invoke, "read", nilv), ev("3", history.OK, "read", i2),
+				ev("4", history.Invoke, "read", nilv), ev("4", history.OK, "read", i2)),
+			want: []opSummary{
+				{0, "3", "write", i1, 0, inf, history.Info, 0, 1},
+				{1, "3", "write", i2, 2, inf, history.Info, 2, 3},
+				{2, "3", "read", i2, 4, 5, history.OK, 4, 5},
+				{3, "4", "read", i2, 6, 7, history.OK, 6, 7},
+			},
+			processes: 4, clients: 2,
+			warnings: []string{"process 3 invoked again after an operation with unknown outcome (line 3); treating it as a new logical process (2 times in all)"},
+		},
+		{
+			name: "after fail the process stays the same",
+			events: evs(ev("A", history.Invoke, "write", i1), ev("A", history.Fail, "write", nilv),
+				ev("A", history.Invoke, "read", nilv), ev("A", history.OK, "read", i0)),
+			want: []opSummary{
+				{0, "A", "write", i1, 0, 1, history.Fail, 0, 1},
+				{0, "A", "read", i0, 2, 3, history.OK, 2, 3},
+			},
+			processes: 1, clients: 1,
+		},
+		{
+			name: "times give call and return; ops sorted by call; processes numbered by first call",
+			events: evs(
+				timed(ev("b", history.Invoke, "write", i1), 50),
+				timed(ev("a", history.Invoke, "read", nilv), 10),
+				timed(ev("a", history.OK, "read", i0), 20),
+				timed(ev("b", history.OK, "write", i1), 60)),
+			want: []opSummary{
+				{0, "a", "read", i0, 10, 20, history.OK, 1, 2},
+				{1, "b", "write", i1, 50, 60, history.OK, 0, 1},
+			},
+			processes: 2, clients: 2,
+		},
+		{
+			name: "equal calls keep input order",
+			events: evs(
+				timed(ev("x", history.Invoke, "write", i1), 5),
+				timed(ev("y", history.Invoke, "write", i2), 5),
+				timed(ev("y", history.OK, "write", i2), 5),
+				timed(ev("x", history.OK, "write", i1), 9)),
+			want: []opSummary{
+				{0, "x", "write", i1, 5, 9, history.OK, 0, 1},
+				{1, "y", "write", i2, 5, 5, history.OK, 1, 2},
+			},
+			processes: 2, clients: 2,
+		},
+		{
+			name: "the input's index wins over the position",
+			events: func() []history.Event {
+				es := evs(ev("0", history.Invoke, "read", nilv), ev("0", history.OK, "read", i1))
+				es[0].Index, es[0].HasIdx = 41, true
+				es[1].Index, es[1].HasIdx = 42, true
+				return es
+			}(),
+			want:      []opSummary{{0, "0", "read", i1, 0, 1, history.OK, 41, 1}},
+			processes: 1, clients: 1,
+		},
+		{
+			name:   "empty history",
+			events: nil,
+			want:   []opSummary{},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := history.Pair(tc.events)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := summarize(h); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("ops:\n got %+v\nwant %+v", got, tc.want)
+			}
+			if h.Processes != tc.processes || h.Clients != tc.clients || h.Ignored != tc.ignored {
+				t.Errorf("processes/clients/ignored = %d/%d/%d, want %d/%d/%d", h.Processes, h.Clients, h.Ignored, tc.processes, tc.clients, tc.ignored)
+			}
+			if !reflect.DeepEqual(h.Warnings, tc.warnings) {
+				t.Errorf("warnings:\n got %q\nwant %q", h.Warnings, tc.warnings)
+			}
+		})
+	}
+}
+
+func TestPairFields(t *testing.T) {
+	k1, k2 := history.StringValue("x"), history.StringValue("y")
+	inv := history.Event{Process: "0", Type: history.Invoke, F: "write", Value: i1, Key: k1, Version: i1,
+		Extra: []history.Field{{Name: "node", Value: history.StringValue("n1")}, {Name: "try", Value: i1}}, Line: 1}
+	ok := history.Event{Process: "0", Type: history.OK, F: "write", Value: i1, Key: k2, Token: i3,
+		Extra: []history.Field{{Name: "try", Value: i2}, {Name: "error", Value: nilv}}, Line: 2}
+	h, err := history.Pair([]history.Event{inv, ok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := h.Ops[0]
+	if o.Key != k2 || o.Version != i1 || o.Token != i3 {
+		t.Errorf("key/version/token = %#v/%#v/%#v, want completion's key, invocation's version, completion's token", o.Key, o.Version, o.Token)
+	}
+	want := []history.Field{{Name: "node", Value: history.StringValue("n1")}, {Name: "try", Value: i2}, {Name: "error", Value: nilv}}
+	if !reflect.DeepEqual(o.Extra, want) {
+		t.Errorf("extra = %v, want %v", o.Extra, want)
+	}
+	if len(inv.Extra) != 2 || inv.Extra[1].Value != i1 {
+		t.Errorf("merging changed the invocation's fields: %v", inv.Extra)
+	}
+}
+
+func TestPairErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		events []history.Event
+		line   int
+		op     int
+		msg    string
+	}{
+		{"completion without invocation", evs(ev("3", history.OK, "write", i1)), 1, 0,
+			"process 3 completes a write but has no open invocation"},
+		{"completion after the op closed", evs(ev("3", history.Invoke, "write", i1), ev("3", history.OK, "write", i1), ev("3", history.Info, "write", i1)), 3, 0,
+			"process 3 completes a write but has no open invocation"},
+		{"second invocation while open", evs(ev("1", history.Invoke, "read", nilv), ev("1", history.Invoke, "write", i1)), 2, 0,
+			"process 1 invokes a write but its read from line 1 has not completed; a process runs one operation at a time"},
+		{"second invocation of another operation", evs(ev("1", history.Invoke, "read", nilv), ev("2", history.Invoke, "read", nilv), ev("1", history.Invoke, "append", i1)), 3, 0,
+			"process 1 invokes an append but its read from line 1 has not completed; a process runs one operation at a time"},
+		{"f mismatch", evs(ev("0", history.Invoke, "read", nilv), ev("0", history.OK, "write", i1)), 2, 0,
+			"process 0 completes a write but its open invocation (line 1) is a read"},
+		{"missing process", evs(ev("", history.Invoke, "read", nilv)), 1, 0, "event has no process"},
+		{"mixed times: time missing", evs(timed(ev("0", history.Invoke, "read", nilv), 1), ev("0", history.OK, "read", i1)), 2, 0,
+			"event has no time but the events before it do; give every event a time or none"},
+		{"mixed times: time appears", evs(ev("0", history.Invoke, "read", nilv), timed(ev("0", history.OK, "read", i1), 4)), 2, 0,
+			"event has a time but the events before it do not; give every event a time or none"},
+		{"return before call", evs(timed(ev("0", history.Invoke, "read", nilv), 10), timed(ev("0", history.OK, "read", i1), 4)), 2, 0,
+			"completion time 4 is before its invocation's time 10 (line 1)"},
+		{"info before call", evs(timed(ev("0", history.Invoke, "read", nilv), 10), timed(ev("0", history.Info, "read", i1), 9)), 2, 0,
+			"completion time 9 is before its invocation's time 10 (line 1)"},
+		{"no lines: position instead", []history.Event{ev("0", history.Invoke, "read", nilv), ev("0", history.Invoke, "read", nilv)}, 0, 2,
+			"process 0 invokes a read but its read from event 1 has not completed; a process runs one operation at a time"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := history.Pair(tc.events)
+			var ie *history.InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("got %v, want an *InputError", err)
+			}
+			if ie.Line != tc.line || ie.Op != tc.op || ie.Msg != tc.msg {
+				t.Errorf("got line %d op %d %q\nwant line %d op %d %q", ie.Line, ie.Op, ie.Msg, tc.line, tc.op, tc.msg)
+			}
+		})
+	}
+}
+
+func TestPairWarningSummary(t *testing.T) {
+	var es []history.Event
+	for c := 0; c < 12; c++ {
+		p := string(rune('a' + c))
+		es = append(es, ev(p, history.Invoke, "write", i1), ev(p, history.Info, "write", nilv), ev(p, history.Invoke, "read", nilv))
+	}
+	h, err := history.Pair(es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Warnings) != 11 {
+		t.Fatalf("got %d warnings, want 10 and a summary: %q", len(h.Warnings), h.Warnings)
+	}
+	if want := "2 more processes invoked again after an operation with unknown outcome; each was treated as a new logical process"; h.Warnings[10] != want {
+		t.Errorf("summary = %q, want %q", h.Warnings[10], want)
+	}
+	if !strings.HasPrefix(h.Warnings[0], "process a invoked again after an operation with unknown outcome (event 3)") {
+		t.Errorf("first warning = %q", h.Warnings[0])
+	}
+	if h.Processes != 24 || h.Clients != 12 {
+		t.Errorf("processes/clients = %d/%d, want 24/12", h.Processes, h.Clients)
+	}
+}
+
+// TestEventsRoundTrip checks that Events is the inverse of Pair on the
+// awkward cases: zero-length operations, touching intervals, equal calls,
+// unknown outcomes followed by the same client, failed operations.
+func TestEventsRoundTrip(t *testing.T) {
+	ops := []history.Op{
+		{Client: "A", F: "write", Value: i1, Call: 0, Return: 5, Status: history.OK},
+		{Client: "A", F: "read", Value: i1, Call: 5, Return: 5, Status: history.OK},
+		{Client: "A", F: "write", Value: i2, Call: 5, Return: 7, Status: history.Fail},
+		{Client: "B", F: "write", Value: i3, Call: 5, Status: history.Info},
+		{Client: "B", F: "read", Value: i3, Call: 5, Return: 6, Status: history.OK},
+		{Client: "C", F: "cas", Value: history.ListValue(i1, i2), Key: history.StringValue("k"), Call: 1, Return: 9, Status: history.OK,
+			Extra: []history.Field{{Name: "node", Value: history.StringValue("n2")}}},
+		{Client: "B", F: "read", Value: nilv, Call: 8, Status: history.Info},
+	}
+	for i := range ops {
+		ops[i].Index = int64(100 + i)
+		ops[i].Line = i + 1
+	}
+	h, err := history.FromOps(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := history.Pair(h.Events())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Ops) != len(h.Ops) {
+		t.Fatalf("got %d ops back, want %d", len(back.Ops), len(h.Ops))
+	}
+	for i := range h.Ops {
+		a, b := h.Ops[i], back.Ops[i]
+		a.Line, b.Line = 0, 0
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("op %d:\n got %+v\nwant %+v", i, b, a)
+		}
+	}
+	if back.Processes != h.Processes || back.Clients != h.Clients || len(back.Warnings) != len(h.Warnings) {
+		t.Errorf("processes/clients/warnings = %d/%d/%d, want %d/%d/%d", back.Processes, back.Clients, len(back.Warnings),
+			h.Processes, h.Clients, len(h.Warnings))
+	}
+}
