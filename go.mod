@@ -1,6 +1,6 @@
 module github.com/histcheck/histcheck
 
-go 1.24
+go 1.25
 
 require (
 	github.com/anishathalye/porcupine v1.3.1 // indirect
@@ -8,6 +8,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/tools v0.30.0 // indirect
 	gonum.org/v1/gonum v0.17.0 // indirect
 	olympos.io/encoding/edn v0.0.0-20201019073823-d3554ca0b0a3 // indirect
 	pgregory.net/rapid v1.3.0 // indirect

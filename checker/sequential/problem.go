@@ -1,0 +1,99 @@
+package sequential
+
+import (
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
+)
+
+// problem is a history prepared for the refutation and the search: the
+// compiled operations grouped by process, each with the index of its key.
+type problem[S comparable] struct {
+	m     model.Model[S]
+	h     *history.History
+	c     *checker.Compiled
+	keyed bool
+	keys  []history.Value // key index -> key (one None key when not keyed)
+	keyOf []int32         // compiled op -> key index
+	// procs lists, per process that has operations left after compiling,
+	// its compiled operations in program order.
+	procs [][]int32
+	// readLike marks operations named as reads; see isReadName.
+	readLike []bool
+	init     S
+}
+
+// readNames are the operation names models use for operations that report
+// the state without changing it.
+var readNames = map[string]bool{"read": true, "r": true, "get": true}
+
+// isReadName reports whether an operation is named as a read. The search
+// runs such an operation eagerly as soon as it is legal and leaves the state
+// unchanged there. That is safe for sequential consistency because a read
+// whose Step never changes the state can move to the front of any legal
+// continuation: it has no earlier operation of its own process left, it is
+// legal now, and removing it later changes no state. Models name their
+// state-preserving operations read or get, and every model's Step is checked
+// again at each use, so a read that would change the state is branched on
+// like any other operation.
+func isReadName(f string) bool { return readNames[f] }
+
+func newProblem[S comparable](m model.Model[S], h *history.History, c *checker.Compiled, keyed bool) *problem[S] {
+	p := &problem[S]{m: m, h: h, c: c, keyed: keyed}
+	p.keyOf = make([]int32, len(c.Ops))
+	p.readLike = make([]bool, len(c.Ops))
+	keyIdx := make(map[history.Value]int32)
+	if !keyed {
+		p.keys = []history.Value{{}}
+	}
+	byProc := make(map[int]int)
+	for i, pos := range c.Pos {
+		op := &h.Ops[pos]
+		if keyed {
+			k, ok := keyIdx[op.Key]
+			if !ok {
+				k = int32(len(p.keys))
+				keyIdx[op.Key] = k
+				p.keys = append(p.keys, op.Key)
+			}
+			p.keyOf[i] = k
+		}
+		p.readLike[i] = isReadName(op.F)
+		pi, ok := byProc[op.Process]
+		if !ok {
+			pi = len(p.procs)
+			byProc[op.Process] = pi
+			p.procs = append(p.procs, nil)
+		}
+		p.procs[pi] = append(p.procs[pi], int32(i))
+	}
+	p.init = m.Init(c.Table)
+	return p
+}
+
+// label renders compiled operation i in the textbook form.
+func (p *problem[S]) label(i int32) string { return p.h.Ops[p.c.Pos[i]].Label() }
+
+// restrict returns the problem of key k alone: its operations, each
+// process's order restricted to them.
+func (p *problem[S]) restrict(k int32) *problem[S] {
+	c := &checker.Compiled{Table: p.c.Table}
+	q := &problem[S]{m: p.m, h: p.h, c: c, keyed: p.keyed, keys: []history.Value{p.keys[k]}, init: p.init}
+	for _, ops := range p.procs {
+		var mine []int32
+		for _, i := range ops {
+			if p.keyOf[i] != k {
+				continue
+			}
+			mine = append(mine, int32(len(c.Ops)))
+			c.Ops = append(c.Ops, p.c.Ops[i])
+			c.Pos = append(c.Pos, p.c.Pos[i])
+			q.readLike = append(q.readLike, p.readLike[i])
+			q.keyOf = append(q.keyOf, 0)
+		}
+		if len(mine) > 0 {
+			q.procs = append(q.procs, mine)
+		}
+	}
+	return q
+}

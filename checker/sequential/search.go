@@ -1,0 +1,391 @@
+package sequential
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/model"
+)
+
+// ctxCheckEvery is how many search nodes pass between looks at the context.
+// A node costs at most a few microseconds, so a deadline is noticed within
+// a few milliseconds.
+const ctxCheckEvery = 256
+
+// maxMemoBytes bounds the memory the memo of failed configurations may
+// take; past it the search answers Unknown.
+const maxMemoBytes = 1 << 30
+
+var (
+	errMemoFull = errors.New("the memo of explored configurations is full")
+	errBudget   = errors.New("the search's budget of configurations is spent")
+)
+
+// step is one entry of the search's trail: an operation executed (or, for
+// an operation of unknown outcome, skipped) and what it replaced.
+type step[S comparable] struct {
+	op    int32
+	proc  int32
+	skip  bool
+	old   S
+	oldID uint32
+}
+
+// searcher runs the exact search: a depth-first search over configurations
+// (each process's next operation, the state of every key), memoising the
+// configurations from which no complete order exists. Sequential
+// consistency is not local, so every key is searched together, with one
+// state per key.
+type searcher[S comparable] struct {
+	p      *problem[S]
+	ctx    context.Context
+	front  []int32 // per process: index of its next operation in p.procs
+	states []S     // per key
+	sid    []uint32
+	ids    map[S]uint32
+	memo   map[string]struct{}
+	bytes  int
+	trail  []step[S]
+	left   int // operations that completed and are not yet placed
+	nodes  int64
+	stop   error
+	// maxNodes, when positive, bounds nodes.
+	maxNodes int64
+	buf      []byte
+
+	bestLen    int
+	bestTrail  []step[S]
+	bestFront  []int32
+	bestStates []S
+}
+
+// candidate is one way to continue from a configuration.
+type candidate[S comparable] struct {
+	proc  int32
+	skip  bool
+	next  S
+	score int   // blocked reads this operation enables
+	call  int64 // call time of the operation, for a stable order
+}
+
+// runSearch searches p exactly. A positive maxNodes bounds the
+// configurations explored; past it the verdict is Unknown.
+func runSearch[S comparable](ctx context.Context, p *problem[S], maxNodes int64) checker.Result {
+	s := &searcher[S]{p: p, ctx: ctx, ids: make(map[S]uint32), memo: make(map[string]struct{}), maxNodes: maxNodes}
+	s.front = make([]int32, len(p.procs))
+	s.states = make([]S, len(p.keys))
+	s.sid = make([]uint32, len(p.keys))
+	for k := range s.states {
+		s.states[k] = p.init
+		s.sid[k] = s.intern(p.init)
+	}
+	for i := range p.c.Ops {
+		if !p.c.Ops[i].Unknown {
+			s.left++
+		}
+	}
+	s.bestLen = -1
+	ok := s.dfs()
+	res := checker.Result{Method: MethodSearch}
+	res.Stats.States = s.nodes
+	res.Stats.MemoSize = int64(len(s.memo))
+	res.Dropped = append(res.Dropped, p.c.Dropped...)
+	switch {
+	case ok:
+		res.Valid = checker.True
+		for _, st := range s.trail {
+			if st.skip {
+				res.Dropped = append(res.Dropped, p.c.Pos[st.op])
+			} else {
+				res.Witness = append(res.Witness, p.c.Pos[st.op])
+			}
+		}
+		// Whatever is left has unknown outcome and need not take effect.
+		for pi, ops := range p.procs {
+			for _, op := range ops[s.front[pi]:] {
+				res.Dropped = append(res.Dropped, p.c.Pos[op])
+			}
+		}
+	case s.stop != nil:
+		res.Valid = checker.Unknown
+		what := "cancelled"
+		switch {
+		case errors.Is(s.stop, context.DeadlineExceeded):
+			what = "timed out"
+		case errors.Is(s.stop, errMemoFull), errors.Is(s.stop, errBudget):
+			what = "stopped: " + s.stop.Error()
+		}
+		res.Reason = fmt.Sprintf("%s after exploring %d configurations; the longest legal order found places %d of %d operations",
+			what, s.nodes, s.bestPlaced(), len(p.c.Ops))
+	default:
+		res.Valid = checker.False
+		res.Violations = []checker.Violation{s.violation()}
+	}
+	return res
+}
+
+func (s *searcher[S]) intern(st S) uint32 {
+	id, ok := s.ids[st]
+	if !ok {
+		id = uint32(len(s.ids))
+		s.ids[st] = id
+	}
+	return id
+}
+
+// next returns process pi's next operation, or -1 when it has none left.
+func (s *searcher[S]) next(pi int) int32 {
+	ops := s.p.procs[pi]
+	if int(s.front[pi]) >= len(ops) {
+		return -1
+	}
+	return ops[s.front[pi]]
+}
+
+func (s *searcher[S]) exec(pi int32, next S, skip bool) {
+	op := s.p.procs[pi][s.front[pi]]
+	k := s.p.keyOf[op]
+	s.trail = append(s.trail, step[S]{op: op, proc: pi, skip: skip, old: s.states[k], oldID: s.sid[k]})
+	if !skip {
+		s.states[k] = next
+		s.sid[k] = s.intern(next)
+	}
+	s.front[pi]++
+	if !s.p.c.Ops[op].Unknown {
+		s.left--
+	}
+}
+
+// undo takes back the trail down to length mark.
+func (s *searcher[S]) undo(mark int) {
+	for len(s.trail) > mark {
+		st := s.trail[len(s.trail)-1]
+		s.trail = s.trail[:len(s.trail)-1]
+		k := s.p.keyOf[st.op]
+		s.states[k], s.sid[k] = st.old, st.oldID
+		s.front[st.proc]--
+		if !s.p.c.Ops[st.op].Unknown {
+			s.left++
+		}
+	}
+}
+
+// eager executes, one at a time and earliest call first, every next
+// operation that is named as a read, is legal and leaves its key's state
+// as it is (see isReadName for why no branching is needed).
+func (s *searcher[S]) eager() {
+	p := s.p
+	for {
+		best := int32(-1)
+		var bestCall int64
+		for pi := range p.procs {
+			op := s.next(pi)
+			if op < 0 || !p.readLike[op] {
+				continue
+			}
+			mo := &p.c.Ops[op]
+			if best >= 0 && mo.Call >= bestCall {
+				continue
+			}
+			k := p.keyOf[op]
+			if ns, ok := p.m.Step(s.states[k], mo); ok && ns == s.states[k] {
+				best, bestCall = int32(pi), mo.Call
+			}
+		}
+		if best < 0 {
+			return
+		}
+		s.exec(best, s.states[p.keyOf[s.next(int(best))]], false)
+	}
+}
+
+// key encodes the configuration: each process's position, then each
+// key's interned state.
+func (s *searcher[S]) key() string {
+	b := s.buf[:0]
+	for _, f := range s.front {
+		b = binary.AppendUvarint(b, uint64(f))
+	}
+	for _, id := range s.sid {
+		b = binary.AppendUvarint(b, uint64(id))
+	}
+	s.buf = b
+	return string(b)
+}
+
+// candidates lists the legal continuations: operations whose result lets
+// a blocked read go on first (most such reads first), then by call time;
+// then, last, skipping an operation of unknown outcome.
+func (s *searcher[S]) candidates() []candidate[S] {
+	p := s.p
+	var blocked []int32
+	for pi := range p.procs {
+		op := s.next(pi)
+		if op < 0 || !p.readLike[op] {
+			continue
+		}
+		if _, ok := p.m.Step(s.states[p.keyOf[op]], &p.c.Ops[op]); !ok {
+			blocked = append(blocked, op)
+		}
+	}
+	var cs, skips []candidate[S]
+	for pi := range p.procs {
+		op := s.next(pi)
+		if op < 0 {
+			continue
+		}
+		mo := &p.c.Ops[op]
+		k := p.keyOf[op]
+		if ns, ok := p.m.Step(s.states[k], mo); ok {
+			c := candidate[S]{proc: int32(pi), next: ns, call: mo.Call}
+			if ns != s.states[k] {
+				for _, r := range blocked {
+					if p.keyOf[r] != k || r == op {
+						continue
+					}
+					if _, ok := p.m.Step(ns, &p.c.Ops[r]); ok {
+						c.score++
+					}
+				}
+			}
+			cs = append(cs, c)
+		}
+		if mo.Unknown {
+			skips = append(skips, candidate[S]{proc: int32(pi), skip: true, call: mo.Call})
+		}
+	}
+	sort.SliceStable(cs, func(a, b int) bool {
+		if cs[a].score != cs[b].score {
+			return cs[a].score > cs[b].score
+		}
+		return cs[a].call < cs[b].call
+	})
+	return append(cs, skips...)
+}
+
+func (s *searcher[S]) dfs() bool {
+	mark := len(s.trail)
+	s.eager()
+	if s.left == 0 {
+		return true
+	}
+	s.nodes++
+	if s.nodes%ctxCheckEvery == 0 {
+		if err := s.ctx.Err(); err != nil {
+			s.stop = err
+		}
+	}
+	if s.maxNodes > 0 && s.nodes > s.maxNodes {
+		s.stop = errBudget
+	}
+	if s.stop != nil {
+		s.undo(mark)
+		return false
+	}
+	if len(s.trail) > s.bestLen {
+		s.record()
+	}
+	key := s.key()
+	if _, ok := s.memo[key]; ok {
+		s.undo(mark)
+		return false
+	}
+	for _, c := range s.candidates() {
+		s.exec(c.proc, c.next, c.skip)
+		if s.dfs() {
+			return true
+		}
+		s.undo(len(s.trail) - 1)
+		if s.stop != nil {
+			break
+		}
+	}
+	if s.stop == nil {
+		if s.bytes+len(key) > maxMemoBytes {
+			s.stop = errMemoFull
+		} else {
+			s.memo[key] = struct{}{}
+			s.bytes += len(key) + 16
+		}
+	}
+	s.undo(mark)
+	return false
+}
+
+// record keeps the deepest configuration reached, for the report.
+func (s *searcher[S]) record() {
+	s.bestLen = len(s.trail)
+	s.bestTrail = append(s.bestTrail[:0], s.trail...)
+	s.bestFront = append(s.bestFront[:0], s.front...)
+	s.bestStates = append(s.bestStates[:0], s.states...)
+}
+
+func (s *searcher[S]) bestPlaced() int {
+	n := 0
+	for _, st := range s.bestTrail {
+		if !st.skip {
+			n++
+		}
+	}
+	return n
+}
+
+// violation explains the refutation from the deepest configuration: the
+// next operation of every process that still has one could not follow the
+// longest legal order found, or leads only to dead ends.
+func (s *searcher[S]) violation() checker.Violation {
+	p := s.p
+	v := checker.Violation{Pattern: "no-sequential-order"}
+	for _, st := range s.bestTrail {
+		if !st.skip {
+			v.Prefix = append(v.Prefix, p.c.Pos[st.op])
+		}
+	}
+	ex, _ := p.m.(model.Explainer[S])
+	var why []string
+	var keys []int32
+	for pi, ops := range p.procs {
+		f := int(s.bestFront[pi])
+		if f >= len(ops) {
+			continue
+		}
+		op := ops[f]
+		k := p.keyOf[op]
+		keys = append(keys, k)
+		v.Ops = append(v.Ops, p.c.Pos[op])
+		st := s.bestStates[k]
+		mo := &p.c.Ops[op]
+		if _, ok := p.m.Step(st, mo); ok {
+			why = append(why, fmt.Sprintf("%s is legal there, but every order continuing with it fails later", p.label(op)))
+			continue
+		}
+		reason := ""
+		if ex != nil {
+			reason = ex.Explain(st, mo, p.c.Table)
+		}
+		if reason == "" {
+			reason = "illegal in state " + p.m.Describe(st, p.c.Table)
+		}
+		why = append(why, fmt.Sprintf("%s cannot: %s", p.label(op), reason))
+	}
+	sort.Ints(v.Ops)
+	if p.keyed && len(keys) > 0 {
+		same := true
+		for _, k := range keys {
+			same = same && k == keys[0]
+		}
+		if same {
+			v.Key = p.keys[keys[0]].String()
+		}
+	}
+	placed := len(v.Prefix)
+	v.Explanation = fmt.Sprintf("no order of the %d operations keeps each process's order and is legal: "+
+		"the longest legal order found places %d of them, and then no process can go on (%s)",
+		len(p.c.Ops), placed, strings.Join(why, "; "))
+	return v
+}
