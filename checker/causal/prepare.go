@@ -1,0 +1,363 @@
+package causal
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/histcheck/histcheck/history"
+)
+
+// ErrUnsupportedOp is wrapped by the error Prepare returns for an operation
+// that is neither a read nor a write.
+var ErrUnsupportedOp = errors.New("causal checks support read and write operations only")
+
+// Read-from markers for Op.RF.
+const (
+	RFInit    int32 = -1 // the read returned the initial value
+	RFThinAir int32 = -2 // no write wrote the value read
+)
+
+// Op is one retained operation of a read/write history.
+type Op struct {
+	Pos   int   // position in history.History.Ops
+	Proc  int32 // dense index of the operation's process among Prepared.Procs
+	Idx   int32 // index of the operation within its process
+	Key   int32 // dense key id
+	Write bool
+	// RF is, for a read, the index (in Prepared.Ops) of the write it read,
+	// RFInit or RFThinAir. Writes have RF = RFInit.
+	RF int32
+	// Version is the operation's explicit version when Prepared.Versioned.
+	Version int64
+}
+
+// Prepared is a read/write history reduced to what the causal and session
+// checkers need: failed operations and unobserved operations of unknown
+// outcome removed, reads mapped to the writes they read.
+type Prepared struct {
+	H     *history.History
+	Ops   []Op
+	Procs [][]int32 // per process, indices into Ops in process order
+	// Keys names each key id (None for a single register).
+	Keys []history.Value
+	// Versioned reports that reads-from (and, for the session guarantees,
+	// "older") comes from the operations' explicit versions.
+	Versioned bool
+	// Unknown, when not empty, says why the history cannot be checked
+	// exactly: reads-from is ambiguous. The fields above are then partial.
+	Unknown string
+	// Dropped lists positions of operations of unknown outcome left out.
+	Dropped []int
+
+	rdrs  [][]int32      // per write, the reads that read it
+	byKey [][]ProcWrites // per key, each writing process's writes of it
+}
+
+// ProcWrites lists one process's writes of one key in process order.
+type ProcWrites struct {
+	Proc int32
+	Idx  []int32 // indices within the process
+	Ops  []int32 // indices into Prepared.Ops
+}
+
+func (p *Prepared) readers(w int32) []int32 { return p.rdrs[w] }
+
+// Readers returns the reads that read write w.
+func (p *Prepared) Readers(w int32) []int32 { return p.rdrs[w] }
+
+// Writers returns, for key k, each writing process's writes of k.
+func (p *Prepared) Writers(k int32) []ProcWrites { return p.byKey[k] }
+
+// lastBefore returns the last write in pw with index below n, or -1.
+func (pw *ProcWrites) lastBefore(n int32) int32 {
+	i := sort.Search(len(pw.Idx), func(i int) bool { return pw.Idx[i] >= n })
+	if i == 0 {
+		return -1
+	}
+	return pw.Ops[i-1]
+}
+
+// LastBefore returns the last of pw's writes whose index within its process
+// is below n, or -1.
+func (pw *ProcWrites) LastBefore(n int32) int32 { return pw.lastBefore(n) }
+
+// FirstFrom returns the first of pw's writes whose index within its process
+// is at least n, or -1.
+func (pw *ProcWrites) FirstFrom(n int32) int32 {
+	i := sort.Search(len(pw.Idx), func(i int) bool { return pw.Idx[i] >= n })
+	if i == len(pw.Idx) {
+		return -1
+	}
+	return pw.Ops[i]
+}
+
+// Identity says how Prepare maps reads to writes.
+type Identity uint8
+
+// Identities.
+const (
+	// PreferValues maps reads to writes by value when written values are
+	// unique per key, else by version when every operation carries one.
+	PreferValues Identity = iota
+	// PreferVersions maps by version when every operation carries one,
+	// else by value.
+	PreferVersions
+)
+
+type rawOp struct {
+	pos   int
+	write bool
+	key   history.Value
+	val   history.Value
+	ver   int64
+	hasV  bool
+	info  bool
+	proc  int
+	label string
+}
+
+// IsRead reports whether f names a read.
+func IsRead(f string) bool { return f == "read" || f == "r" || f == "get" }
+
+// IsWrite reports whether f names a write.
+func IsWrite(f string) bool { return f == "write" || f == "w" || f == "put" }
+
+// Prepare normalises h for the read/write checkers. init is the initial
+// value of every key (None means nil). An operation other than a read or a
+// write is an error wrapping ErrUnsupportedOp.
+func Prepare(h *history.History, init history.Value, id Identity) (*Prepared, error) {
+	if init.IsNone() {
+		init = history.NilValue
+	}
+	var raws []rawOp
+	allVersions := true
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		if o.Status == history.Fail {
+			continue
+		}
+		var w bool
+		switch {
+		case IsRead(o.F):
+		case IsWrite(o.F):
+			w = true
+		default:
+			return nil, fmt.Errorf("%w: %s is neither a read nor a write", ErrUnsupportedOp, o.Label())
+		}
+		if !w && o.Status == history.Info {
+			continue // a read of unknown outcome constrains nothing
+		}
+		v := o.Value
+		if v.IsNone() {
+			v = history.NilValue
+		}
+		r := rawOp{pos: i, write: w, key: o.Key, val: v, info: o.Status == history.Info, proc: o.Process, label: o.Label()}
+		if n, ok := o.Version.Int(); ok {
+			r.ver, r.hasV = n, true
+		} else {
+			allVersions = false
+		}
+		raws = append(raws, r)
+	}
+	p := &Prepared{H: h}
+	keyID := map[history.Value]int32{}
+	kid := func(k history.Value) int32 {
+		if id, ok := keyID[k]; ok {
+			return id
+		}
+		id := int32(len(p.Keys))
+		keyID[k] = id
+		p.Keys = append(p.Keys, k)
+		return id
+	}
+	type ident struct {
+		key int32
+		val history.Value
+		ver int64
+	}
+	// Decide the identity of writes: values if unique, versions if given.
+	valueProblem := ""
+	{
+		seen := map[ident]int{}
+		for i := range raws {
+			r := &raws[i]
+			if !r.write {
+				continue
+			}
+			k := ident{key: kid(r.key), val: r.val}
+			if r.val == init {
+				valueProblem = fmt.Sprintf("%s writes the initial value %s, so a read of it is ambiguous", r.label, init)
+				break
+			}
+			if j, dup := seen[k]; dup {
+				valueProblem = fmt.Sprintf("%s and %s write the same value", raws[j].label, r.label)
+				break
+			}
+			seen[k] = i
+		}
+	}
+	versionProblem := ""
+	if !allVersions {
+		versionProblem = "not every operation carries a version"
+	} else {
+		seen := map[ident]int{}
+		for i := range raws {
+			r := &raws[i]
+			if !r.write {
+				continue
+			}
+			k := ident{key: kid(r.key), ver: r.ver}
+			if j, dup := seen[k]; dup {
+				versionProblem = fmt.Sprintf("%s and %s carry the same version %d", raws[j].label, r.label, r.ver)
+				break
+			}
+			seen[k] = i
+		}
+	}
+	switch {
+	case versionProblem == "" && (id == PreferVersions || valueProblem != ""):
+		p.Versioned = true
+	case valueProblem == "":
+	default:
+		p.Unknown = fmt.Sprintf("reads-from is ambiguous: %s; give every write a unique value (or record each write's version)", valueProblem)
+		return p, nil
+	}
+	idOf := func(r *rawOp) ident {
+		if p.Versioned {
+			return ident{key: kid(r.key), ver: r.ver}
+		}
+		return ident{key: kid(r.key), val: r.val}
+	}
+	writer := map[ident]int{}
+	for i := range raws {
+		if raws[i].write {
+			writer[idOf(&raws[i])] = i
+		}
+	}
+	// An unobserved write of unknown outcome may not have happened:
+	// dropping it is exact.
+	observed := make([]bool, len(raws))
+	for i := range raws {
+		if !raws[i].write {
+			if j, ok := writer[idOf(&raws[i])]; ok {
+				observed[j] = true
+			}
+		}
+	}
+	keep := raws[:0:0]
+	for i := range raws {
+		if raws[i].write && raws[i].info && !observed[i] {
+			p.Dropped = append(p.Dropped, raws[i].pos)
+			continue
+		}
+		keep = append(keep, raws[i])
+	}
+	raws = keep
+	// Group by process, in call order (h.Ops is sorted by Call already).
+	procIdx := map[int]int32{}
+	for i := range raws {
+		if _, ok := procIdx[raws[i].proc]; !ok {
+			procIdx[raws[i].proc] = int32(len(procIdx))
+		}
+	}
+	order := make([]int, len(raws))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return procIdx[raws[order[a]].proc] < procIdx[raws[order[b]].proc]
+	})
+	p.Ops = make([]Op, len(raws))
+	p.Procs = make([][]int32, len(procIdx))
+	newIdx := make([]int32, len(raws))
+	for n, i := range order {
+		r := &raws[i]
+		pr := procIdx[r.proc]
+		newIdx[i] = int32(n)
+		p.Ops[n] = Op{Pos: r.pos, Proc: pr, Idx: int32(len(p.Procs[pr])), Key: kid(r.key), Write: r.write, RF: RFInit, Version: r.ver}
+		p.Procs[pr] = append(p.Procs[pr], int32(n))
+	}
+	for i := range raws {
+		r := &raws[i]
+		if r.write {
+			continue
+		}
+		o := &p.Ops[newIdx[i]]
+		if j, ok := writer[idOf(r)]; ok {
+			o.RF = newIdx[j]
+		} else if r.val == init {
+			o.RF = RFInit
+		} else {
+			o.RF = RFThinAir
+		}
+	}
+	p.index()
+	return p, nil
+}
+
+func (p *Prepared) index() {
+	p.rdrs = make([][]int32, len(p.Ops))
+	p.byKey = make([][]ProcWrites, len(p.Keys))
+	for q, ops := range p.Procs {
+		for _, o := range ops {
+			op := &p.Ops[o]
+			if !op.Write {
+				if op.RF >= 0 {
+					p.rdrs[op.RF] = append(p.rdrs[op.RF], o)
+				}
+				continue
+			}
+			ws := p.byKey[op.Key]
+			if len(ws) == 0 || ws[len(ws)-1].Proc != int32(q) {
+				ws = append(ws, ProcWrites{Proc: int32(q)})
+			}
+			last := &ws[len(ws)-1]
+			last.Idx = append(last.Idx, op.Idx)
+			last.Ops = append(last.Ops, o)
+			p.byKey[op.Key] = ws
+		}
+	}
+}
+
+// Label returns the textbook label of the op at index i of p.Ops.
+func (p *Prepared) Label(i int32) string { return p.H.Ops[p.Ops[i].Pos].Label() }
+
+// Client returns the process name of the op at index i.
+func (p *Prepared) Client(i int32) string { return p.H.Ops[p.Ops[i].Pos].Client }
+
+// KeyName renders key id k for explanations ("x", or "the register").
+func (p *Prepared) KeyName(k int32) string {
+	if p.Keys[k].IsNone() {
+		return "the register"
+	}
+	return p.Keys[k].String()
+}
+
+// Method describes how reads were matched to writes.
+func (p *Prepared) Method() string {
+	if p.Versioned {
+		return "reads-from by explicit versions"
+	}
+	return "reads-from by unique written values"
+}
+
+// positions maps op indices to history positions, sorted and deduplicated.
+func (p *Prepared) positions(ops ...int32) []int {
+	out := make([]int, 0, len(ops))
+	for _, o := range ops {
+		out = append(out, p.Ops[o].Pos)
+	}
+	sort.Ints(out)
+	n := 0
+	for i, v := range out {
+		if i == 0 || v != out[n-1] {
+			out[n] = v
+			n++
+		}
+	}
+	return out[:n]
+}
+
+// Positions is positions for other checker packages.
+func (p *Prepared) Positions(ops ...int32) []int { return p.positions(ops...) }

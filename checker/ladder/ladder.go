@@ -1,0 +1,208 @@
+// Package ladder combines the verdicts of several criteria for one history:
+// it propagates the implications between consistency models (a pass flows
+// down to weaker models, a failure up to stronger ones) and reports, as Elle
+// does, the strongest models the history satisfies and the weakest it
+// violates, plus the full table.
+//
+// The implication edges hold for differentiated read/write histories under
+// the definitions of packages causal and session; the tests check each edge
+// against brute-force deciders on thousands of random histories. Beyond the
+// usual ladder (linearizable ⇒ sequential ⇒ causal memory and causal
+// convergence ⇒ causal; sequential and causal memory ⇒ PRAM ⇒ read your
+// writes, monotonic reads and writes; causal memory and causal convergence ⇒
+// every session guarantee), causal ⇒ read-your-writes holds: a session's own
+// writes are in the causal past of its later reads, so a causal history
+// never hides them.
+//
+// Not edges (each has a counterexample in the tests or the textbook
+// histories): causal ⇏ monotonic reads, monotonic writes, writes-follow-reads
+// or PRAM; PRAM ⇏ causal and PRAM ⇏ writes-follow-reads; the four session
+// guarantees, each checked on its own, ⇏ PRAM; causal memory and causal
+// convergence are incomparable; and causal convergence ⇏ PRAM (one
+// arbitration can explain every read while a session's own reads admit no
+// view that keeps every session's order).
+package ladder
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/histcheck/histcheck/checker"
+)
+
+// Edge is an implication: a history that satisfies Strong satisfies Weak.
+type Edge struct{ Strong, Weak string }
+
+// Implies lists the implication edges the ladder uses.
+func Implies() []Edge {
+	return append([]Edge(nil), edges...)
+}
+
+var edges = []Edge{
+	{checker.Linearizable, checker.Sequential},
+	{checker.Sequential, checker.CausalMemory},
+	{checker.Sequential, checker.CausalConvergence},
+	{checker.Sequential, checker.PRAM},
+	{checker.CausalMemory, checker.Causal},
+	{checker.CausalConvergence, checker.Causal},
+	{checker.CausalMemory, checker.PRAM},
+	{checker.CausalMemory, checker.WritesFollowReads},
+	{checker.Causal, checker.ReadYourWrites},
+	{checker.CausalConvergence, checker.ReadYourWrites},
+	{checker.CausalConvergence, checker.MonotonicReads},
+	{checker.CausalConvergence, checker.MonotonicWrites},
+	{checker.CausalConvergence, checker.WritesFollowReads},
+	{checker.PRAM, checker.ReadYourWrites},
+	{checker.PRAM, checker.MonotonicReads},
+	{checker.PRAM, checker.MonotonicWrites},
+}
+
+// Row is one criterion's line in the ladder.
+type Row struct {
+	Criterion string          `json:"consistency"`
+	Valid     checker.Verdict `json:"valid"`
+	// Computed is set when a checker decided the verdict; otherwise it was
+	// derived (or is still unknown).
+	Computed bool `json:"computed"`
+	// DerivedFrom names the criterion whose verdict implied this one.
+	DerivedFrom string `json:"derived_from,omitempty"`
+	// Note reports a computed verdict that contradicts an implication.
+	Note string `json:"note,omitempty"`
+}
+
+// Ladder is the combined outcome for one history.
+type Ladder struct {
+	Table []Row `json:"table"`
+	// Strongest are the satisfied criteria no satisfied criterion implies.
+	Strongest []string `json:"strongest"`
+	// Weakest are the violated criteria that imply no violated criterion.
+	Weakest []string `json:"weakest"`
+}
+
+// Build propagates the implications through the computed results (keyed by
+// criterion name) and returns the ladder. Computed verdicts are never
+// overwritten; when they contradict an implication, the row says so.
+func Build(results map[string]checker.Result) Ladder {
+	rows := map[string]*Row{}
+	var names []string
+	add := func(c string) {
+		if _, ok := rows[c]; !ok {
+			rows[c] = &Row{Criterion: c}
+			names = append(names, c)
+		}
+	}
+	for _, c := range checker.AllCriteria {
+		if _, ok := results[c]; ok {
+			add(c)
+		}
+	}
+	var extra []string
+	for c := range results {
+		if _, ok := rows[c]; !ok {
+			extra = append(extra, c)
+		}
+	}
+	sort.Strings(extra)
+	for _, c := range extra {
+		add(c)
+	}
+	for _, c := range names {
+		res := results[c]
+		rows[c].Valid, rows[c].Computed = res.Valid, res.Valid != checker.Unknown
+	}
+	// Rows for criteria that only propagation can fill, in ladder order.
+	for _, c := range checker.AllCriteria {
+		if _, ok := rows[c]; !ok {
+			rows[c] = &Row{Criterion: c}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, e := range edges {
+			s, w := rows[e.Strong], rows[e.Weak]
+			if s.Valid == checker.True && w.Valid == checker.Unknown {
+				w.Valid, w.DerivedFrom, changed = checker.True, e.Strong, true
+			}
+			if w.Valid == checker.False && s.Valid == checker.Unknown {
+				s.Valid, s.DerivedFrom, changed = checker.False, e.Weak, true
+			}
+		}
+	}
+	for _, e := range edges {
+		s, w := rows[e.Strong], rows[e.Weak]
+		if s.Valid == checker.True && w.Valid == checker.False && s.Computed && w.Computed {
+			w.Note = fmt.Sprintf("contradicts %s = true, which implies %s; both verdicts were computed and are kept", e.Strong, e.Weak)
+		}
+	}
+	var l Ladder
+	for _, c := range checker.AllCriteria {
+		if r := rows[c]; r.Computed || r.Valid != checker.Unknown || contains(names, c) {
+			l.Table = append(l.Table, *r)
+		}
+	}
+	for _, c := range extra {
+		l.Table = append(l.Table, *rows[c])
+	}
+	stronger := closure(true)
+	weaker := closure(false)
+	for _, r := range l.Table {
+		switch r.Valid {
+		case checker.True:
+			if !anyIs(stronger[r.Criterion], rows, checker.True) {
+				l.Strongest = append(l.Strongest, r.Criterion)
+			}
+		case checker.False:
+			if !anyIs(weaker[r.Criterion], rows, checker.False) {
+				l.Weakest = append(l.Weakest, r.Criterion)
+			}
+		}
+	}
+	return l
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func anyIs(cs []string, rows map[string]*Row, v checker.Verdict) bool {
+	for _, c := range cs {
+		if r, ok := rows[c]; ok && r.Valid == v {
+			return true
+		}
+	}
+	return false
+}
+
+// closure maps each criterion to all strictly stronger (up) or weaker
+// criteria, through chains of edges.
+func closure(up bool) map[string][]string {
+	next := map[string][]string{}
+	for _, e := range edges {
+		if up {
+			next[e.Weak] = append(next[e.Weak], e.Strong)
+		} else {
+			next[e.Strong] = append(next[e.Strong], e.Weak)
+		}
+	}
+	out := map[string][]string{}
+	for _, c := range checker.AllCriteria {
+		seen := map[string]bool{}
+		stack := append([]string(nil), next[c]...)
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[x] {
+				continue
+			}
+			seen[x] = true
+			out[c] = append(out[c], x)
+			stack = append(stack, next[x]...)
+		}
+	}
+	return out
+}

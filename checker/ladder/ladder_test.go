@@ -1,0 +1,97 @@
+package ladder_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/ladder"
+)
+
+func results(vs map[string]checker.Verdict) map[string]checker.Result {
+	out := map[string]checker.Result{}
+	for c, v := range vs {
+		out[c] = checker.Result{Criterion: c, Valid: v}
+	}
+	return out
+}
+
+func TestBuild(t *testing.T) {
+	T, F, U := checker.True, checker.False, checker.Unknown
+	tests := []struct {
+		name      string
+		in        map[string]checker.Verdict
+		want      map[string]checker.Verdict // expected verdicts after propagation
+		derived   map[string]string          // criterion → derived from
+		strongest string
+		weakest   string
+	}{
+		{"a pass flows down", map[string]checker.Verdict{"linearizable": T},
+			map[string]checker.Verdict{"sequential": T, "causal": T, "pram": T, "read-your-writes": T, "writes-follow-reads": T},
+			map[string]string{"sequential": "linearizable"}, "[linearizable]", "[]"},
+		{"a failure flows up", map[string]checker.Verdict{"read-your-writes": F},
+			map[string]checker.Verdict{"pram": F, "causal": F, "sequential": F, "linearizable": F, "causal-memory": F},
+			map[string]string{"causal": "read-your-writes"}, "[]", "[read-your-writes]"},
+		{"unknown filled, computed kept", map[string]checker.Verdict{"sequential": U, "causal-memory": T, "causal-convergence": F, "pram": T, "monotonic-reads": T},
+			map[string]checker.Verdict{"sequential": F, "causal": T, "linearizable": F, "writes-follow-reads": T},
+			map[string]string{"sequential": "causal-convergence"}, "[causal-memory]", "[causal-convergence]"},
+		{"contradiction noted", map[string]checker.Verdict{"pram": T, "monotonic-reads": F},
+			map[string]checker.Verdict{"pram": T, "monotonic-reads": F}, nil, "[pram]", "[monotonic-reads]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := ladder.Build(results(tc.in))
+			rows := map[string]ladder.Row{}
+			for _, r := range l.Table {
+				rows[r.Criterion] = r
+			}
+			for c, v := range tc.want {
+				if rows[c].Valid != v {
+					t.Errorf("%s: got %s, want %s", c, rows[c].Valid, v)
+				}
+			}
+			for c, from := range tc.derived {
+				if rows[c].DerivedFrom != from || rows[c].Computed {
+					t.Errorf("%s: derived from %q (computed %v), want %q", c, rows[c].DerivedFrom, rows[c].Computed, from)
+				}
+			}
+			for c, v := range tc.in {
+				if v != checker.Unknown && (!rows[c].Computed || rows[c].Valid != v) {
+					t.Errorf("%s: computed verdict %s changed to %s", c, v, rows[c].Valid)
+				}
+			}
+			if got := fmt.Sprint(l.Strongest); got != tc.strongest && tc.strongest != "" {
+				t.Errorf("strongest %s, want %s", got, tc.strongest)
+			}
+			if got := fmt.Sprint(l.Weakest); got != tc.weakest {
+				t.Errorf("weakest %s, want %s", got, tc.weakest)
+			}
+			if tc.name == "contradiction noted" && rows["monotonic-reads"].Note == "" {
+				t.Error("contradiction not noted")
+			}
+		})
+	}
+}
+
+// TestImpliesIsAcyclic guards the edge list: an implication cycle would make
+// distinct criteria equivalent.
+func TestImpliesIsAcyclic(t *testing.T) {
+	next := map[string][]string{}
+	for _, e := range ladder.Implies() {
+		next[e.Strong] = append(next[e.Strong], e.Weak)
+	}
+	var visit func(c string, path map[string]bool)
+	visit = func(c string, path map[string]bool) {
+		if path[c] {
+			t.Fatalf("implication cycle through %s", c)
+		}
+		path[c] = true
+		for _, w := range next[c] {
+			visit(w, path)
+		}
+		delete(path, c)
+	}
+	for _, c := range checker.AllCriteria {
+		visit(c, map[string]bool{})
+	}
+}

@@ -1,0 +1,124 @@
+package ladder_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/causal"
+	"github.com/histcheck/histcheck/checker/ladder"
+	"github.com/histcheck/histcheck/checker/session"
+	"github.com/histcheck/histcheck/format"
+	"github.com/histcheck/histcheck/history"
+)
+
+// fromHistory converts a small textbook history for the brute force.
+func fromHistory(t *testing.T, h *history.History) small {
+	t.Helper()
+	keys := map[history.Value]int{}
+	s := small{procs: h.Processes}
+	for _, o := range h.Ops {
+		if _, ok := keys[o.Key]; !ok {
+			keys[o.Key] = len(keys)
+		}
+		v, ok := o.Value.Int()
+		if !ok {
+			t.Fatalf("%s: value is not an integer", o.Label())
+		}
+		s.ops = append(s.ops, rop{proc: o.Process, key: keys[o.Key], write: causal.IsWrite(o.F), val: int(v),
+			call: int(o.Call), ret: int(o.Return)})
+	}
+	s.keys = len(keys)
+	if s.keys > 4 || len(s.ops) > 16 {
+		t.Fatalf("too large for the brute force")
+	}
+	s.index()
+	return s
+}
+
+// textbook lists, per file, the criteria each history violates (all others
+// hold). The README beside the files says the same.
+var textbook = map[string][]string{
+	"reply-before-question.txt":         {"linearizable", "sequential", "causal-memory", "causal-convergence", "causal", "writes-follow-reads"},
+	"causal-not-sequential.txt":         {"linearizable", "sequential"},
+	"causal-not-causal-memory.txt":      {"linearizable", "sequential", "causal-memory", "causal-convergence", "pram"},
+	"causal-not-convergence.txt":        {"linearizable", "sequential", "causal-convergence"},
+	"convergence-not-causal-memory.txt": {"linearizable", "sequential", "causal-memory", "pram"},
+	"read-your-writes-violation.txt":    {"linearizable", "sequential", "causal-memory", "causal-convergence", "causal", "pram", "read-your-writes"},
+	"monotonic-reads-violation.txt":     {"linearizable", "sequential", "causal-memory", "causal-convergence", "pram", "monotonic-reads"},
+	"pram-keeps-session-guarantees.txt": {"linearizable", "sequential", "causal-memory", "causal-convergence", "causal", "pram"},
+	"causal-not-monotonic-writes.txt":   {"linearizable", "sequential", "causal-memory", "causal-convergence", "pram", "monotonic-writes"},
+	"load-buffering.txt":                {"linearizable", "sequential", "causal-memory", "causal-convergence", "causal", "writes-follow-reads"},
+}
+
+// TestTextbookHistories reads each textbook history and checks that the
+// brute force, the fast checkers and the ladder give the expected verdicts.
+func TestTextbookHistories(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/histories/weak/*.txt")
+	if err != nil || len(files) != len(textbook) {
+		t.Fatalf("want %d textbook files, found %d (%v)", len(textbook), len(files), err)
+	}
+	for _, f := range files {
+		name := filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			h, err := format.ReadFile(f, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			violated := map[string]bool{}
+			for _, c := range textbook[name] {
+				violated[c] = true
+			}
+			sh := fromHistory(t, h)
+			ref := sh.reference(false)
+			results := map[string]checker.Result{}
+			for _, c := range checker.AllCriteria {
+				if ref[c] == violated[c] {
+					t.Errorf("%s: brute force says %v, expected %v", c, ref[c], !violated[c])
+				}
+				var res checker.Result
+				switch c {
+				case checker.Linearizable, checker.Sequential:
+					res = checker.Result{Criterion: c, Valid: verdict(ref[c])}
+				case checker.Causal, checker.CausalMemory, checker.CausalConvergence:
+					res, err = causal.Check(context.Background(), h, c, causal.Options{Init: history.IntValue(0)})
+				default:
+					res, err = session.Check(context.Background(), h, c, session.Options{Init: history.IntValue(0)})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Valid != verdict(!violated[c]) {
+					t.Errorf("%s: checker says %s, expected %v", c, res.Valid, !violated[c])
+				}
+				for _, v := range res.Violations {
+					t.Logf("%s %s: %s", c, v.Pattern, v.Explanation)
+				}
+				results[c] = res
+			}
+			l := ladder.Build(results)
+			for _, c := range l.Strongest {
+				if violated[c] {
+					t.Errorf("ladder lists %s as satisfied", c)
+				}
+			}
+			for _, c := range l.Weakest {
+				if !violated[c] {
+					t.Errorf("ladder lists %s as violated", c)
+				}
+			}
+			if len(l.Weakest) == 0 {
+				t.Errorf("ladder lists no violated criterion")
+			}
+			t.Logf("strongest %v, weakest %v", l.Strongest, l.Weakest)
+		})
+	}
+}
+
+func verdict(b bool) checker.Verdict {
+	if b {
+		return checker.True
+	}
+	return checker.False
+}

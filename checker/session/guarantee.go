@@ -1,0 +1,352 @@
+package session
+
+import (
+	"fmt"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/causal"
+)
+
+// Kinds of knowledge: why a session knows a write.
+const (
+	knowOwn  uint8 = iota // s wrote it
+	knowRead              // s read it
+	knowMW                // s read a later write of the same session
+	knowWFR               // s read a write issued after a read of it
+)
+
+// reason says why session s knows write u: for knowRead, a is the read; for
+// knowMW, a is s's read of write b, which u precedes in its session; for
+// knowWFR, a is the read of u by b's session before it issued write b.
+type reason struct {
+	kind uint8
+	a, b int32
+}
+
+// graph is a constraint graph over writes (nodes 0..n-1 are ops) and
+// virtual nodes; every edge means "not newer than" in a session's order.
+type graph struct {
+	n        int // ops
+	from, to []int32
+	why      []int32 // index into reasons, or -1
+	reasons  []edgeWhy
+	virtuals []virtual
+}
+
+type edgeWhy struct {
+	know reason
+	read int32 // for an edge into a write from a knowledge node: the read
+}
+
+// Virtual node kinds.
+const (
+	vKnow  uint8 = iota // a session's knowledge of a key at some point
+	vAfter              // "every op of a process from this one on"
+)
+
+type virtual struct {
+	kind uint8
+	op   int32 // vAfter: the first op of the suffix
+}
+
+func (g *graph) node(v virtual) int32 {
+	g.virtuals = append(g.virtuals, v)
+	return int32(g.n + len(g.virtuals) - 1)
+}
+
+func (g *graph) edge(a, b int32, w int32) {
+	g.from = append(g.from, a)
+	g.to = append(g.to, b)
+	g.why = append(g.why, w)
+}
+
+func (g *graph) edgeR(a, b int32, e edgeWhy) {
+	g.reasons = append(g.reasons, e)
+	g.edge(a, b, int32(len(g.reasons)-1))
+}
+
+// clone copies the global part of a graph so that a session can add to it.
+func (g *graph) clone() *graph {
+	return &graph{n: g.n, from: append([]int32(nil), g.from...), to: append([]int32(nil), g.to...),
+		why: append([]int32(nil), g.why...), reasons: append([]edgeWhy(nil), g.reasons...),
+		virtuals: append([]virtual(nil), g.virtuals...)}
+}
+
+// global builds the edges every session's order must contain: version
+// order, session order of writes (monotonic writes), reads before later
+// writes (writes follow reads).
+func (r *run) global() *graph {
+	p := r.p
+	g := &graph{n: len(p.Ops)}
+	if p.Versioned {
+		for k := range p.Keys {
+			var ws []int32
+			for _, pw := range p.Writers(int32(k)) {
+				ws = append(ws, pw.Ops...)
+			}
+			sortByVersion(p, ws)
+			for i := 1; i < len(ws); i++ {
+				g.edge(ws[i-1], ws[i], -1)
+			}
+		}
+	}
+	switch r.crit {
+	case checker.MonotonicWrites:
+		for _, ops := range p.Procs {
+			last := int32(-1)
+			for _, o := range ops {
+				if p.Ops[o].Write {
+					if last >= 0 {
+						g.edge(last, o, -1)
+					}
+					last = o
+				}
+			}
+		}
+	case checker.WritesFollowReads:
+		for _, ops := range p.Procs {
+			next := int32(-1)
+			for i := len(ops) - 1; i >= 0; i-- {
+				o := ops[i]
+				v := g.node(virtual{kind: vAfter, op: o})
+				if next >= 0 {
+					g.edge(v, next, -1)
+				}
+				if p.Ops[o].Write {
+					g.edge(v, o, -1)
+				} else if p.Ops[o].RF >= 0 && i+1 < len(ops) {
+					g.edge(p.Ops[o].RF, next, -1)
+				}
+				next = v
+			}
+		}
+	}
+	return g
+}
+
+// guarantee checks one of the four session guarantees.
+func (r *run) guarantee() error {
+	p := r.p
+	r.thinAir()
+	if r.crit == checker.WritesFollowReads {
+		r.ownFuture()
+	}
+	g := r.global()
+	if p.Versioned {
+		r.cycles(g, "")
+	}
+	for s := range p.Procs {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		var sg *graph
+		if !p.Versioned {
+			sg = g.clone()
+		}
+		r.walk(int32(s), sg)
+		if sg != nil {
+			r.cycles(sg, p.Client(p.Procs[s][0]))
+		}
+	}
+	return nil
+}
+
+// ownFuture reports reads of a write their own session issues later: that
+// write would have to follow itself.
+func (r *run) ownFuture() {
+	p := r.p
+	for i := range p.Ops {
+		o := &p.Ops[i]
+		if o.Write || o.RF < 0 {
+			continue
+		}
+		w := &p.Ops[o.RF]
+		if w.Proc == o.Proc && w.Idx > o.Idx {
+			rd, wr := int32(i), o.RF
+			r.report(r.pattern(), []int32{rd, wr}, func() string {
+				return fmt.Sprintf("%s read the value of %s, which its own process issued only afterwards, so that write would follow itself",
+					p.Label(rd), p.Label(wr))
+			})
+		}
+	}
+}
+
+// knowledge of one key by one session.
+type keyKnow struct {
+	z     int32 // current knowledge node (inferred mode), -1 if none yet
+	used  bool  // a read has drawn from z since it was created
+	max   int64 // versioned mode: newest version known
+	u     int32 // the write known last (inferred) or newest (versioned), -1 if none
+	why   reason
+	known bool
+}
+
+// walk follows session s's operations, growing its knowledge as the
+// guarantee says and checking each read against it. With sg nil it compares
+// versions; otherwise it adds the session's constraints to sg.
+func (r *run) walk(s int32, sg *graph) {
+	p := r.p
+	kk := make(map[int32]*keyKnow)
+	get := func(k int32) *keyKnow {
+		if x, ok := kk[k]; ok {
+			return x
+		}
+		x := &keyKnow{z: -1, u: -1}
+		kk[k] = x
+		return x
+	}
+	know := func(u int32, why reason) {
+		x := get(p.Ops[u].Key)
+		if sg == nil {
+			if !x.known || p.Ops[u].Version > x.max {
+				x.max, x.u, x.why, x.known = p.Ops[u].Version, u, why, true
+			}
+			return
+		}
+		if x.z < 0 || x.used {
+			z := sg.node(virtual{kind: vKnow})
+			if x.z >= 0 {
+				sg.edge(x.z, z, -1)
+			}
+			x.z, x.used = z, false
+		}
+		sg.edgeR(u, x.z, edgeWhy{know: why, read: -1})
+		x.u, x.why, x.known = u, why, true
+	}
+	check := func(rd int32) {
+		o := &p.Ops[rd]
+		if o.RF == causal.RFThinAir {
+			return
+		}
+		x := get(o.Key)
+		if !x.known {
+			return
+		}
+		if sg == nil {
+			if o.Version < x.max {
+				u, why := x.u, x.why
+				r.report(r.pattern(), r.witness(rd, u, why), func() string {
+					return fmt.Sprintf("%s; then %s returned version %d of %s, older than %s's version %d",
+						r.knowText(s, u, why), p.Label(rd), o.Version, p.KeyName(o.Key), p.Label(u), x.max)
+				})
+			}
+			return
+		}
+		if o.RF == causal.RFInit {
+			u, why := x.u, x.why
+			r.report(r.pattern(), r.witness(rd, u, why), func() string {
+				return fmt.Sprintf("%s; then %s returned the initial value of %s, as if %s had not happened",
+					r.knowText(s, u, why), p.Label(rd), p.KeyName(o.Key), p.Label(u))
+			})
+			return
+		}
+		sg.edgeR(x.z, o.RF, edgeWhy{read: rd})
+		x.used = true
+	}
+	frontier := map[int32]int32{}
+	var learn func(w, rd int32)
+	switch r.crit {
+	case checker.MonotonicWrites:
+		learn = func(w, rd int32) {
+			t := p.Ops[w].Proc
+			for i := frontier[t]; i < p.Ops[w].Idx; i++ {
+				if u := p.Procs[t][i]; p.Ops[u].Write {
+					know(u, reason{kind: knowMW, a: rd, b: w})
+				}
+			}
+			if p.Ops[w].Idx > frontier[t] {
+				frontier[t] = p.Ops[w].Idx
+			}
+		}
+	case checker.WritesFollowReads:
+		learn = func(w, rd int32) {
+			stack := []int32{w}
+			for len(stack) > 0 {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				t := p.Ops[w].Proc
+				for i := frontier[t]; i < p.Ops[w].Idx; i++ {
+					if rr := p.Procs[t][i]; !p.Ops[rr].Write && p.Ops[rr].RF >= 0 {
+						u := p.Ops[rr].RF
+						know(u, reason{kind: knowWFR, a: rr, b: w})
+						stack = append(stack, u)
+					}
+				}
+				if p.Ops[w].Idx > frontier[t] {
+					frontier[t] = p.Ops[w].Idx
+				}
+			}
+		}
+	}
+	for _, o := range p.Procs[s] {
+		op := &p.Ops[o]
+		switch {
+		case op.Write:
+			if r.crit == checker.ReadYourWrites {
+				know(o, reason{kind: knowOwn})
+			}
+		case r.crit == checker.ReadYourWrites:
+			check(o)
+		case r.crit == checker.MonotonicReads:
+			check(o)
+			if op.RF >= 0 {
+				know(op.RF, reason{kind: knowRead, a: o})
+			}
+		default:
+			if op.RF >= 0 {
+				learn(op.RF, o)
+			}
+			check(o)
+		}
+	}
+}
+
+func (r *run) pattern() string {
+	switch r.crit {
+	case checker.ReadYourWrites:
+		return "read-your-writes"
+	case checker.MonotonicReads:
+		return "monotonic-reads"
+	case checker.MonotonicWrites:
+		return "monotonic-writes"
+	}
+	return "writes-follow-reads"
+}
+
+// witness lists the read, the write it missed and the ops that made the
+// session know that write.
+func (r *run) witness(rd, u int32, why reason) []int32 {
+	ops := []int32{u, rd}
+	if why.kind != knowOwn {
+		ops = append(ops, why.a)
+	}
+	if why.kind == knowMW || why.kind == knowWFR {
+		ops = append(ops, why.b)
+	}
+	if f := r.p.Ops[rd].RF; f >= 0 {
+		ops = append(ops, f)
+	}
+	return ops
+}
+
+// knowText says in words how session s knew write u.
+func (r *run) knowText(s, u int32, why reason) string {
+	p := r.p
+	name := p.Client(p.Procs[s][0])
+	switch why.kind {
+	case knowOwn:
+		return fmt.Sprintf("%s wrote %s itself", name, p.Label(u))
+	case knowRead:
+		return fmt.Sprintf("%s had read %s with %s", name, p.Label(u), p.Label(why.a))
+	case knowMW:
+		return fmt.Sprintf("%s had read %s with %s, and %s issued %s before it", name, p.Label(why.b), p.Label(why.a),
+			p.Client(why.b), p.Label(u))
+	}
+	return fmt.Sprintf("%s had seen %s, which %s issued after reading %s with %s", name, p.Label(why.b), p.Client(why.b),
+		p.Label(u), p.Label(why.a))
+}
+
+func sortByVersion(p *causal.Prepared, ws []int32) {
+	// insertion sort is too slow for large keys; use the standard sort.
+	sortInt32(ws, func(a, b int32) bool { return p.Ops[a].Version < p.Ops[b].Version })
+}
