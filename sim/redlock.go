@@ -1,0 +1,187 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/histcheck/histcheck/history"
+)
+
+// The Redlock scenario's setting.
+const (
+	RedlockSeed    = 8
+	redlockMasters = 5
+	redlockTTL     = 10_000 // ms
+	redlockRTT     = 2      // ms per SET, sent to the masters one after another
+)
+
+// redlockDrift is the clock-drift allowance Redlock subtracts from the
+// validity: 1% of the TTL plus 2 ms.
+const redlockDrift = redlockTTL/100 + 2
+
+// RedlockStep is one line of the Redlock timeline.
+type RedlockStep struct {
+	From, To int64 // ms
+	Event    string
+}
+
+// RedlockResult is one run of the Redlock scenario.
+type RedlockResult struct {
+	Monotonic bool // storage writes carry a monotonic fencing token
+	Steps     []RedlockStep
+	// Validity is how long each client's lock was valid after acquiring (ms).
+	Validity map[string]int64
+	// Overlap is when both A and B acted as holders: from B's acquire to
+	// the end of A's write (ms).
+	Overlap [2]int64
+	ops     []history.Op
+}
+
+// Redlock runs the pause story on five independent masters: A sets the key
+// on a majority, then pauses past its validity; the keys expire, B sets them
+// on a majority, and A wakes and writes while B still holds the lock. With
+// monotonic set, both clients also carry a fencing token from a counter
+// (1 for A, 2 for B); Redlock's own random values are not ordered and can't
+// serve as one.
+func Redlock(monotonic bool, seed uint32) RedlockResult {
+	g := NewMulberry32(seed)
+	masters := make([]redisKey, redlockMasters)
+	res := RedlockResult{Monotonic: monotonic, Validity: map[string]int64{}}
+	lockKey, storeKey := history.StringValue("lock"), history.StringValue("storage")
+	step := func(from, to int64, format string, args ...any) {
+		res.Steps = append(res.Steps, RedlockStep{From: from, To: to, Event: fmt.Sprintf(format, args...)})
+	}
+	values := map[string]string{}
+	tokens := map[string]int64{}
+	var lastToken int64
+	acquire := func(client string, at int64) {
+		values[client] = fmt.Sprintf("%08x%08x", g.Uint32(), g.Uint32())
+		t := at
+		var got []string
+		for i := range masters {
+			t += redlockRTT
+			if masters[i].setNX(values[client], t, redlockTTL) {
+				got = append(got, fmt.Sprintf("M%d", i+1))
+			}
+		}
+		elapsed := t - at
+		validity := int64(redlockTTL) - elapsed - redlockDrift
+		o := op(client, "acquire", lockKey, history.StringValue(values[client]), at, t, history.OK)
+		if 2*len(got) <= redlockMasters || validity <= 0 {
+			o.Status = history.Fail
+			step(at, t, "%s sets the key on %d of %d masters: no lock", client, len(got), redlockMasters)
+		} else {
+			res.Validity[client] = validity
+			lastToken++
+			tokens[client] = lastToken
+			if monotonic {
+				o.Token = history.IntValue(lastToken)
+			}
+			step(at, t, "%s sets the key on %s (%d of %d) in %d ms: valid for %d ms (TTL %d − %d elapsed − %d drift), until %d",
+				client, strings.Join(got, ", "), len(got), redlockMasters, elapsed, validity, redlockTTL, elapsed, redlockDrift, t+validity)
+		}
+		res.ops = append(res.ops, o)
+	}
+	write := func(client string, at int64, why string) {
+		o := op(client, "write", storeKey, history.StringValue(client), at, at+10, history.OK)
+		tok := ""
+		if monotonic {
+			o.Token = history.IntValue(tokens[client])
+			tok = fmt.Sprintf(" with token %d", tokens[client])
+		}
+		res.ops = append(res.ops, o)
+		step(at, at+10, "%s writes to the storage%s%s", client, tok, why)
+	}
+	release := func(client string, at int64) {
+		t := at
+		deleted := 0
+		for i := range masters {
+			t += redlockRTT
+			if masters[i].compareAndDelete(values[client], t) {
+				deleted++
+			}
+		}
+		st := history.Fail
+		if deleted > 0 {
+			st = history.OK
+		}
+		o := op(client, "release", lockKey, history.StringValue(values[client]), at, t, st)
+		if monotonic {
+			o.Token = history.IntValue(tokens[client])
+		}
+		res.ops = append(res.ops, o)
+		step(at, t, "%s releases: its value is on %d of %d masters", client, deleted, redlockMasters)
+	}
+
+	acquire("A", 0)
+	step(100, 12_000, "A pauses (GC)")
+	step(redlockRTT+redlockTTL, redlockMasters*redlockRTT+redlockTTL, "A's keys expire on the masters")
+	acquire("B", 10_500)
+	res.Overlap[0] = res.ops[len(res.ops)-1].Return
+	write("B", 11_000, "")
+	write("A", 12_000, ", still believing it holds the lock")
+	res.Overlap[1] = res.ops[len(res.ops)-1].Return
+	release("A", 12_020)
+	release("B", 13_000)
+	return res
+}
+
+// Table renders the timeline in ms.
+func (r RedlockResult) Table() string {
+	var rows [][]string
+	for _, s := range r.Steps {
+		at := fmt.Sprint(s.From)
+		if s.To != s.From {
+			at = fmt.Sprintf("%d–%d", s.From, s.To)
+		}
+		rows = append(rows, []string{at, s.Event})
+	}
+	var sb strings.Builder
+	if r.Monotonic {
+		sb.WriteString("Redlock with a monotonic fencing token added:\n\n")
+	} else {
+		sb.WriteString("Redlock (random values only):\n\n")
+	}
+	sb.WriteString(mdTable([]string{"time (ms)", "event"}, rows))
+	fmt.Fprintf(&sb, "\nA and B both acted as holders from %d to %d ms.\n", r.Overlap[0], r.Overlap[1])
+	return sb.String()
+}
+
+// History returns the run as a history of lock operations (key "lock",
+// value the client's random value) and storage writes (key "storage"),
+// times in ms; with a monotonic token, acquires, writes and releases carry it.
+func (r RedlockResult) History() (*history.History, error) {
+	return build("redlock", append([]history.Op(nil), r.ops...), metaFor("", history.Value{}))
+}
+
+func redlockScenario() Scenario {
+	flags := []Flag{
+		{Name: "token", Default: "none", Usage: "none (Redlock's random values only) or monotonic (a fencing token is added)"},
+		{Name: "seed", Default: fmt.Sprint(RedlockSeed), Usage: "generator seed for the random values"},
+	}
+	return Scenario{
+		Name:        "redlock",
+		Description: "Redlock on five masters: a paused client and a new holder write at the same time",
+		Flags:       flags,
+		Run: func(p Params) (*Output, error) {
+			v, err := flagValues(flags, p)
+			if err != nil {
+				return nil, err
+			}
+			tok, err := parseChoice("token", v["token"], "none", "monotonic")
+			if err != nil {
+				return nil, err
+			}
+			seed, err := parseSeed(v["seed"])
+			if err != nil {
+				return nil, err
+			}
+			res := Redlock(tok == "monotonic", seed)
+			h, err := res.History()
+			if err != nil {
+				return nil, err
+			}
+			return &Output{Table: res.Table(), History: h}, nil
+		},
+	}
+}
