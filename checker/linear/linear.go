@@ -1,0 +1,305 @@
+// Package linear decides linearizability exactly: a Wing–Gong backtracking
+// search for an order of the operations that respects real time and the
+// model, with Lowe's memo of explored configurations, run per object for
+// keyed models (P-compositionality) with the objects checked in parallel.
+package linear
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
+)
+
+// Options tune Check.
+type Options struct {
+	// Workers is how many partitions are checked in parallel; 0 means
+	// runtime.NumCPU().
+	Workers int
+	// Verify re-checks every witness with checker.VerifyWitness and returns
+	// an error if it does not hold.
+	Verify bool
+	// NoPrune keeps operations of unknown outcome that the model's Pruner
+	// shows nothing observed.
+	NoPrune bool
+}
+
+// Method is the name Check puts in Result.Method.
+const Method = "wgl"
+
+// contextLen is how many operations of the longest legal prefix a
+// violation names besides the operation that could not take effect.
+const contextLen = 3
+
+// part is one independently checked object of a history.
+type part[S comparable] struct {
+	key  history.Value
+	comp *checker.Compiled
+	init S
+	res  partResult[S]
+	done bool
+}
+
+// Check decides whether h is linearizable under m. Operations of unknown
+// outcome may take effect at any time after their call, or never. When ctx
+// is cancelled or its deadline passes first, the verdict is Unknown and
+// Reason says how far the search got. The error is non-nil only for input
+// the model rejects, or a witness that fails Options.Verify.
+func Check[S comparable](ctx context.Context, m model.Model[S], h *history.History, opts Options) (checker.Result, error) {
+	start := time.Now()
+	res := checker.Result{Criterion: checker.Linearizable, Method: Method}
+	info := m.Info()
+
+	var keys []history.Value
+	var groups [][]int
+	if info.Keyed {
+		keys, groups = checker.Partition(h)
+	} else {
+		keys, groups = []history.Value{{}}, [][]int{nil}
+	}
+	parts := make([]*part[S], len(groups))
+	for i, g := range groups {
+		c, err := checker.Compile(m, h, g, nil, !opts.NoPrune)
+		if err != nil {
+			return res, fmt.Errorf("model %s: %w", info.Name, err)
+		}
+		parts[i] = &part[S]{key: keys[i], comp: c, init: m.Init(c.Table)}
+		res.Stats.Ops += len(c.Ops)
+		res.Dropped = append(res.Dropped, c.Dropped...)
+	}
+	res.Stats.Partitions = len(parts)
+
+	run(ctx, m, parts, opts.Workers)
+
+	var failed *part[S]
+	var stopErr error
+	allFound := true
+	for _, p := range parts {
+		res.Stats.States += p.res.states
+		res.Stats.MemoSize += p.res.memo
+		if !p.done || p.res.outcome != found {
+			allFound = false
+		}
+		switch {
+		case !p.done:
+		case p.res.outcome == refuted && failed == nil:
+			failed = p
+		case p.res.outcome == stopped && p.res.err != nil && stopErr == nil:
+			stopErr = p.res.err
+		}
+	}
+	res.Elapsed = time.Since(start)
+	switch {
+	case failed != nil:
+		res.Valid = checker.False
+		res.Violations = []checker.Violation{violation(m, h, failed, info.Keyed)}
+	case !allFound:
+		if stopErr == nil {
+			stopErr = ctx.Err()
+		}
+		res.Valid = checker.Unknown
+		what := "cancelled"
+		if errors.Is(stopErr, context.DeadlineExceeded) {
+			what = "timed out"
+		}
+		res.Reason = fmt.Sprintf("%s after %s exploring %d states", what, res.Elapsed.Round(time.Millisecond), res.Stats.States)
+	default:
+		res.Valid = checker.True
+		res.Witness = witness(h, parts)
+		seen := make(map[int]bool, len(res.Witness))
+		for _, i := range res.Witness {
+			seen[i] = true
+		}
+		for _, p := range parts {
+			for j, pos := range p.comp.Pos {
+				if p.comp.Ops[j].Unknown && !seen[pos] {
+					res.Dropped = append(res.Dropped, pos)
+				}
+			}
+		}
+		if opts.Verify {
+			if err := checker.VerifyWitness(m, h, res.Witness, checker.RealTime); err != nil {
+				return res, fmt.Errorf("linear: witness failed verification: %w", err)
+			}
+		}
+	}
+	sort.Ints(res.Dropped)
+	return res, nil
+}
+
+// sliceSteps is how many search steps a partition runs before its worker
+// turns to the next one. Taking turns keeps one hard partition from holding
+// up the refutation of an easy one; a slice lasts about a millisecond.
+const sliceSteps = ctxCheckEvery
+
+// run searches every partition with Workers goroutines that take turns
+// between the unfinished partitions. The first refutation stops every other
+// search: partitions are independent, and one failing object makes the
+// whole history fail. With one worker the turns, and so the partition
+// reported, are deterministic.
+func run[S comparable](ctx context.Context, m model.Model[S], parts []*part[S], workers int) {
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	if workers > len(parts) {
+		workers = len(parts)
+	}
+	var stop atomic.Bool
+	var mu sync.Mutex
+	queue := make([]int, len(parts)) // partitions waiting for a turn, in order
+	for i := range queue {
+		queue[i] = i
+	}
+	searchers := make([]*searcher[S], len(parts))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if len(queue) == 0 || stop.Load() || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				i := queue[0]
+				queue = queue[1:]
+				mu.Unlock()
+
+				p := parts[i]
+				s := searchers[i]
+				if s == nil {
+					s = newSearcher(m, p.comp.Ops, p.init)
+					searchers[i] = s
+				}
+				if !s.run(ctx, &stop, sliceSteps) {
+					mu.Lock()
+					queue = append(queue, i)
+					mu.Unlock()
+					continue
+				}
+				p.res, p.done = s.res, true
+				searchers[i] = nil
+				if p.res.outcome == refuted {
+					stop.Store(true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// Searches interrupted between turns still count their work.
+	for i, s := range searchers {
+		if s != nil && !parts[i].done {
+			parts[i].res = s.res
+		}
+	}
+}
+
+// witness merges the per-partition orders into one global order. Each
+// operation gets a linearization point: the latest call among it and the
+// operations before it in its partition. A valid partition order keeps each
+// point inside its operation's interval (an operation before it cannot have
+// been called after it returned), and points respect real time across
+// partitions: if a returned before b was called, a's point ≤ a's return <
+// b's call ≤ b's point. Sorting by point, stably, gives the global order.
+func witness[S comparable](h *history.History, parts []*part[S]) []int {
+	type pt struct {
+		at   int64
+		part int
+		seq  int
+		pos  int
+	}
+	var all []pt
+	for pi, p := range parts {
+		at := int64(-1 << 63)
+		for seq, j := range p.res.order {
+			op := &p.comp.Ops[j]
+			if op.Call > at {
+				at = op.Call
+			}
+			all = append(all, pt{at, pi, seq, p.comp.Pos[j]})
+		}
+	}
+	sort.Slice(all, func(a, b int) bool {
+		x, y := all[a], all[b]
+		if x.at != y.at {
+			return x.at < y.at
+		}
+		if x.part != y.part {
+			return x.part < y.part
+		}
+		return x.seq < y.seq
+	})
+	w := make([]int, len(all))
+	for i, p := range all {
+		w[i] = p.pos
+	}
+	return w
+}
+
+// violation describes a refuted partition: the operation that could not
+// take effect at the deepest point the search reached, after the longest
+// legal order found.
+func violation[S comparable](m model.Model[S], h *history.History, p *part[S], keyed bool) checker.Violation {
+	c := p.comp
+	r := &p.res
+	var v checker.Violation
+	if keyed {
+		v.Key = p.key.String()
+	}
+	v.Prefix = make([]int, len(r.prefix))
+	for i, j := range r.prefix {
+		v.Prefix[i] = c.Pos[j]
+	}
+	if r.failOp < 0 {
+		v.Ops = lastN(v.Prefix, contextLen)
+		v.Explanation = "no order of the operations is legal"
+		return v
+	}
+	failPos := c.Pos[r.failOp]
+	v.Ops = append([]int{failPos}, lastN(v.Prefix, contextLen)...)
+
+	var sb strings.Builder
+	sb.WriteString(h.Ops[failPos].Label())
+	sb.WriteString(" cannot take effect: ")
+	if ex, ok := any(m).(model.Explainer[S]); ok {
+		sb.WriteString(ex.Explain(r.state, &c.Ops[r.failOp], c.Table))
+	} else {
+		sb.WriteString("illegal in state ")
+		sb.WriteString(m.Describe(r.state, c.Table))
+	}
+	if len(v.Prefix) == 0 {
+		sb.WriteString(" (in the initial state)")
+	} else {
+		sb.WriteString(" (after ")
+		tail := lastN(v.Prefix, contextLen)
+		if len(tail) < len(v.Prefix) {
+			sb.WriteString("… -> ")
+		}
+		for i, pos := range tail {
+			if i > 0 {
+				sb.WriteString(" -> ")
+			}
+			sb.WriteString(h.Ops[pos].Label())
+		}
+		sb.WriteString(")")
+	}
+	v.Explanation = sb.String()
+	return v
+}
+
+func lastN(xs []int, n int) []int {
+	if len(xs) > n {
+		xs = xs[len(xs)-n:]
+	}
+	return append([]int(nil), xs...)
+}

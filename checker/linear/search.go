@@ -1,0 +1,268 @@
+package linear
+
+import (
+	"context"
+	"sort"
+	"sync/atomic"
+
+	"github.com/histcheck/histcheck/model"
+)
+
+// outcome is how a partition's search ended.
+type outcome uint8
+
+const (
+	found   outcome = iota // a linearization exists
+	refuted                // none exists
+	stopped                // cancelled or out of time before deciding
+)
+
+// partResult is what the search of one partition found.
+type partResult[S comparable] struct {
+	outcome outcome
+	// order lists the indices (into the partition's ops) of the operations
+	// linearized, in order, when found.
+	order []int32
+	// On refutation: the operation that could not take effect at the deepest
+	// point the search reached, the order that led there, and the state.
+	failOp int32
+	prefix []int32
+	state  S
+	err    error // the context's error when stopped
+	states int64 // model steps taken
+	memo   int64 // configurations remembered
+}
+
+// frame is one linearized operation on the search stack: the call entry
+// that was lifted out of the event list and the state before it.
+type frame[S comparable] struct {
+	e     int32
+	state S
+}
+
+// ctxCheckEvery is how many search steps pass between looks at the context
+// and the stop flag; a step costs tens of nanoseconds (a few microseconds
+// with the slowest models), so the search notices a deadline within
+// milliseconds.
+const ctxCheckEvery = 1 << 12
+
+// searcher runs the Wing–Gong backtracking search with Lowe's memo on one
+// partition. Operations with unknown outcome are optional: the search
+// succeeds as soon as every operation that completed is linearized. It can
+// be run in slices (see run), so that one goroutine can take turns between
+// several partitions.
+//
+// The events (a call and a return per operation) sit in a doubly linked list
+// kept in arrays, sorted by time with calls before returns at equal times
+// (intervals are closed). Any call before the first remaining return may be
+// linearized next; reaching a return means its operation should have been
+// linearized already, so the search backtracks.
+type searcher[S comparable] struct {
+	m   model.Model[S]
+	ops []model.Op
+
+	// Entries 1..2n are the sorted events; 0 is the head sentinel and
+	// tail the tail sentinel.
+	next, prev []int32
+	entOp      []int32 // operation of each entry
+	match      []int32 // for a call entry its return entry; 0 for returns
+	tail       int32
+
+	bits  []uint64 // the set of linearized operations
+	zob   []uint64 // Zobrist value of each operation
+	sh    *stateHasher[S]
+	memo  *memo[S]
+	stack []frame[S]
+	state S
+	h     uint64 // Zobrist hash of bits
+	e     int32  // the entry the search looks at next
+	need  int    // operations that completed and are not linearized
+	best  int    // deepest stack seen at a backtrack
+	res   partResult[S]
+	done  bool
+}
+
+func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *searcher[S] {
+	n := len(ops)
+	s := &searcher[S]{m: m, ops: ops, state: init, best: -1}
+	for i := range ops {
+		if !ops[i].Unknown {
+			s.need++
+		}
+	}
+	if s.need == 0 {
+		s.done = true
+		s.res.outcome = found
+		return s
+	}
+	type event struct {
+		t     int64
+		op    int32
+		isRet bool
+	}
+	evs := make([]event, 0, 2*n)
+	for i := range ops {
+		evs = append(evs, event{ops[i].Call, int32(i), false}, event{ops[i].Return, int32(i), true})
+	}
+	sort.Slice(evs, func(a, b int) bool {
+		x, y := evs[a], evs[b]
+		if x.t != y.t {
+			return x.t < y.t
+		}
+		if x.isRet != y.isRet {
+			return !x.isRet
+		}
+		return x.op < y.op
+	})
+	size := 2*n + 2
+	s.tail = int32(size - 1)
+	s.next = make([]int32, size)
+	s.prev = make([]int32, size)
+	s.entOp = make([]int32, size)
+	s.match = make([]int32, size)
+	retOf := make([]int32, n)
+	for j := range evs {
+		e := int32(j + 1)
+		s.entOp[e] = evs[j].op
+		if evs[j].isRet {
+			retOf[evs[j].op] = e
+		}
+	}
+	for j := range evs {
+		if !evs[j].isRet {
+			s.match[j+1] = retOf[evs[j].op]
+		}
+	}
+	for e := int32(0); e < int32(size); e++ {
+		s.next[e] = e + 1
+		s.prev[e] = e - 1
+	}
+	s.next[s.tail] = s.tail
+	s.prev[0] = 0
+	s.e = s.next[0]
+
+	words := (n + 63) / 64
+	s.bits = make([]uint64, words)
+	s.zob = make([]uint64, n)
+	x := uint64(0x9e3779b97f4a7c15) ^ uint64(n)
+	for i := range s.zob {
+		s.zob[i] = splitmix(&x)
+	}
+	s.sh = newStateHasher[S]()
+	s.memo = newMemo[S](words, s.sh.size)
+	s.stack = make([]frame[S], 0, n)
+	return s
+}
+
+// run continues the search for at most budget steps, or until ctx is done
+// or stop is set, and reports whether the search is over (s.res then holds
+// the outcome).
+func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bool {
+	if s.done {
+		return true
+	}
+	ops, next, prev, entOp, match := s.ops, s.next, s.prev, s.entOp, s.match
+	bits, zob, mm, sh := s.bits, s.zob, s.memo, s.sh
+	state, h, e, need := s.state, s.h, s.e, s.need
+	stack := s.stack
+	steps := s.res.states
+	for iter := 1; ; iter++ {
+		if iter&(ctxCheckEvery-1) == 0 {
+			if stop.Load() {
+				s.res.outcome, s.done = stopped, true
+				break
+			}
+			if err := ctx.Err(); err != nil {
+				s.res.outcome, s.res.err, s.done = stopped, err, true
+				break
+			}
+			if iter >= budget {
+				break
+			}
+		}
+		if r := match[e]; r != 0 {
+			op := entOp[e]
+			steps++
+			ns, ok := s.m.Step(state, &ops[op])
+			// An optional operation that changes nothing here is never
+			// worth taking: any order that takes it now works without it.
+			if !ok || (ns == state && ops[op].Unknown) {
+				e = next[e]
+				continue
+			}
+			nh := h ^ zob[op]
+			bits[op>>6] |= 1 << (uint(op) & 63)
+			if mm.add(nh^sh.hash(ns), ns, bits) {
+				stack = append(stack, frame[S]{e, state})
+				state, h = ns, nh
+				// Lift the call and its return out of the list.
+				next[prev[e]] = next[e]
+				prev[next[e]] = prev[e]
+				next[prev[r]] = next[r]
+				prev[next[r]] = prev[r]
+				if !ops[op].Unknown {
+					need--
+					if need == 0 {
+						s.res.outcome, s.done = found, true
+						break
+					}
+				}
+				e = next[0]
+				continue
+			}
+			bits[op>>6] &^= 1 << (uint(op) & 63)
+			e = next[e]
+			continue
+		}
+		if len(stack) > s.best {
+			// A return (or the tail): every order from here leaves its
+			// operation out too late. Remember the deepest such point
+			// for the report.
+			s.best = len(stack)
+			s.res.failOp = entOp[e]
+			if e == s.tail {
+				s.res.failOp = -1
+			}
+			s.res.prefix = s.res.prefix[:0]
+			for _, f := range stack {
+				s.res.prefix = append(s.res.prefix, entOp[f.e])
+			}
+			s.res.state = state
+		}
+		// Undo the last choice and try the next candidate after it.
+		if len(stack) == 0 {
+			s.res.outcome, s.done = refuted, true
+			break
+		}
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		e = top.e
+		op := entOp[e]
+		r := match[e]
+		state = top.state
+		h ^= zob[op]
+		bits[op>>6] &^= 1 << (uint(op) & 63)
+		if !ops[op].Unknown {
+			need++
+		}
+		next[prev[r]] = r
+		prev[next[r]] = r
+		next[prev[e]] = e
+		prev[next[e]] = e
+		e = next[e]
+	}
+	s.state, s.h, s.e, s.need, s.stack = state, h, e, need, stack
+	s.res.states = steps
+	s.res.memo = mm.size()
+	if s.done && s.res.outcome == found {
+		s.res.order = make([]int32, len(stack))
+		for i, f := range stack {
+			s.res.order[i] = entOp[f.e]
+		}
+	}
+	if s.done {
+		// Free the search structures; only the result is needed now.
+		s.memo, s.stack = nil, nil
+	}
+	return s.done
+}
