@@ -61,6 +61,14 @@ func NewKV(opts Options) Model[int64] {
 
 func (m *kv) Info() Info { return m.info }
 
+// Fork returns a copy with a table of its own, for one partition searched
+// by one goroutine.
+func (m *kv) Fork() Model[int64] {
+	c := *m
+	c.vals = newKVValues()
+	return &c
+}
+
 // Compile interns the operation's values in the model's own table (t is not
 // used: see the type's comment).
 func (m *kv) Compile(op *history.Op, _ *Table) (Op, error) {
@@ -151,38 +159,97 @@ func (m *kv) Keep(ops []Op) []bool {
 }
 
 // kvValues interns values to ids (0 is unused) and memoises appends.
+// Strings are found by a rolling hash of their text, so that an append's
+// result is looked up without hashing the whole concatenation again; the
+// hash only narrows the search and every match is confirmed by comparing
+// text, so collisions cost time, never correctness.
 type kvValues struct {
 	mu   sync.RWMutex
-	ids  map[history.Value]int64
-	vals []history.Value
+	ids     map[history.Value]int64 // values other than strings
+	vals    []kvEntry
+	buckets map[uint64]int64 // bucket key to the first string id
 	// appends maps (value id, suffix id) to the id of the concatenation, or
 	// to 0 when the value is not a string.
 	appends map[[2]int64]int64
 }
 
-func newKVValues() *kvValues {
-	return &kvValues{ids: make(map[history.Value]int64), vals: []history.Value{{}}, appends: make(map[[2]int64]int64)}
+// kvEntry is an interned value; for strings also the rolling hash of the
+// text, rollBase^len, and the next id with the same bucket key (0 ends the
+// chain).
+type kvEntry struct {
+	val             history.Value
+	hash, pow, next uint64
 }
+
+// rollBase is the multiplier of the rolling hash (odd, so powers never vanish
+// modulo 2^64).
+const rollBase = 0x100000001b3
+
+func newKVValues() *kvValues {
+	return &kvValues{ids: make(map[history.Value]int64), vals: []kvEntry{{pow: 1}},
+		buckets: make(map[uint64]int64), appends: make(map[[2]int64]int64)}
+}
+
+func rollHash(s string) (h, pow uint64) {
+	pow = 1
+	for i := 0; i < len(s); i++ {
+		h = h*rollBase + uint64(s[i])
+		pow *= rollBase
+	}
+	return h, pow
+}
+
+func bucketKey(h uint64, n int) uint64 { return h ^ uint64(n)*0x9e3779b97f4a7c15 }
 
 func (v *kvValues) id(x history.Value) int64 {
 	v.mu.RLock()
-	id, ok := v.ids[x]
+	id, ok := v.lookup(x)
 	v.mu.RUnlock()
 	if ok {
 		return id
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.idLocked(x)
-}
-
-func (v *kvValues) idLocked(x history.Value) int64 {
-	if id, ok := v.ids[x]; ok {
+	if id, ok := v.lookup(x); ok {
 		return id
 	}
-	id := int64(len(v.vals))
+	if x.Kind() == history.String {
+		h, pw := rollHash(x.Text())
+		return v.addString(x, h, pw)
+	}
+	id = v.add(x, 0, 1)
 	v.ids[x] = id
-	v.vals = append(v.vals, x)
+	return id
+}
+
+// lookup finds x's id; the caller holds mu.
+func (v *kvValues) lookup(x history.Value) (int64, bool) {
+	if x.Kind() != history.String {
+		id, ok := v.ids[x]
+		return id, ok
+	}
+	text := x.Text()
+	h, _ := rollHash(text)
+	for id := v.buckets[bucketKey(h, len(text))]; id != 0; id = int64(v.vals[id].next) {
+		if v.vals[id].val.Text() == text {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+func (v *kvValues) add(x history.Value, h, pw uint64) int64 {
+	id := int64(len(v.vals))
+	v.vals = append(v.vals, kvEntry{val: x, hash: h, pow: pw})
+	return id
+}
+
+// addString adds a string known to be new, with its hash; the caller holds mu.
+func (v *kvValues) addString(x history.Value, h, pw uint64) int64 {
+	id := v.add(x, h, pw)
+	k := bucketKey(h, len(x.Text()))
+	v.vals[id].next = uint64(v.buckets[k])
+	v.buckets[k] = id
 	return id
 }
 
@@ -192,7 +259,7 @@ func (v *kvValues) value(id int64) history.Value {
 	if id <= 0 || id >= int64(len(v.vals)) {
 		return history.Value{}
 	}
-	return v.vals[id]
+	return v.vals[id].val
 }
 
 // appendTo returns the id of the string value s followed by suffix, where
@@ -214,15 +281,32 @@ func (v *kvValues) appendTo(s, suffix int64) (int64, bool) {
 		return 0, false
 	}
 	var base string
-	switch b := v.vals[s]; b.Kind() {
+	var bh uint64
+	switch b := v.vals[s].val; b.Kind() {
 	case history.Nil:
 	case history.String:
-		base = b.Text()
+		base, bh = b.Text(), v.vals[s].hash
 	default:
 		v.appends[key] = 0
 		return 0, false
 	}
-	r = v.idLocked(history.StringValue(base + v.vals[suffix].Text()))
+	suf := v.vals[suffix].val.Text()
+	h := bh*v.vals[suffix].pow + v.vals[suffix].hash
+	n := len(base) + len(suf)
+	r = 0
+	for id := v.buckets[bucketKey(h, n)]; id != 0; id = int64(v.vals[id].next) {
+		if t := v.vals[id].val.Text(); len(t) == n && t[:len(base)] == base && t[len(base):] == suf {
+			r = id
+			break
+		}
+	}
+	if r == 0 {
+		pw := v.vals[suffix].pow
+		if base != "" {
+			pw *= v.vals[s].pow
+		}
+		r = v.addString(history.StringValue(base+suf), h, pw)
+	}
 	v.appends[key] = r
 	return r, true
 }

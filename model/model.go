@@ -62,6 +62,14 @@ type Pruner interface {
 	Keep(ops []Op) []bool
 }
 
+// Forker is implemented by models that keep caches of their own (kv keeps
+// the values its appends build). Fork returns an independent copy for one
+// partition of a history, used by one goroutine alone, so that parallel
+// partitions never contend on a shared cache.
+type Forker[S comparable] interface {
+	Fork() Model[S]
+}
+
 // Info documents a model.
 type Info struct {
 	Name string

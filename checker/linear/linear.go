@@ -43,6 +43,7 @@ const contextLen = 3
 // part is one independently checked object of a history.
 type part[S comparable] struct {
 	key  history.Value
+	m    model.Model[S] // the model, forked for this partition when it can be
 	comp *checker.Compiled
 	init S
 	res  partResult[S]
@@ -68,17 +69,21 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	}
 	parts := make([]*part[S], len(groups))
 	for i, g := range groups {
-		c, err := checker.Compile(m, h, g, nil, !opts.NoPrune)
+		pm := m
+		if f, ok := m.(model.Forker[S]); ok {
+			pm = f.Fork()
+		}
+		c, err := checker.Compile(pm, h, g, nil, !opts.NoPrune)
 		if err != nil {
 			return res, fmt.Errorf("model %s: %w", info.Name, err)
 		}
-		parts[i] = &part[S]{key: keys[i], comp: c, init: m.Init(c.Table)}
+		parts[i] = &part[S]{key: keys[i], m: pm, comp: c, init: pm.Init(c.Table)}
 		res.Stats.Ops += len(c.Ops)
 		res.Dropped = append(res.Dropped, c.Dropped...)
 	}
 	res.Stats.Partitions = len(parts)
 
-	run(ctx, m, parts, opts.Workers)
+	run(ctx, parts, opts.Workers)
 
 	var failed *part[S]
 	var stopErr error
@@ -101,7 +106,7 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	switch {
 	case failed != nil:
 		res.Valid = checker.False
-		res.Violations = []checker.Violation{violation(m, h, failed, info.Keyed)}
+		res.Violations = []checker.Violation{violation(failed.m, h, failed, info.Keyed)}
 	case !allFound:
 		if stopErr == nil {
 			stopErr = ctx.Err()
@@ -146,7 +151,7 @@ const sliceSteps = ctxCheckEvery
 // search: partitions are independent, and one failing object makes the
 // whole history fail. With one worker the turns, and so the partition
 // reported, are deterministic.
-func run[S comparable](ctx context.Context, m model.Model[S], parts []*part[S], workers int) {
+func run[S comparable](ctx context.Context, parts []*part[S], workers int) {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
@@ -178,7 +183,7 @@ func run[S comparable](ctx context.Context, m model.Model[S], parts []*part[S], 
 				p := parts[i]
 				s := searchers[i]
 				if s == nil {
-					s = newSearcher(m, p.comp.Ops, p.init)
+					s = newSearcher(p.m, p.comp.Ops, p.init)
 					searchers[i] = s
 				}
 				if !s.run(ctx, &stop, sliceSteps) {
