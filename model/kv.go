@@ -164,7 +164,7 @@ func (m *kv) Keep(ops []Op) []bool {
 // hash only narrows the search and every match is confirmed by comparing
 // text, so collisions cost time, never correctness.
 type kvValues struct {
-	mu   sync.RWMutex
+	mu      sync.RWMutex
 	ids     map[history.Value]int64 // values other than strings
 	vals    []kvEntry
 	buckets map[uint64]int64 // bucket key to the first string id

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/histcheck/histcheck/format"
+)
+
+// convertOptions are the flags of "histcheck convert".
+type convertOptions struct {
+	to          string
+	output      string
+	format      string
+	independent bool
+}
+
+// outputFormats are the forms convert writes.
+var outputFormats = []string{"json", "jsonl", "edn"}
+
+func newConvertCmd(e *env) *cobra.Command {
+	o := &convertOptions{}
+	cmd := &cobra.Command{
+		Use:   "convert --to json|jsonl|edn [flags] FILE",
+		Short: "Rewrite a history in another format",
+		Long: "Read a history FILE (- is standard input) in any format histcheck reads and write it\n" +
+			"as Jepsen-style events: json (one array), jsonl (one event per line) or edn.",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("convert needs exactly one FILE, got %d", len(args))
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error { return runConvert(e, o, args[0]) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.to, "to", "", "output format: "+strings.Join(outputFormats, ", "))
+	f.StringVarP(&o.output, "output", "o", "", "write to this file instead of standard output")
+	f.StringVar(&o.format, "format", "", "input format (default: detected from the file name and contents)")
+	f.BoolVar(&o.independent, "independent", false, "read each value as a Jepsen [key value] tuple and write the key as a field")
+	return cmd
+}
+
+func runConvert(e *env, o *convertOptions, file string) error {
+	if !contains(outputFormats, o.to) {
+		if o.to == "" {
+			return usagef("convert needs --to (accepted: %s)", strings.Join(outputFormats, ", "))
+		}
+		return usagef("unknown output format %q (accepted: %s)", o.to, strings.Join(outputFormats, ", "))
+	}
+	if o.format != "" && !contains(formatNames(), o.format) {
+		return usagef("unknown input format %q (accepted: %s)", o.format, strings.Join(formatNames(), ", "))
+	}
+	h, err := readHistory(e, file, o.format)
+	if err != nil {
+		printInputError(e, file, err)
+		return &exitError{code: ExitError}
+	}
+	if o.independent {
+		if err := h.SplitTuples(); err != nil {
+			printInputError(e, file, err)
+			return &exitError{code: ExitError}
+		}
+	}
+	var w io.Writer = e.stdout
+	var fh *os.File
+	if o.output != "" && o.output != "-" {
+		fh, err = os.Create(o.output)
+		if err != nil {
+			return fmt.Errorf("convert: %w", err)
+		}
+		w = fh
+	}
+	bw := bufio.NewWriter(w)
+	err = format.Write(bw, h, o.to)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if fh != nil {
+		if cerr := fh.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("convert %s: %w", file, err)
+	}
+	return nil
+}

@@ -1,0 +1,230 @@
+// Package report turns checker results into what histcheck prints: a text
+// form for people (one tab-separated verdict line per file and criterion,
+// then indented detail) and a versioned JSON object for programs. The JSON
+// schema is documented in docs/report-json.md; the types below are that
+// schema.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
+)
+
+// Version is the version of the JSON report schema. It changes only when a
+// field is removed or changes meaning; new optional fields keep it.
+const Version = 1
+
+// Report is the whole outcome of one histcheck run.
+type Report struct {
+	Version int `json:"version"`
+	// Valid combines every result: false if any is false, else "unknown"
+	// if any is unknown, else true.
+	Valid     checker.Verdict `json:"valid"`
+	Reason    string          `json:"reason,omitempty"`
+	Histories []History       `json:"histories"`
+}
+
+// History is one input file (or standard input, named "-") and its results.
+type History struct {
+	File  string `json:"file"`
+	Model string `json:"model"`
+	// Init is the initial value given by --init or the file; absent when the
+	// model's own default applies.
+	Init json.RawMessage `json:"init,omitempty"`
+	// NilRead is how a read of nil was judged: "value" or "any".
+	NilRead   string   `json:"nil_read"`
+	Ops       int      `json:"ops"`
+	OK        int      `json:"ok"`
+	Failed    int      `json:"failed"`
+	Unknown   int      `json:"unknown"`
+	Processes int      `json:"processes"`
+	Clients   int      `json:"clients"`
+	Ignored   int      `json:"ignored"`
+	Warnings  []string `json:"warnings,omitempty"`
+	Results   []Result `json:"results"`
+	// Ladder is present when every criterion was checked (-c all).
+	Ladder *Ladder `json:"ladder,omitempty"`
+}
+
+// Result is the verdict of one criterion on one history.
+type Result struct {
+	Consistency string          `json:"consistency"`
+	Valid       checker.Verdict `json:"valid"`
+	// Witness is the order in which the operations took effect, when the
+	// criterion holds and has one.
+	Witness []Op `json:"witness,omitempty"`
+	// Dropped are operations with unknown outcome left out of the witness.
+	Dropped    []Op        `json:"dropped,omitempty"`
+	Violations []Violation `json:"violations,omitempty"`
+	// Reason says why the verdict is unknown, or how it was reached.
+	Reason    string  `json:"reason,omitempty"`
+	Method    string  `json:"method,omitempty"`
+	ElapsedMS float64 `json:"elapsed_ms"`
+}
+
+// Violation is one reason a criterion fails.
+type Violation struct {
+	Ops         []Op   `json:"ops"`
+	Explanation string `json:"explanation"`
+	Pattern     string `json:"pattern,omitempty"`
+	Key         string `json:"key,omitempty"`
+}
+
+// Op is one operation as the input gave it.
+type Op struct {
+	// Index is the input's own index when it has one, else the operation's
+	// position in the input (0-based).
+	Index   int64  `json:"index"`
+	Process string `json:"process"`
+	F       string `json:"f"`
+	Value   any    `json:"value"`
+	Key     any    `json:"key,omitempty"`
+	Call    int64  `json:"call"`
+	// Return is null when the outcome is unknown.
+	Return *int64 `json:"return"`
+	// Type is "ok", "fail" or "info".
+	Type string `json:"type"`
+	// Label is the textbook rendering, e.g. "B:r(0)".
+	Label string `json:"label"`
+}
+
+// Ladder places the history on the ladder of consistency models.
+type Ladder struct {
+	// Strongest lists the strongest criteria that hold (none stronger holds).
+	Strongest []string `json:"strongest_satisfied"`
+	// Weakest lists the weakest criteria that fail (none weaker fails).
+	Weakest []string `json:"weakest_violated"`
+}
+
+// NewOp converts the operation at position i of h.
+func NewOp(h *history.History, i int) Op {
+	o := &h.Ops[i]
+	op := Op{
+		Index:   o.Index,
+		Process: o.Client,
+		F:       o.F,
+		Value:   o.Value.JSON(),
+		Call:    o.Call,
+		Type:    o.Status.String(),
+		Label:   o.Label(),
+	}
+	if !o.Key.IsNone() {
+		op.Key = o.Key.JSON()
+	}
+	if o.Return != history.Infinity {
+		r := o.Return
+		op.Return = &r
+	}
+	return op
+}
+
+func ops(h *history.History, pos []int) []Op {
+	if len(pos) == 0 {
+		return nil
+	}
+	out := make([]Op, 0, len(pos))
+	for _, i := range pos {
+		if i >= 0 && i < len(h.Ops) {
+			out = append(out, NewOp(h, i))
+		}
+	}
+	return out
+}
+
+// NewResult converts a checker result about h.
+func NewResult(h *history.History, r checker.Result) Result {
+	out := Result{
+		Consistency: r.Criterion,
+		Valid:       r.Valid,
+		Witness:     ops(h, r.Witness),
+		Dropped:     ops(h, r.Dropped),
+		Reason:      r.Reason,
+		Method:      r.Method,
+		ElapsedMS:   float64(r.Elapsed) / float64(time.Millisecond),
+	}
+	for _, v := range r.Violations {
+		out.Violations = append(out.Violations, Violation{
+			Ops:         ops(h, v.Ops),
+			Explanation: v.Explanation,
+			Pattern:     v.Pattern,
+			Key:         v.Key,
+		})
+	}
+	return out
+}
+
+// NewHistory describes h (without results) for the report.
+func NewHistory(file, modelName string, h *history.History) History {
+	c := h.Counts()
+	return History{
+		File:      file,
+		Model:     modelName,
+		NilRead:   "value",
+		Ops:       len(h.Ops),
+		OK:        c.OK,
+		Failed:    c.Fail,
+		Unknown:   c.Info,
+		Processes: h.Processes,
+		Clients:   h.Clients,
+		Ignored:   h.Ignored,
+		Warnings:  h.Warnings,
+		Results:   []Result{},
+	}
+}
+
+// InitJSON encodes an initial value for History.Init; None gives nil (the
+// field is then left out).
+func InitJSON(v history.Value) json.RawMessage {
+	if v.IsNone() {
+		return nil
+	}
+	b, err := json.Marshal(v.JSON())
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// Combine folds verdicts: false dominates, then unknown, then true. No
+// verdicts at all give true.
+func Combine(vs ...checker.Verdict) checker.Verdict {
+	out := checker.True
+	for _, v := range vs {
+		switch {
+		case v == checker.False:
+			return checker.False
+		case v == checker.Unknown:
+			out = checker.Unknown
+		}
+	}
+	return out
+}
+
+// Finish sets r's overall verdict from its results and the version.
+func (r *Report) Finish() {
+	r.Version = Version
+	var vs []checker.Verdict
+	for _, h := range r.Histories {
+		for _, res := range h.Results {
+			vs = append(vs, res.Valid)
+		}
+	}
+	r.Valid = Combine(vs...)
+	r.Reason = ""
+	if r.Valid == checker.Unknown {
+		n := 0
+		for _, v := range vs {
+			if v == checker.Unknown {
+				n++
+			}
+		}
+		r.Reason = fmt.Sprintf("%d of %d results are unknown", n, len(vs))
+	}
+	if r.Histories == nil {
+		r.Histories = []History{}
+	}
+}
