@@ -1,0 +1,345 @@
+package shrink
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
+)
+
+// explainer derives the facts of a core from the original history.
+type explainer struct {
+	h          *history.History
+	ops        []int // essential operations, in call order
+	weak       []int
+	sequential bool
+	init       history.Value // the initial value, if the history says
+}
+
+// Explain says in plain words why a core violates the criterion, from its
+// facts: how its operations are ordered (in real time for linearizability,
+// in each process's order for sequential consistency), which write each
+// read must have read from, and reason, the model's complaint at the step
+// where the checker failed (Core.Violation.Explanation, or empty). h is the
+// original history, whose times and labels it quotes.
+func Explain(h *history.History, core Core, criterion string, reason string) string {
+	e := &explainer{h: h, sequential: criterion == checker.Sequential}
+	for _, p := range core.Ops {
+		if p >= 0 && p < len(h.Ops) {
+			e.ops = append(e.ops, p)
+		}
+	}
+	for _, p := range core.Weakened {
+		if p >= 0 && p < len(h.Ops) {
+			e.weak = append(e.weak, p)
+		}
+	}
+	byCall := func(ps []int) {
+		sort.SliceStable(ps, func(a, b int) bool { return h.Ops[ps[a]].Call < h.Ops[ps[b]].Call })
+	}
+	byCall(e.ops)
+	byCall(e.weak)
+	if v, ok := h.Meta["init"]; ok {
+		e.init = v
+	}
+
+	var sb strings.Builder
+	if story := e.story(); story != "" {
+		sb.WriteString(story)
+		sb.WriteString("\n\n")
+	} else {
+		order := "real time"
+		if e.sequential {
+			order = "each process's order"
+		}
+		fmt.Fprintf(&sb, "No order of these %d operations respects %s and the model.\n\n", len(e.ops)+len(e.weak), order)
+	}
+	facts := e.facts()
+	// The checker named the reduced history's operations; weakened ones
+	// there carry fresh client names ("A~1"): name them as recorded.
+	if core.History != nil && len(core.Origin) == len(core.History.Ops) {
+		for j, p := range core.Origin {
+			if p >= 0 && p < len(h.Ops) && core.History.Ops[j].Client != h.Ops[p].Client {
+				reason = strings.ReplaceAll(reason, core.History.Ops[j].Label(), h.Ops[p].Label())
+			}
+		}
+	}
+	if reason = strings.TrimSpace(reason); reason != "" {
+		facts = append(facts, "The checker's reason: "+strings.TrimSuffix(reason, ".")+".")
+	}
+	for _, f := range facts {
+		sb.WriteString("- ")
+		sb.WriteString(f)
+		sb.WriteByte('\n')
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}
+
+func (e *explainer) op(p int) *history.Op { return &e.h.Ops[p] }
+
+func (e *explainer) label(p int) string { return e.op(p).Label() }
+
+// span renders an operation's interval, "[0, 10]" or "[3, ...)" when it
+// never returned.
+func span(o *history.Op) string {
+	if o.Return == history.Infinity {
+		return "[" + strconv.FormatInt(o.Call, 10) + ", ...)"
+	}
+	return "[" + strconv.FormatInt(o.Call, 10) + ", " + strconv.FormatInt(o.Return, 10) + "]"
+}
+
+// precedes reports whether a must take effect before b: a returned before
+// b was called (linearizability), or a came earlier in the same process
+// (sequential consistency, and also under real time when a returned).
+func (e *explainer) precedes(a, b int) bool {
+	x, y := e.op(a), e.op(b)
+	if a == b {
+		return false
+	}
+	if e.sequential {
+		return x.Process == y.Process && (x.Call < y.Call || x.Call == y.Call && a < b)
+	}
+	return x.Status == history.OK && x.Return < y.Call
+}
+
+// orderPhrase says why a precedes b, with times.
+func (e *explainer) orderPhrase(a, b int) string {
+	x, y := e.op(a), e.op(b)
+	if e.sequential {
+		return fmt.Sprintf("%s comes before %s in process %s's order", e.label(a), e.label(b), x.Client)
+	}
+	s := fmt.Sprintf("%s finished at %d before %s began at %d", e.label(a), x.Return, e.label(b), y.Call)
+	if x.Process == y.Process {
+		s += " (same process)"
+	}
+	return s
+}
+
+// writers lists the core's operations, weakened ones included, that store
+// v on key.
+func (e *explainer) writers(key, v history.Value) []int {
+	var out []int
+	for _, p := range append(append([]int(nil), e.ops...), e.weak...) {
+		o := e.op(p)
+		if w, ok := written(o); ok && o.Key == key && w == v {
+			out = append(out, p)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+func (e *explainer) isWeak(p int) bool {
+	for _, q := range e.weak {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// observed is the value an operation shows the register held: a read's
+// result or the value a write or cas stored.
+func (e *explainer) observed(p int) (history.Value, bool) {
+	o := e.op(p)
+	if v, ok := readValue(o); ok {
+		return v, true
+	}
+	if o.Status == history.Info {
+		return history.Value{}, false
+	}
+	return written(o)
+}
+
+// older reports whether value old must have been replaced by the time
+// value v was stored on key: no core operation writes old (it is the
+// initial value), or every writer of old finished before any writer of v
+// began. It returns a phrase naming old.
+func (e *explainer) older(key, old, v history.Value) (string, bool) {
+	ow, nw := e.writers(key, old), e.writers(key, v)
+	if len(ow) == 0 {
+		if !e.init.IsNone() && e.init != old {
+			return "", false
+		}
+		return "the old value " + old.String(), true
+	}
+	if len(nw) == 0 {
+		return "", false
+	}
+	for _, a := range ow {
+		for _, b := range nw {
+			x, y := e.op(a), e.op(b)
+			if e.isWeak(a) || e.isWeak(b) || x.Status != history.OK || x.Return >= y.Call {
+				return "", false
+			}
+		}
+	}
+	return "the older value " + old.String(), true
+}
+
+// story looks for the classic shape of a stale read: an operation that saw
+// (or stored) a newer value precedes a read of an older one. It returns ""
+// when the core has another shape.
+func (e *explainer) story() string {
+	for _, b := range e.ops {
+		vb, ok := readValue(e.op(b))
+		if !ok {
+			continue
+		}
+		for _, a := range e.ops {
+			if !e.precedes(a, b) || e.op(a).Key != e.op(b).Key {
+				continue
+			}
+			va, ok := e.observed(a)
+			if !ok || va == vb {
+				continue
+			}
+			key := e.op(b).Key
+			old, ok := e.older(key, vb, va)
+			if !ok {
+				continue
+			}
+			return e.tell(a, b, va, vb, old)
+		}
+	}
+	return ""
+}
+
+// tell writes the stale-read story for a preceding b, where a saw or
+// stored va and b then read the older vb.
+func (e *explainer) tell(a, b int, va, vb history.Value, old string) string {
+	var sb strings.Builder
+	x, y := e.op(a), e.op(b)
+	if _, isRead := readValue(x); isRead {
+		if e.sequential {
+			fmt.Fprintf(&sb, "%s read the new value %s and comes before %s in process %s's order; yet %s read %s.",
+				e.label(a), va, e.label(b), x.Client, e.label(b), old)
+		} else {
+			fmt.Fprintf(&sb, "%s read the new value %s and finished at %d, before %s began at %d; yet %s read %s.",
+				e.label(a), va, x.Return, e.label(b), y.Call, e.label(b), old)
+		}
+		ws := e.writers(x.Key, va)
+		if len(ws) == 1 {
+			w := e.op(ws[0])
+			switch {
+			case w.Return == history.Infinity || w.Return >= y.Call:
+				fmt.Fprintf(&sb, " %s was still in progress %s, so once %s saw %s the write had taken effect, and no later read may return %s.",
+					e.label(ws[0]), span(w), e.label(a), va, vb)
+			default:
+				fmt.Fprintf(&sb, " %s had finished at %d, so the write had taken effect, and no later read may return %s.",
+					e.label(ws[0]), w.Return, vb)
+			}
+		} else if len(ws) > 1 {
+			fmt.Fprintf(&sb, " Whichever of %s wrote %s had taken effect by then, and no later read may return %s.",
+				e.list(ws), va, vb)
+		}
+		return sb.String()
+	}
+	fmt.Fprintf(&sb, "%s, yet the read returned %s, ", e.orderPhrase(a, b), vb)
+	if strings.HasPrefix(old, "the old value") {
+		sb.WriteString("the value before the write.")
+	} else {
+		sb.WriteString(old + ", which was overwritten before the write.")
+	}
+	return sb.String()
+}
+
+// list joins labels: "A:w(1)", "A:w(1) and B:w(1)", "A, B and C".
+func (e *explainer) list(ps []int) string {
+	var ls []string
+	for _, p := range ps {
+		ls = append(ls, e.label(p))
+	}
+	if len(ls) <= 1 {
+		return strings.Join(ls, "")
+	}
+	return strings.Join(ls[:len(ls)-1], ", ") + " and " + ls[len(ls)-1]
+}
+
+// facts lists the core's facts: its operations' intervals, the order
+// between them (without the pairs that follow from others), where each
+// read's value came from, and what the weakened operations stand for.
+func (e *explainer) facts() []string {
+	var out []string
+	for _, p := range e.ops {
+		o := e.op(p)
+		switch {
+		case o.Status == history.Info:
+			out = append(out, fmt.Sprintf("%s began at %d and its outcome is unknown.", e.label(p), o.Call))
+		case !e.sequential:
+			out = append(out, fmt.Sprintf("%s ran from %d to %d.", e.label(p), o.Call, o.Return))
+		}
+	}
+	// Order facts: the transitive reduction of "precedes" over the core.
+	for _, a := range e.ops {
+		for _, b := range e.ops {
+			if !e.precedes(a, b) {
+				continue
+			}
+			implied := false
+			for _, c := range e.ops {
+				if c != a && c != b && e.precedes(a, c) && e.precedes(c, b) {
+					implied = true
+					break
+				}
+			}
+			if !implied {
+				out = append(out, upper(e.orderPhrase(a, b))+".")
+			}
+		}
+	}
+	if !e.sequential {
+		for i, a := range e.ops {
+			for _, b := range e.ops[i+1:] {
+				if !e.precedes(a, b) && !e.precedes(b, a) {
+					out = append(out, fmt.Sprintf("%s and %s overlap in time, so either may take effect first.", e.label(a), e.label(b)))
+				}
+			}
+		}
+	}
+	// Reads-from facts.
+	for _, p := range e.ops {
+		o := e.op(p)
+		what, v, ok := "", history.Value{}, false
+		if v, ok = readValue(o); ok {
+			what = fmt.Sprintf("%s read %s", e.label(p), v)
+		} else if v, ok = expected(o); ok {
+			what = fmt.Sprintf("%s needs the value %s", e.label(p), v)
+		} else {
+			continue
+		}
+		ws := e.writers(o.Key, v)
+		var from []int
+		for _, w := range ws {
+			if w != p {
+				from = append(from, w)
+			}
+		}
+		switch {
+		case len(from) == 0 && (e.init.IsNone() || e.init == v):
+			out = append(out, what+", which no operation here wrote: the initial value.")
+		case len(from) == 0:
+			out = append(out, what+", which no operation here wrote.")
+		case len(from) == 1:
+			out = append(out, what+", which only "+e.label(from[0])+" wrote.")
+		default:
+			out = append(out, what+", which "+e.list(from)+" wrote.")
+		}
+	}
+	for _, p := range e.weak {
+		o := e.op(p)
+		out = append(out, fmt.Sprintf("%s (recorded %s) is kept only as an operation that may have taken effect at any time, or never.",
+			e.label(p), span(o)))
+	}
+	return out
+}
+
+func upper(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

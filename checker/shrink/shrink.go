@@ -1,0 +1,688 @@
+// Package shrink reduces a history that violates a consistency criterion to
+// a small core that still violates it, and explains the core in plain words.
+//
+// Deleting operations is unsound: deleting a write can leave a read that
+// returns a value nobody wrote, a violation the original did not have. So
+// operations outside the core are not deleted but weakened: a write (or any
+// operation that changes state) may then take effect at any time, or never,
+// with any result, and a read is dropped, since a read with unknown result
+// says nothing. Weakening maps a history that satisfies the criterion to one
+// that still does, so a weakened history that fails proves the original
+// fails; and since weakening more operations can only help a history pass,
+// a core from which no single operation can be weakened is also minimal:
+// no smaller set of operations kept as recorded shows a violation.
+package shrink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
+)
+
+// Checker decides one criterion on a history; Minimize calls it many times,
+// mostly on small histories. Its Result.Criterion tells Minimize which cuts
+// are sound (see Minimize).
+type Checker func(ctx context.Context, h *history.History) (checker.Result, error)
+
+// Core is a reduced history that still violates the criterion, and how its
+// operations relate to the original's. Positions are in the original
+// History.Ops unless said otherwise.
+type Core struct {
+	// Ops are the core's essential operations, kept as recorded (an
+	// operation still running where the history was cut is kept with
+	// unknown outcome). Weakening any one of them makes the violation go
+	// away when Minimal is set.
+	Ops []int
+	// Weakened are operations kept only in weakened form: the violation
+	// needs them to exist (a read in the core returns their value), but not
+	// when they happened, nor whether they finished.
+	Weakened []int
+	// History is the reduced history: the core's operations and the
+	// weakened ones. Everything else was dropped.
+	History *history.History
+	// Origin[i] is the position in the original of History.Ops[i].
+	Origin []int
+	// Violation is what the checker reported on History (its positions are
+	// in History.Ops); its Explanation is the model's reason at the
+	// failing step.
+	Violation checker.Violation
+	// Criterion is the criterion the checker decided.
+	Criterion string
+	// Minimal is set when 1-minimality was established: weakening any one
+	// operation of Ops in History makes the checker accept it.
+	Minimal bool
+	// Checks counts the checker calls it took.
+	Checks int
+}
+
+// Size is the number of operations in the reduced history.
+func (c Core) Size() int { return len(c.Ops) + len(c.Weakened) }
+
+// ErrNotViolating is returned by Minimize for a history the checker
+// accepts, or cannot decide.
+var ErrNotViolating = errors.New("shrink: the history does not violate the criterion")
+
+// Minimize shrinks a history the checker rejects to a 1-minimal core.
+//
+// First it cuts: operations that failed and reads of unknown outcome are
+// dropped (they change no verdict); then, when the checker decides
+// linearizability, only the failing key is kept for a keyed model (exact by
+// locality), and the history is truncated after the earliest return at
+// which it already fails (operations still running become of unknown
+// outcome, later ones are dropped). Sequential consistency is not local and
+// its order is not tied to time, so it is not cut. Then delta debugging
+// (Zeller and Hildebrandt's ddmin) weakens as many operations as it can
+// while the checker still rejects the history, weakened writes whose value
+// nothing observes are dropped, and a last pass confirms that weakening any
+// single operation of the core makes the checker accept it.
+//
+// The work is bounded by ctx: when it ends, the best core found so far is
+// returned with Minimal unset. A verdict of Unknown counts as "accepts", so
+// the core is always one the checker rejected. The error is
+// ErrNotViolating when the checker does not reject h, or the checker's own.
+func Minimize(ctx context.Context, h *history.History, check Checker, keyed bool) (Core, error) {
+	if h == nil {
+		return Core{}, errors.New("shrink: no history")
+	}
+	s := &shrinker{ctx: ctx, h: h, check: check, cache: make(map[string]bool)}
+	s.forms = make([]form, len(h.Ops))
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		switch {
+		case o.Status == history.Fail:
+			s.forms[i] = dropped
+		case o.Status == history.Info && isRead(o):
+			s.forms[i] = dropped
+		default:
+			s.forms[i] = kept
+		}
+	}
+	start := time.Now()
+	res, fails, err := s.test(s.forms)
+	if err != nil {
+		return Core{}, err
+	}
+	s.budget = max(minCheckBudget, checkBudgetFactor*time.Since(start))
+	if !fails {
+		if res.Valid == checker.Unknown && res.Reason != "" {
+			return Core{}, fmt.Errorf("%w (%s)", ErrNotViolating, res.Reason)
+		}
+		return Core{}, ErrNotViolating
+	}
+	s.last = res
+	s.criterion = res.Criterion
+	if s.criterion == checker.Linearizable {
+		if keyed {
+			if err := s.keyCut(res); err != nil {
+				return Core{}, err
+			}
+		}
+		if err := s.prefixCut(res); err != nil {
+			return Core{}, err
+		}
+	}
+	if err := s.ddmin(); err != nil {
+		return Core{}, err
+	}
+	if err := s.dropUnobserved(); err != nil {
+		return Core{}, err
+	}
+	minimal, err := s.confirm()
+	if err != nil {
+		return Core{}, err
+	}
+	return s.core(minimal)
+}
+
+// shrinker holds the state of one Minimize: the current forms always
+// describe a history the checker rejected.
+type shrinker struct {
+	ctx       context.Context
+	h         *history.History
+	check     Checker
+	criterion string
+	forms     []form
+	last      checker.Result // the checker's result on the current forms
+	cache     map[string]bool
+	checks    int
+	// budget bounds each check while shrinking (zero: only ctx bounds it);
+	// see minCheckBudget.
+	budget time.Duration
+}
+
+// A reduced history can be far harder to check than the original: weakened
+// operations may take effect at any time, so many of them pending at once
+// make the search exponential. Each check while shrinking therefore gets a
+// budget, checkBudgetFactor times what the whole history took but at least
+// minCheckBudget; a check that runs out counts as "accepts", so the core
+// stays sound and only perhaps larger. The final confirmation of
+// 1-minimality runs on the small core with no budget but ctx's.
+const (
+	minCheckBudget    = 250 * time.Millisecond
+	checkBudgetFactor = 10
+)
+
+// done reports whether the context ended, so that the search stops with
+// the best core so far.
+func (s *shrinker) done() bool { return s.ctx.Err() != nil }
+
+// test builds the history forms describe and reports whether the checker
+// rejects it. Results are cached by forms: ddmin asks again often.
+func (s *shrinker) test(forms []form) (checker.Result, bool, error) {
+	key := formsKey(forms)
+	if f, ok := s.cache[key]; ok && !f {
+		return checker.Result{}, false, nil
+	}
+	if s.quickPass(forms) {
+		s.cache[key] = false
+		return checker.Result{Valid: checker.True}, false, nil
+	}
+	hh, _, err := build(s.h, forms)
+	if err != nil {
+		return checker.Result{}, false, err
+	}
+	s.checks++
+	ctx := s.ctx
+	if s.budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.budget)
+		defer cancel()
+	}
+	res, err := s.check(ctx, hh)
+	if err != nil {
+		return res, false, fmt.Errorf("shrink: checking a reduced history: %w", err)
+	}
+	fails := res.Valid == checker.False
+	// An Unknown verdict may only mean the time ran out; do not remember
+	// it as an acceptance.
+	if res.Valid != checker.Unknown {
+		s.cache[key] = fails
+	}
+	return res, fails, nil
+}
+
+// accept makes forms current if the checker rejects them.
+func (s *shrinker) accept(forms []form) (bool, error) {
+	res, fails, err := s.test(forms)
+	if err != nil || !fails {
+		return false, err
+	}
+	if res.Valid == checker.False {
+		s.last = res
+	}
+	s.forms = forms
+	return true, nil
+}
+
+// quickPass reports whether the history forms describe passes for certain
+// because it passes without its weakened operations: those are optional,
+// so any order that works without them works with them. Checking the kept
+// operations alone is cheap, while weakened operations, pending all the
+// time, can make the full check slow; ddmin asks about many such
+// histories that plainly pass.
+func (s *shrinker) quickPass(forms []form) bool {
+	hasWeak := false
+	for _, f := range forms {
+		if f == weak {
+			hasWeak = true
+			break
+		}
+	}
+	if !hasWeak {
+		return false
+	}
+	bare := append([]form(nil), forms...)
+	for i, f := range bare {
+		if f == weak {
+			bare[i] = dropped
+		}
+	}
+	hh, _, err := build(s.h, bare)
+	if err != nil {
+		return false
+	}
+	s.checks++
+	ctx := s.ctx
+	if s.budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.budget)
+		defer cancel()
+	}
+	res, err := s.check(ctx, hh)
+	return err == nil && res.Valid == checker.True
+}
+
+func formsKey(forms []form) string {
+	b := make([]byte, len(forms))
+	for i, f := range forms {
+		b[i] = byte('0' + f)
+	}
+	return string(b)
+}
+
+// keyCut keeps only the failing key. For linearizability a history fails
+// exactly when one of its keys does, so this is exact; the checker's
+// violation names the key to try first.
+func (s *shrinker) keyCut(res checker.Result) error {
+	keys, groups := checker.Partition(s.h)
+	if len(keys) < 2 {
+		return nil
+	}
+	hint := ""
+	if len(res.Violations) > 0 {
+		hint = res.Violations[0].Key
+	}
+	order := make([]int, 0, len(keys))
+	for g, k := range keys {
+		if hint != "" && k.String() == hint {
+			order = append([]int{g}, order...)
+		} else {
+			order = append(order, g)
+		}
+	}
+	for _, g := range order {
+		if s.done() {
+			return nil
+		}
+		in := make([]bool, len(s.h.Ops))
+		for _, i := range groups[g] {
+			in[i] = true
+		}
+		next := append([]form(nil), s.forms...)
+		for i := range next {
+			if !in[i] {
+				next[i] = dropped
+			}
+		}
+		ok, err := s.accept(next)
+		if err != nil || ok {
+			return err
+		}
+	}
+	return nil
+}
+
+// truncate returns forms cut at time t: operations called after t are
+// dropped and those still running at t get unknown outcome. If a history
+// is linearizable, so is every such prefix: an operation's point of effect
+// lies in its interval, so the points up to t order the prefix legally.
+func (s *shrinker) truncate(forms []form, t int64) []form {
+	next := append([]form(nil), forms...)
+	for i := range next {
+		if next[i] != kept && next[i] != inFlight {
+			continue
+		}
+		o := &s.h.Ops[i]
+		switch {
+		case o.Call > t:
+			next[i] = dropped
+		case o.Return > t:
+			next[i] = inFlight
+		}
+	}
+	return next
+}
+
+// prefixCut truncates the history after the earliest return at which it
+// already fails. A shorter prefix is a truncation of a longer one, so
+// failing is monotone in the cut time and a binary search finds it; the
+// return of the operation the checker could not place is tried first.
+func (s *shrinker) prefixCut(res checker.Result) error {
+	var times []int64
+	for i := range s.h.Ops {
+		if s.forms[i] == kept && s.h.Ops[i].Status == history.OK {
+			times = append(times, s.h.Ops[i].Return)
+		}
+	}
+	sort.Slice(times, func(a, b int) bool { return times[a] < times[b] })
+	times = dedup(times)
+	full := s.forms
+	best, bestLast := s.forms, s.last
+	// lo is the largest index whose cut is known to pass (or -1), hi the
+	// smallest known to fail, where len(times) stands for the uncut history.
+	lo, hi := -1, len(times)
+	try := func(k int) error {
+		next := s.truncate(full, times[k])
+		r, fails, err := s.test(next)
+		if err != nil {
+			return err
+		}
+		if fails {
+			hi, best, bestLast = k, next, r
+		} else {
+			lo = k
+		}
+		return nil
+	}
+	if t, ok := s.failingReturn(res); ok {
+		if k := sort.Search(len(times), func(i int) bool { return times[i] >= t }); k < len(times) {
+			if err := try(k); err != nil {
+				return err
+			}
+		}
+	}
+	for hi-lo > 1 && !s.done() {
+		if err := try((lo + hi) / 2); err != nil {
+			return err
+		}
+	}
+	s.forms, s.last = best, bestLast
+	return nil
+}
+
+// failingReturn is the return time of the completed operation the checker
+// could not place, the natural place to cut.
+func (s *shrinker) failingReturn(res checker.Result) (int64, bool) {
+	if len(res.Violations) == 0 || len(res.Violations[0].Ops) == 0 {
+		return 0, false
+	}
+	// The checker saw the history built from the current forms; map its
+	// position back.
+	_, origin, err := build(s.h, s.forms)
+	if err != nil {
+		return 0, false
+	}
+	p := res.Violations[0].Ops[0]
+	if p < 0 || p >= len(origin) {
+		return 0, false
+	}
+	o := &s.h.Ops[origin[p]]
+	if o.Status != history.OK {
+		return 0, false
+	}
+	return o.Return, true
+}
+
+func dedup(xs []int64) []int64 {
+	out := xs[:0]
+	for i, x := range xs {
+		if i == 0 || x != xs[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// candidates are the operations ddmin may weaken: those still kept.
+func (s *shrinker) candidates() []int {
+	var c []int
+	for i, f := range s.forms {
+		if f == kept || f == inFlight {
+			c = append(c, i)
+		}
+	}
+	return c
+}
+
+// keepOnly returns the current forms with every candidate outside keep
+// weakened.
+func (s *shrinker) keepOnly(cands, keep []int) []form {
+	in := make(map[int]bool, len(keep))
+	for _, i := range keep {
+		in[i] = true
+	}
+	next := append([]form(nil), s.forms...)
+	for _, i := range cands {
+		if !in[i] {
+			next[i] = weakForm(&s.h.Ops[i])
+		}
+	}
+	return next
+}
+
+// ddmin is Zeller and Hildebrandt's minimising delta debugging over the
+// kept operations, with weakening as removal and "the checker rejects it"
+// as the test. It ends with every single weakening tried on the result.
+func (s *shrinker) ddmin() error {
+	cur := s.candidates()
+	n := 2
+	for len(cur) >= 2 && !s.done() {
+		chunks := split(cur, n)
+		reduced := false
+		for _, c := range chunks {
+			if s.done() {
+				return nil
+			}
+			ok, err := s.accept(s.keepOnly(cur, c))
+			if err != nil {
+				return err
+			}
+			if ok {
+				cur, n, reduced = c, 2, true
+				break
+			}
+		}
+		if !reduced && n > 2 {
+			for k := range chunks {
+				if s.done() {
+					return nil
+				}
+				comp := complement(chunks, k)
+				ok, err := s.accept(s.keepOnly(cur, comp))
+				if err != nil {
+					return err
+				}
+				if ok {
+					cur, n, reduced = comp, max(n-1, 2), true
+					break
+				}
+			}
+		}
+		if !reduced {
+			if n >= len(cur) {
+				break
+			}
+			n = min(2*n, len(cur))
+		}
+	}
+	return nil
+}
+
+// split cuts xs into n chunks of nearly equal size, in order.
+func split(xs []int, n int) [][]int {
+	out := make([][]int, 0, n)
+	start := 0
+	for k := 0; k < n; k++ {
+		end := start + (len(xs)-start)/(n-k)
+		out = append(out, xs[start:end])
+		start = end
+	}
+	return out
+}
+
+func complement(chunks [][]int, skip int) []int {
+	var out []int
+	for k, c := range chunks {
+		if k != skip {
+			out = append(out, c...)
+		}
+	}
+	return out
+}
+
+// registerOps are the operation names whose values dropUnobserved
+// understands: with only these, a weakened write whose value no read
+// returns and no cas expects can be deleted without changing any verdict.
+var registerOps = map[string]bool{"read": true, "r": true, "get": true, "write": true, "w": true, "put": true,
+	"cas": true, "compare-and-set": true}
+
+// written returns the value a write or cas stores, if it is one.
+func written(o *history.Op) (history.Value, bool) {
+	switch o.F {
+	case "write", "w", "put":
+		return o.Value, true
+	case "cas", "compare-and-set":
+		if o.Value.Kind() == history.List && o.Value.Len() == 2 {
+			return o.Value.Elems()[1], true
+		}
+	}
+	return history.Value{}, false
+}
+
+// expected returns the value a cas compares with, if it is one.
+func expected(o *history.Op) (history.Value, bool) {
+	switch o.F {
+	case "cas", "compare-and-set":
+		if o.Value.Kind() == history.List && o.Value.Len() == 2 {
+			return o.Value.Elems()[0], true
+		}
+	}
+	return history.Value{}, false
+}
+
+// readValue returns the value a completed read returned.
+func readValue(o *history.Op) (history.Value, bool) {
+	if !isRead(o) || o.Status != history.OK {
+		return history.Value{}, false
+	}
+	if o.Value.IsNone() {
+		return history.NilValue, true
+	}
+	return o.Value, true
+}
+
+type keyed struct{ key, val history.Value }
+
+// dropUnobserved deletes weakened writes and cas whose value (per key)
+// no completed read returns and no cas expects. While a register holds
+// such a value only operations blind to it can take effect, so removing
+// the optional operation that stored it keeps every order legal: the
+// deletion changes no verdict. It applies only to histories of reads,
+// writes and cas without fencing tokens, and is kept only if the checker
+// still rejects the result.
+func (s *shrinker) dropUnobserved() error {
+	if s.done() {
+		return nil
+	}
+	observed := make(map[keyed]bool)
+	for i, f := range s.forms {
+		if f == dropped {
+			continue
+		}
+		o := &s.h.Ops[i]
+		if !registerOps[o.F] || !o.Token.IsNone() {
+			return nil
+		}
+		if f == weak {
+			// A weakened cas is an optional write of its new value: it
+			// compares with nothing.
+			continue
+		}
+		if v, ok := readValue(o); ok {
+			observed[keyed{o.Key, v}] = true
+		}
+		if v, ok := expected(o); ok {
+			observed[keyed{o.Key, v}] = true
+		}
+	}
+	next := append([]form(nil), s.forms...)
+	changed := false
+	for i, f := range s.forms {
+		if f != weak {
+			continue
+		}
+		o := &s.h.Ops[i]
+		if v, ok := written(o); ok && !observed[keyed{o.Key, v}] {
+			next[i] = dropped
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	_, err := s.accept(next)
+	return err
+}
+
+// confirm establishes 1-minimality on the reduced history itself: weakening
+// any one core operation must make the checker accept it. An operation
+// whose weakening still fails is weakened for good and the pass repeats, so
+// the result is 1-minimal even if ddmin was cut short by an Unknown verdict.
+func (s *shrinker) confirm() (bool, error) {
+	for !s.done() {
+		hh, origin, err := build(s.h, s.forms)
+		if err != nil {
+			return false, err
+		}
+		allPass := true
+		weakened := false
+		for j, i := range origin {
+			if s.forms[i] != kept && s.forms[i] != inFlight {
+				continue
+			}
+			if s.done() {
+				return false, nil
+			}
+			w := Weaken(hh, []int{j})
+			if w == nil {
+				return false, errors.New("shrink: weakening the core gave an invalid history")
+			}
+			s.checks++
+			res, err := s.check(s.ctx, w)
+			if err != nil {
+				return false, fmt.Errorf("shrink: checking a reduced history: %w", err)
+			}
+			switch res.Valid {
+			case checker.True:
+				continue
+			case checker.False:
+				next := append([]form(nil), s.forms...)
+				next[i] = weakForm(&s.h.Ops[i])
+				// res speaks of Weaken's history, not of the one next
+				// builds; core asks the checker again.
+				s.forms, s.last = next, checker.Result{}
+				weakened = true
+			default:
+				allPass = false
+			}
+			if weakened {
+				break
+			}
+		}
+		if weakened {
+			if err := s.dropUnobserved(); err != nil {
+				return false, err
+			}
+			continue
+		}
+		return allPass, nil
+	}
+	return false, nil
+}
+
+// core packages the current forms.
+func (s *shrinker) core(minimal bool) (Core, error) {
+	hh, origin, err := build(s.h, s.forms)
+	if err != nil {
+		return Core{}, err
+	}
+	c := Core{History: hh, Origin: origin, Criterion: s.criterion, Minimal: minimal, Checks: s.checks}
+	for i, f := range s.forms {
+		switch f {
+		case kept, inFlight:
+			c.Ops = append(c.Ops, i)
+		case weak:
+			c.Weakened = append(c.Weakened, i)
+		}
+	}
+	if s.last.Valid != checker.False {
+		// The current forms were accepted from the cache or never re-run:
+		// ask once more for the checker's own account of the core.
+		s.checks++
+		res, err := s.check(s.ctx, hh)
+		if err != nil {
+			return Core{}, fmt.Errorf("shrink: checking the core: %w", err)
+		}
+		s.last = res
+		c.Checks = s.checks
+	}
+	if len(s.last.Violations) > 0 {
+		c.Violation = s.last.Violations[0]
+	}
+	return c, nil
+}
