@@ -5,6 +5,49 @@
 // A model works on compact operations (Op) whose values are interned into a
 // Table, and on states of a small comparable type S, so that checkers can
 // memoise states in plain maps without boxing.
+//
+// # Writing a model
+//
+// A model for a data type of your own is a type that implements Model[S];
+// every checker that works from a sequential specification (linearizability,
+// sequential consistency, their explanations and witness checks) accepts it
+// as it is, and checker/suite.Bind and cli.Main put it on the command line.
+//
+//   - Choose the state type S: a comparable value with no pointers, slices
+//     or maps, since checkers compare and hash states as map keys. An
+//     integer, a small struct or a fixed-size array work; a string encodes
+//     a collection of any size (the set and queue models keep their
+//     elements' Table ids in one).
+//   - Info names the model and documents each operation and the shape of
+//     its value; histcheck models prints it, and UnknownOpError uses it.
+//   - Compile turns a history operation into an Op: an operation code in
+//     Kind and the arguments and observed result in A, B and C, with values
+//     interned in the Table. Check shapes here and return an error that says
+//     what was expected; checkers add the operation's line. A result that
+//     does not fit three integers (a whole set, every balance of a bank) is
+//     interned with an Interner the model owns, and its id kept in the Op.
+//     An operation of unknown outcome (op.Status is history.Info) carries
+//     the invocation's value, usually not the result.
+//   - Init gives the initial state, after Compile has seen every operation.
+//   - Step is the hot path: given a state and an Op it returns the next
+//     state and whether the operation is legal there. It must be a pure
+//     function of its arguments and safe to call from several goroutines.
+//     When Op.Unknown is set it must accept any output; the checkers decide
+//     whether the operation took effect.
+//   - Describe renders a state for reports.
+//
+// Three optional interfaces make reports and searches better: Explainer says
+// in a sentence why an operation is illegal; Pruner drops operations of
+// unknown outcome that nothing observed, which can save a search
+// exponential time (it must never change a verdict: argue why in its
+// comment and test it against the reference checker); Forker gives each
+// partition of a keyed model its own copy of a cache. Set Info.Keyed when
+// operations on different keys are independent, so checkers split the
+// history by key.
+//
+// The bank example in the repository's examples/bank directory is a
+// complete model of accounts with transfers and reads of every balance,
+// checked through this package and through a command line of its own.
 package model
 
 import (
@@ -68,6 +111,54 @@ type Pruner interface {
 // partitions never contend on a shared cache.
 type Forker[S comparable] interface {
 	Fork() Model[S]
+}
+
+// OpClass is what an operation does to a register, for checkers that
+// exploit reads and blind writes.
+type OpClass uint8
+
+// Operation classes.
+const (
+	// OtherOp is any operation that is neither of the classes below.
+	OtherOp OpClass = iota
+	// ReadOp observes the state and never changes it: in every state Step
+	// either refuses it or returns the state unchanged, and it is legal
+	// exactly when the state's value id equals Op.A.
+	ReadOp
+	// AnyReadOp is a read that is legal in every state and changes nothing
+	// (a read of nil under NilIsAny, or one of unknown outcome).
+	AnyReadOp
+	// WriteOp is a blind write: legal in every state, it sets the state to
+	// the value whose id is Op.A.
+	WriteOp
+)
+
+// ReadWriteRegister is implemented by models whose states are value ids of
+// one register (per key, for keyed models) and whose operations can be
+// classified as reads and blind writes. Checkers use it for exact shortcuts:
+// a legal read may be linearized at once, and a history of reads and
+// writes of unique values is decided in polynomial time. Class must agree
+// with Step, Op.Unknown included (a read of unknown outcome is an
+// AnyReadOp).
+type ReadWriteRegister interface {
+	Class(op *Op) OpClass
+}
+
+// Foresight is implemented by models that can tell early that an
+// operation will never become legal, so that a search abandons an order as
+// soon as it dooms an operation rather than when the operation's time runs
+// out (for kv: once a key holds "ab", a pending read of "ba" can only
+// succeed after a write).
+type Foresight[S comparable] interface {
+	// Doomed returns, for the operations of one partition, a test that
+	// reports whether ops[i] is illegal in s and in every state that the
+	// operations not yet taken can lead to from s (taken is the set of
+	// operations already linearized, a bitset over ops), given that an
+	// operation can only come after ops[i] if it was called before ops[i]
+	// returned. It returns nil when the model can tell nothing for these
+	// operations. A test may answer false when unsure, never true wrongly.
+	// It is called by one goroutine at a time.
+	Doomed(ops []Op) func(s S, i int, taken []uint64) bool
 }
 
 // Info documents a model.

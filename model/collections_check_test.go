@@ -1,0 +1,324 @@
+package model_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/linear"
+	"github.com/histcheck/histcheck/checker/reference"
+	"github.com/histcheck/histcheck/checker/sequential"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/internal/randhist"
+	"github.com/histcheck/histcheck/model"
+)
+
+// naiveColl holds the rules of the set, queue and counter models, written
+// again from their documentation over history operations. Unlike the
+// models it is nondeterministic where the data type is: a dequeue of
+// unknown outcome from an unordered queue may remove any element, so the
+// differential test also checks that the models' deterministic choice
+// loses no verdict.
+type naiveColl struct {
+	kind string // "set", "fifo-queue", "unordered-queue" or "counter"
+	init int64  // the counter's initial value
+}
+
+// collState is a state of naiveColl: the elements (sorted for the set,
+// head first for the queues), or the counter's value.
+type collState struct {
+	elems []history.Value
+	n     int64
+}
+
+func (s collState) key() string {
+	return history.ListValue(s.elems...).Text() + "/" + history.IntValue(s.n).Text()
+}
+
+func without(vs []history.Value, i int) []history.Value {
+	return append(append([]history.Value(nil), vs[:i]...), vs[i+1:]...)
+}
+
+// next returns every state op may lead to from s; none when it is illegal.
+func (nv naiveColl) next(s collState, o *history.Op) []collState {
+	unknown := o.Status == history.Info
+	switch nv.kind {
+	case "set":
+		switch o.F {
+		case "add":
+			es := history.SetValue(append(append([]history.Value(nil), s.elems...), o.Value)...).Elems()
+			return []collState{{elems: es}}
+		case "read":
+			if unknown || history.SetValue(o.Value.Elems()...) == history.SetValue(s.elems...) {
+				return []collState{s}
+			}
+			return nil
+		}
+	case "fifo-queue", "unordered-queue":
+		switch {
+		case o.F == "enqueue":
+			return []collState{{elems: append(append([]history.Value(nil), s.elems...), o.Value)}}
+		case o.F == "dequeue" && unknown:
+			if len(s.elems) == 0 {
+				return []collState{s}
+			}
+			if nv.kind == "fifo-queue" {
+				return []collState{{elems: without(s.elems, 0)}}
+			}
+			var out []collState
+			for i := range s.elems {
+				out = append(out, collState{elems: without(s.elems, i)})
+			}
+			return out
+		case o.F == "dequeue" && o.Value.IsNil():
+			if len(s.elems) == 0 {
+				return []collState{s}
+			}
+			return nil
+		case o.F == "dequeue":
+			for i, e := range s.elems {
+				if e == o.Value {
+					return []collState{{elems: without(s.elems, i)}}
+				}
+				if nv.kind == "fifo-queue" {
+					break
+				}
+			}
+			return nil
+		}
+	case "counter":
+		switch o.F {
+		case "add":
+			d, _ := o.Value.Int()
+			return []collState{{n: s.n + d}}
+		case "read":
+			v, _ := o.Value.Int()
+			if unknown || v == s.n {
+				return []collState{s}
+			}
+			return nil
+		}
+	}
+	panic(nv.kind + ": " + o.F)
+}
+
+// check tries every sequence of distinct operations that did not fail,
+// extending only legal prefixes, and accepts when one holds every completed
+// operation. With realTime, no operation may follow one that was called
+// after it returned; otherwise each process's operations keep their order.
+func (nv naiveColl) check(h *history.History, realTime bool) bool {
+	var ops []*history.Op
+	var required uint32
+	for i := range h.Ops {
+		if h.Ops[i].Status != history.Fail {
+			if h.Ops[i].Status == history.OK {
+				required |= 1 << len(ops)
+			}
+			ops = append(ops, &h.Ops[i])
+		}
+	}
+	failed := map[string]bool{}
+	var try func(s collState, used uint32) bool
+	try = func(s collState, used uint32) bool {
+		if used&required == required {
+			return true
+		}
+		memo := s.key() + "/" + history.IntValue(int64(used)).Text()
+		if failed[memo] {
+			return false
+		}
+		for i, o := range ops {
+			if used&(1<<i) != 0 {
+				continue
+			}
+			ok := true
+			for j, x := range ops {
+				if used&(1<<j) == 0 {
+					continue
+				}
+				if realTime && o.Return < x.Call || !realTime && o.Process == x.Process && o.Call < x.Call {
+					ok = false
+				}
+			}
+			if !ok {
+				continue
+			}
+			for _, ns := range nv.next(s, o) {
+				if try(ns, used|1<<i) {
+					return true
+				}
+			}
+		}
+		failed[memo] = true
+		return false
+	}
+	return try(collState{n: nv.init}, 0)
+}
+
+type collCase struct {
+	h    *history.History
+	nv   naiveColl
+	opts model.Options
+}
+
+func genColl(r *rand.Rand, kind string) collCase {
+	cfg := randhist.Config{
+		Ops:       1 + r.IntN(7),
+		Processes: 1 + r.IntN(3),
+		Values:    1 + r.IntN(4),
+		CrashRate: 0.15,
+		FailRate:  0.1,
+		Corrupt:   0.6,
+	}
+	if strings.HasSuffix(kind, "queue") {
+		// Queue histories stay linearizable more often when altered.
+		cfg.Corrupt = 0.85
+	}
+	nv := naiveColl{kind: kind}
+	var opts model.Options
+	var h *history.History
+	switch kind {
+	case "set":
+		h = randhist.Set(r, cfg)
+	case "fifo-queue":
+		h = randhist.FIFOQueue(r, cfg)
+	case "unordered-queue":
+		h = randhist.UnorderedQueue(r, cfg)
+	case "counter":
+		if r.IntN(2) == 0 {
+			nv.init = int64(r.IntN(5))
+			cfg.Init = history.IntValue(nv.init)
+			opts.Init = cfg.Init
+		}
+		h = randhist.Counter(r, cfg)
+	}
+	return collCase{h: h, nv: nv, opts: opts}
+}
+
+// diffCollection checks, on random small histories, that the reference
+// checker agrees with the naive rules for linearizability and sequential
+// consistency, and that linear.Check and sequential.Check (which prune with
+// the model's Pruner) agree with the reference and give witnesses that
+// replay.
+func diffCollection[S comparable](t *testing.T, kind string, mk func(model.Options) model.Model[S], seed uint64) {
+	const histories = 3000
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(41, seed))
+	var valid, invalid, seqOnly, pruned int
+	for n := 0; n < histories; n++ {
+		c := genColl(r, kind)
+		m := mk(c.opts)
+		fail := func(format string, args ...any) {
+			t.Helper()
+			t.Fatalf("history %d: "+format+"\n%s", append([]any{n}, append(args, dump(c.h))...)...)
+		}
+		comp, err := checker.Compile(m, c.h, nil, nil, true)
+		if err != nil {
+			fail("compile: %v", err)
+		}
+		if len(comp.Dropped) > 0 {
+			pruned++
+		}
+		ref, err := reference.Linearizable(ctx, m, c.h)
+		if err != nil {
+			fail("reference: %v", err)
+		}
+		if want := c.nv.check(c.h, true); (ref.Valid == checker.True) != want || ref.Valid == checker.Unknown {
+			fail("reference says linearizable %v, naive says %v", ref.Valid, want)
+		}
+		lin, err := linear.Check(ctx, m, c.h, linear.Options{Workers: 1, Verify: true})
+		if err != nil || lin.Valid != ref.Valid {
+			fail("linear says %v (%v), reference %v", lin.Valid, err, ref.Valid)
+		}
+		refSeq, err := reference.Sequential(ctx, m, c.h)
+		if err != nil {
+			fail("reference: %v", err)
+		}
+		if want := c.nv.check(c.h, false); (refSeq.Valid == checker.True) != want || refSeq.Valid == checker.Unknown {
+			fail("reference says sequential %v, naive says %v", refSeq.Valid, want)
+		}
+		seq, err := sequential.Check(ctx, m, c.h, sequential.Options{Workers: 1})
+		if err != nil || seq.Valid != refSeq.Valid {
+			fail("sequential says %v (%v), reference %v", seq.Valid, err, refSeq.Valid)
+		}
+		if seq.Valid == checker.True {
+			if err := checker.VerifyWitness(m, c.h, seq.Witness, checker.ProcessOrder); err != nil {
+				fail("sequential witness: %v", err)
+			}
+		}
+		switch {
+		case ref.Valid == checker.True:
+			valid++
+		case refSeq.Valid == checker.True:
+			seqOnly++
+			invalid++
+		default:
+			invalid++
+		}
+		if ref.Valid == checker.False {
+			e := lin.Violations[0].Explanation
+			if !strings.Contains(e, "but the") && !strings.Contains(e, "found the queue empty") && !strings.HasSuffix(e, "model.") {
+				fail("explanation %q names no violation", e)
+			}
+		}
+	}
+	t.Logf("%d linearizable, %d not (%d of them sequentially consistent); %d pruned", valid, invalid, seqOnly, pruned)
+	if pruned < histories/20 {
+		t.Errorf("the Pruner dropped operations in only %d histories: the test has no bite", pruned)
+	}
+	if valid < histories/5 || invalid < histories/5 || seqOnly < histories/50 {
+		t.Errorf("%d linearizable, %d not, %d only sequential: too lopsided to test much", valid, invalid, seqOnly)
+	}
+}
+
+func TestSetDifferential(t *testing.T)     { diffCollection(t, "set", model.NewSet, 1) }
+func TestFIFODifferential(t *testing.T)    { diffCollection(t, "fifo-queue", model.NewFIFOQueue, 2) }
+func TestCounterDifferential(t *testing.T) { diffCollection(t, "counter", model.NewCounter, 4) }
+func TestUnorderedDifferential(t *testing.T) {
+	diffCollection(t, "unordered-queue", model.NewUnorderedQueue, 3)
+}
+
+// TestUnorderedUnknownDequeue checks the case the unordered queue's
+// deterministic choice must not lose: a dequeue of unknown outcome must
+// remove whichever element the later dequeues leave, before a dequeue finds
+// the queue empty.
+func TestUnorderedUnknownDequeue(t *testing.T) {
+	op := func(c, f string, v history.Value, call, ret int64, st history.Type) history.Op {
+		return history.Op{Client: c, F: f, Value: v, Call: call, Return: ret, Status: st}
+	}
+	one, two, null := history.IntValue(1), history.IntValue(2), history.NilValue
+	for _, second := range []history.Value{one, two} {
+		h, err := history.FromOps([]history.Op{
+			op("A", "enqueue", one, 0, 1, history.OK),
+			op("A", "enqueue", two, 2, 3, history.OK),
+			op("B", "dequeue", null, 4, history.Infinity, history.Info),
+			op("A", "dequeue", second, 5, 6, history.OK),
+			op("A", "dequeue", null, 7, 8, history.OK),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, crit := range []string{checker.Linearizable, checker.Sequential} {
+			var res checker.Result
+			if crit == checker.Linearizable {
+				res, err = linear.Check(context.Background(), model.NewUnorderedQueue(model.Options{}), h, linear.Options{})
+			} else {
+				res, err = sequential.Check(context.Background(), model.NewUnorderedQueue(model.Options{}), h, sequential.Options{})
+			}
+			if err != nil || res.Valid != checker.True {
+				t.Errorf("dequeue of %s: %s %v (%v) %+v", second, crit, res.Valid, err, res.Violations)
+			}
+		}
+		// Without the unknown dequeue one element is left behind.
+		h, err = history.FromOps(append(h.Ops[:2:2], h.Ops[3:]...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := reference.Linearizable(context.Background(), model.NewUnorderedQueue(model.Options{}), h)
+		if err != nil || res.Valid != checker.False {
+			t.Errorf("without the unknown dequeue: %v (%v)", res.Valid, err)
+		}
+	}
+}
