@@ -19,7 +19,8 @@ import (
 
 // checkOptions are the flags of "histcheck check".
 type checkOptions struct {
-	model         string
+	model         []string
+	ttl           string
 	consistency   string
 	init          string
 	nilRead       string
@@ -34,6 +35,8 @@ type checkOptions struct {
 	maxViolations int
 
 	initSet bool
+	spec    *modelSpec  // from --model, when given
+	ttlSet  *ttlSetting // from --ttl, when given
 }
 
 // criterionAll asks for every criterion the model supports, and the ladder.
@@ -45,7 +48,9 @@ func newCheckCmd(e *env) *cobra.Command {
 		Use:   "check [flags] FILE...",
 		Short: "Check histories against a consistency criterion",
 		Long: "Check each history FILE (- is standard input) against the chosen criteria and print, per\n" +
-			"file and criterion, the line FILE<TAB>CRITERION<TAB>true|false|unknown and an explanation.\n\n" +
+			"file and criterion, the line FILE<TAB>CRITERION<TAB>true|false|unknown and an explanation.\n" +
+			"With a model per key (--model lock=lease,stock=fenced-register) each object is checked on its\n" +
+			"own: the line's verdict is false if any object's is, and an indented line per object follows.\n\n" +
 			"Exit status: 0 every verdict true, 1 some false, 2 some unknown and none false,\n" +
 			"3 bad usage or input.",
 		Args: func(_ *cobra.Command, args []string) error {
@@ -60,7 +65,10 @@ func newCheckCmd(e *env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.model, "model", "m", "", "model to check against (default: the file's own, else detected from the operation names)")
+	f.StringArrayVarP(&o.model, "model", "m", nil, "`MODEL` to check against, or KEY=MODEL pairs to check each key with its own model\n"+
+		"(lock=lease,stock=fenced-register; *=MODEL for keys not named; repeatable) (default: the file's own, else detected from the operation names)")
+	f.StringVar(&o.ttl, "ttl", "", "lease length (`TTL`) for the lease model: a number in the history's time unit, or a duration such as 10s\n"+
+		"when the unit is known (the file's time_unit; Jepsen event times are nanoseconds) (default: the file's ttl, else each acquire's ttl field)")
 	f.StringVarP(&o.consistency, "consistency", "c", checker.Linearizable,
 		"comma-separated criteria: "+strings.Join(checker.AllCriteria, ", ")+", or all")
 	f.StringVar(&o.init, "init", "", `initial value: a number, nil, "" or a quoted string, true/false, or a word (default: the file's own, else the model's)`)
@@ -109,14 +117,28 @@ func (o *checkOptions) validate(e *env) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.model != "" {
-		m, err := suite.Lookup(e.models, o.model)
+	if spec := strings.Join(o.model, ","); spec != "" {
+		sp, err := parseModelSpec(spec)
 		if err != nil {
 			return nil, &usageError{msg: err.Error()}
 		}
-		if err := supported(m, criteria); err != nil {
-			return nil, err
+		models, err := sp.lookupAll(e.models)
+		if err != nil {
+			return nil, &usageError{msg: err.Error()}
 		}
+		for _, name := range sp.names() {
+			if err := supported(models[name], criteria); err != nil {
+				return nil, err
+			}
+		}
+		o.spec = &sp
+	}
+	if o.ttl != "" {
+		t, err := parseTTL(o.ttl)
+		if err != nil {
+			return nil, usagef("--%v", err)
+		}
+		o.ttlSet = &t
 	}
 	return criteria, nil
 }
@@ -219,62 +241,109 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 // checkFile reads and checks one file. Problems are printed on stderr; the
 // returned report is nil when the file could not be read.
 func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criteria []string, initFlag history.Value) (*report.History, ExitCode) {
-	h, err := readHistory(e, file, o.format)
+	in, err := readHistory(e, file, o.format)
 	if err != nil {
 		printInputError(e, file, err)
 		return nil, ExitError
 	}
+	h := in.h
 	if o.independent {
 		if err := h.SplitTuples(); err != nil {
 			printInputError(e, file, err)
 			return nil, ExitError
 		}
 	}
-	m, how, err := chooseModel(e.models, o.model, h)
+	spec, how, err := chooseSpec(e.models, o.spec, h)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
 		return nil, ExitError
 	}
+	objs, err := spec.objects(e.models, h)
+	if err != nil {
+		printInputError(e, file, err)
+		return nil, ExitError
+	}
 	if how == detected {
-		fmt.Fprintf(e.stderr, "%s: model %s (%s)\n", file, m.Info.Name, how)
+		fmt.Fprintf(e.stderr, "%s: model %s (%s)\n", file, spec, how)
 	}
 	mopts, nilRead, err := modelOptions(o, h, initFlag)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
 		return nil, ExitError
 	}
-	hr := report.NewHistory(file, m.Info.Name, h)
+	if mopts.TTL, err = historyTTL(o.ttlSet, h, in.events); err != nil {
+		fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
+		return nil, ExitError
+	}
+	hr := report.NewHistory(file, spec.String(), h)
 	hr.Init = report.InitJSON(mopts.Init)
 	hr.NilRead = nilRead
 	if o.noCheck {
 		return &hr, ExitOK
 	}
-	if err := supported(m, criteria); err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
-		return &hr, ExitError
+	for _, obj := range objs {
+		if err := supported(obj.model, criteria); err != nil {
+			fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
+			return &hr, ExitError
+		}
 	}
-	list, all := expand(m, criteria)
+	list, all := expandObjects(objs, criteria)
 	sopts := suite.Options{Workers: o.workers, Verify: o.verify, MaxViolations: o.maxViolations}
 	code := ExitOK
 	results := make(map[string]checker.Result, len(list))
-	var skipped []string
+	var skipped, notLocal []string
 	var skipErr error
+criteria:
 	for _, c := range list {
-		res, err := runOne(ctx, m, h, c, mopts, sopts, o.timeout)
-		if err != nil && all && errors.Is(err, suite.ErrReadWriteOnly) {
-			// "all" means every criterion that applies: the causal and
-			// session criteria do not apply to a history with other
-			// operations than reads and writes. Asked for by name, they
-			// are an error.
-			skipped, skipErr = append(skipped, c), err
-			continue
+		var (
+			rs []report.Result
+			vs []checker.Verdict
+		)
+		targets := objs
+		if c != checker.Linearizable && len(objs) > 1 {
+			// Only linearizability is local: a history is linearizable
+			// exactly when each object is. The other criteria hold of the
+			// whole or not at all, so objects are not checked one by one.
+			if spec.perKey() {
+				if all {
+					notLocal = append(notLocal, c)
+					continue
+				}
+				fmt.Fprintf(e.stderr, "%s: %s\n", file, notLocalMsg(c))
+				return &hr, ExitError
+			}
+			targets = []object{{model: objs[0].model, h: h}}
 		}
-		if err != nil {
-			printCheckError(e, file, err)
-			return &hr, ExitError
+		for _, obj := range targets {
+			res, err := runOne(ctx, obj.model, obj.h, c, mopts, sopts, o.timeout)
+			if err != nil && all && errors.Is(err, suite.ErrReadWriteOnly) {
+				// "all" means every criterion that applies: the causal and
+				// session criteria do not apply to a history with other
+				// operations than reads and writes. Asked for by name, they
+				// are an error.
+				skipped, skipErr = append(skipped, c), err
+				continue criteria
+			}
+			if err != nil {
+				printCheckError(e, file, err)
+				return &hr, ExitError
+			}
+			r := report.NewResult(h, obj.lift(res))
+			if obj.perKey {
+				if !obj.key.IsNone() {
+					r.Key = obj.key.JSON()
+				}
+				r.Model = obj.model.Info.Name
+			} else {
+				results[c] = res
+			}
+			rs, vs = append(rs, r), append(vs, res.Valid)
 		}
-		results[c] = res
-		hr.Results = append(hr.Results, report.NewResult(h, res))
+		res := checker.Result{Criterion: c, Valid: report.Combine(vs...)}
+		if _, ok := results[c]; !ok {
+			results[c] = res
+		}
+		hr.Results = append(hr.Results, rs...)
 		switch res.Valid {
 		case checker.False:
 			code = worse(code, ExitInvalid)
@@ -285,10 +354,43 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 	if len(skipped) > 0 {
 		fmt.Fprintf(e.stderr, "%s: not checked: %s (%v)\n", file, strings.Join(skipped, ", "), skipErr)
 	}
+	if len(notLocal) > 0 {
+		fmt.Fprintf(e.stderr, "%s: not checked: %s\n", file, notLocalMsg(notLocal...))
+	}
 	if all {
 		hr.Ladder = buildLadder(results)
 	}
 	return &hr, code
+}
+
+// notLocalMsg says why criteria cannot be checked with a model per key.
+func notLocalMsg(criteria ...string) string {
+	what, pron := strings.Join(criteria, ", ")+" is", "it"
+	if len(criteria) > 1 {
+		what, pron = strings.Join(criteria, ", ")+" are", "them"
+	}
+	return fmt.Sprintf("%s not compositional (a history can fail %s although each object on its own passes), "+
+		"so with a model per key only linearizability, a local property, can be checked object by object", what, pron)
+}
+
+// expandObjects is expand over every object: with "all", the criteria
+// every object's model supports.
+func expandObjects(objs []object, criteria []string) ([]string, bool) {
+	list, all := expand(objs[0].model, criteria)
+	if !all || len(objs) == 1 {
+		return list, all
+	}
+	var out []string
+	for _, c := range list {
+		every := true
+		for _, obj := range objs[1:] {
+			every = every && obj.model.Supports(c)
+		}
+		if every {
+			out = append(out, c)
+		}
+	}
+	return out, all
 }
 
 // runOne checks one criterion under its own time limit.

@@ -58,6 +58,9 @@ func TestDetectModel(t *testing.T) {
 		{"keys", []history.Op{op("write", history.IntValue(1)), op("read", history.IntValue(2))}, "kv"},
 		{"put/get/append", []history.Op{op("put", none), op("get", none), op("append", none)}, "kv"},
 		{"locks", []history.Op{op("acquire", none), op("release", none)}, "mutex"},
+		{"one keyed lock", []history.Op{op("acquire", history.StringValue("lock")), op("release", history.StringValue("lock"))}, "mutex"},
+		{"leases", []history.Op{op("acquire", none), op("renew", none), op("release", none)}, "lease"},
+		{"locks and storage", []history.Op{op("acquire", history.StringValue("lock")), op("write", history.StringValue("stock"))}, ""},
 		{"unknown names", []history.Op{op("enq", none), op("deq", none)}, ""},
 		{"no operations", nil, ""},
 	}
@@ -88,8 +91,10 @@ func TestParseCriteria(t *testing.T) {
 }
 
 func TestExpandAll(t *testing.T) {
-	ms := models(nil)
-	mutex := ms[len(ms)-1]
+	mutex, err := suite.Lookup(models(nil), "mutex")
+	if err != nil {
+		t.Fatal(err)
+	}
 	got, all := expand(mutex, []string{"sequential", "all"})
 	if !all || strings.Join(got, " ") != "sequential linearizable" {
 		t.Errorf("expand = %v, %v", got, all)

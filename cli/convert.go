@@ -56,11 +56,12 @@ func runConvert(e *env, o *convertOptions, file string) error {
 	if o.format != "" && !contains(formatNames(), o.format) {
 		return usagef("unknown input format %q (accepted: %s)", o.format, strings.Join(formatNames(), ", "))
 	}
-	h, err := readHistory(e, file, o.format)
+	in, err := readHistory(e, file, o.format)
 	if err != nil {
 		printInputError(e, file, err)
 		return &exitError{code: ExitError}
 	}
+	h := in.h
 	if o.independent {
 		if err := h.SplitTuples(); err != nil {
 			printInputError(e, file, err)

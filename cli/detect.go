@@ -10,28 +10,29 @@ import (
 	"github.com/histcheck/histcheck/history"
 )
 
-// chooseModel picks the model: the flag, else the file's own, else one
-// detected from the operation names. how says where a choice not made by
-// the flag came from.
-func chooseModel(ms []suite.Model, flag string, h *history.History) (m suite.Model, how string, err error) {
-	if flag != "" {
-		m, err = suite.Lookup(ms, flag)
-		return m, "", err
+// chooseSpec picks the model or models: the flag, else the file's own,
+// else one detected from the operation names. how says where a choice not
+// made by the flag came from.
+func chooseSpec(ms []suite.Model, flag *modelSpec, h *history.History) (spec modelSpec, how string, err error) {
+	if flag != nil {
+		return *flag, "", nil
 	}
 	if v := h.Meta["model"]; !v.IsNone() {
 		name, ok := v.Str()
 		if !ok {
-			return m, "", fmt.Errorf("the file names its model as %s; expected a model name", v)
+			return spec, "", fmt.Errorf("the file names its model as %s; expected a model name or KEY=MODEL pairs", v)
 		}
-		m, err = suite.Lookup(ms, name)
-		return m, "from the file", err
+		spec, err = parseModelSpec(name)
+		if err != nil {
+			return spec, "", fmt.Errorf("the file's model: %v", err)
+		}
+		return spec, "from the file", nil
 	}
 	name, err := detectModel(h)
 	if err != nil {
-		return m, "", fmt.Errorf("%v; give -m (accepted: %s)", err, strings.Join(suite.Names(ms), ", "))
+		return spec, "", fmt.Errorf("%v; give -m MODEL, or -m KEY=MODEL,... for a model per key (accepted: %s)", err, strings.Join(suite.Names(ms), ", "))
 	}
-	m, err = suite.Lookup(ms, name)
-	return m, detected, err
+	return modelSpec{all: name}, detected, nil
 }
 
 // detected is how a model found from the operation names is announced.
@@ -58,9 +59,16 @@ func detectModel(h *history.History) (string, error) {
 		}
 		return true
 	}
+	lockOps := []string{"acquire", "release", "lock", "unlock"}
+	leaseOps := []string{"renew", "refresh", "keepalive"}
 	switch {
-	case only("acquire", "release", "lock", "unlock"):
+	case only(lockOps...):
 		return "mutex", nil
+	case only(append(lockOps, leaseOps...)...):
+		return "lease", nil
+	case keyed && (names["acquire"] || names["lock"]):
+		return "", fmt.Errorf("the keys %s hold objects of different kinds (operations %s)",
+			strings.Join(unionKeys(h), ", "), strings.Join(sortedNames(names), ", "))
 	case keyed || names["append"] || names["get"] || names["put"]:
 		return "kv", nil
 	case names["cas"] || names["compare-and-set"]:
@@ -68,12 +76,16 @@ func detectModel(h *history.History) (string, error) {
 	case only("read", "write", "r", "w"):
 		return "register", nil
 	}
+	return "", fmt.Errorf("cannot tell the model from the operation names %s", strings.Join(sortedNames(names), ", "))
+}
+
+func sortedNames(names map[string]bool) []string {
 	list := make([]string, 0, len(names))
 	for n := range names {
 		list = append(list, n)
 	}
 	sort.Strings(list)
-	return "", fmt.Errorf("cannot tell the model from the operation names %s", strings.Join(list, ", "))
+	return list
 }
 
 // ParseScalar reads a value given on the command line: integers and other

@@ -1,6 +1,11 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
 )
@@ -8,12 +13,58 @@ import (
 // stdinName names standard input in messages.
 const stdinName = "<stdin>"
 
-// readHistory reads a history file, or standard input for "-".
-func readHistory(e *env, file, forced string) (*history.History, error) {
-	if file == "-" {
-		return format.Read(stdinName, e.stdin, forced)
+// input is a history as read, with what the reader saw of its form.
+type input struct {
+	h *history.History
+	// events is set when the input holds Jepsen events, whose times are
+	// nanoseconds unless the file says otherwise.
+	events bool
+}
+
+// headSize is how much of an input is kept to tell its form.
+const headSize = 4096
+
+// headRecorder keeps the first bytes read through it.
+type headRecorder struct {
+	r    io.Reader
+	head []byte
+}
+
+func (h *headRecorder) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	if room := headSize - len(h.head); room > 0 && n > 0 {
+		h.head = append(h.head, p[:min(n, room)]...)
 	}
-	return format.ReadFile(file, forced)
+	return n, err
+}
+
+// readHistory reads a history file, or standard input for "-".
+func readHistory(e *env, file, forced string) (*input, error) {
+	name := file
+	var r io.Reader = e.stdin
+	if file == "-" {
+		name = stdinName
+	} else {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, &history.InputError{File: file, Msg: fmt.Sprintf("cannot open: %v", unwrapped(err))}
+		}
+		defer f.Close()
+		r = f
+	}
+	rec := &headRecorder{r: r}
+	h, err := format.Read(name, rec, forced)
+	if err != nil {
+		return nil, err
+	}
+	return &input{h: h, events: jepsenEvents(name, forced, rec.head)}, nil
+}
+
+func unwrapped(err error) error {
+	if u := errors.Unwrap(err); u != nil {
+		return u
+	}
+	return err
 }
 
 // formatNames lists the input formats --format accepts.

@@ -131,6 +131,6 @@ func newRoot(e *env) *cobra.Command {
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newCheckCmd(e), newConvertCmd(e), newModelsCmd(e), newVersionCmd(e))
+	root.AddCommand(newCheckCmd(e), newConvertCmd(e), newSimCmd(e), newModelsCmd(e), newVersionCmd(e))
 	return root
 }

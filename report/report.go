@@ -48,12 +48,22 @@ type History struct {
 	Results   []Result `json:"results"`
 	// Ladder is present when every criterion was checked (-c all).
 	Ladder *Ladder `json:"ladder,omitempty"`
+	// Source is the history itself, for the HTML report's timeline of every
+	// operation; it is not part of the JSON form.
+	Source *history.History `json:"-"`
 }
 
-// Result is the verdict of one criterion on one history.
+// Result is the verdict of one criterion on one history, or on one object
+// of it when the history's objects are checked each with its own model.
 type Result struct {
 	Consistency string          `json:"consistency"`
 	Valid       checker.Verdict `json:"valid"`
+	// Key and Model name the object and its model when the history was
+	// checked object by object (--model KEY=MODEL); both are absent when
+	// the whole history was checked as one. Key is absent, with Model set,
+	// for the operations that carry no key.
+	Key   any    `json:"key,omitempty"`
+	Model string `json:"model,omitempty"`
 	// Witness is the order in which the operations took effect, when the
 	// criterion holds and has one.
 	Witness []Op `json:"witness,omitempty"`
@@ -64,6 +74,22 @@ type Result struct {
 	Reason    string  `json:"reason,omitempty"`
 	Method    string  `json:"method,omitempty"`
 	ElapsedMS float64 `json:"elapsed_ms"`
+	// Stats are the checker's counters, when it kept any.
+	Stats *Stats `json:"stats,omitempty"`
+}
+
+// Stats are counters a checker reports about its work.
+type Stats struct {
+	// States is the number of configurations the search explored.
+	States int64 `json:"states"`
+	// MemoSize is the number of entries in the search's memo table.
+	MemoSize int64 `json:"memo_size"`
+	// Partitions is the number of independent parts the history was
+	// split into and checked one by one.
+	Partitions int `json:"partitions"`
+	// OpsChecked is the number of operations given to the search after
+	// pruning.
+	OpsChecked int `json:"ops_checked"`
 }
 
 // Violation is one reason a criterion fails.
@@ -72,6 +98,9 @@ type Violation struct {
 	Explanation string `json:"explanation"`
 	Pattern     string `json:"pattern,omitempty"`
 	Key         string `json:"key,omitempty"`
+	// Core is the minimal violating set found from this violation, for
+	// linearizability and sequential consistency.
+	Core *Core `json:"core,omitempty"`
 }
 
 // Op is one operation as the input gave it.
@@ -90,6 +119,10 @@ type Op struct {
 	Type string `json:"type"`
 	// Label is the textbook rendering, e.g. "B:r(0)".
 	Label string `json:"label"`
+
+	// pos is the operation's position in History.Source plus one, so that
+	// the HTML report can find it; 0 when unknown (a decoded report).
+	pos int
 }
 
 // Ladder places the history on the ladder of consistency models.
@@ -111,6 +144,7 @@ func NewOp(h *history.History, i int) Op {
 		Call:    o.Call,
 		Type:    o.Status.String(),
 		Label:   o.Label(),
+		pos:     i + 1,
 	}
 	if !o.Key.IsNone() {
 		op.Key = o.Key.JSON()
@@ -146,6 +180,10 @@ func NewResult(h *history.History, r checker.Result) Result {
 		Method:      r.Method,
 		ElapsedMS:   float64(r.Elapsed) / float64(time.Millisecond),
 	}
+	if r.Stats != (checker.Stats{}) {
+		out.Stats = &Stats{States: r.Stats.States, MemoSize: r.Stats.MemoSize,
+			Partitions: r.Stats.Partitions, OpsChecked: r.Stats.Ops}
+	}
 	for _, v := range r.Violations {
 		out.Violations = append(out.Violations, Violation{
 			Ops:         ops(h, v.Ops),
@@ -173,6 +211,7 @@ func NewHistory(file, modelName string, h *history.History) History {
 		Ignored:   h.Ignored,
 		Warnings:  h.Warnings,
 		Results:   []Result{},
+		Source:    h,
 	}
 }
 

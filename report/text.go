@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/histcheck/histcheck/checker"
 )
 
 // MaxWitnessSteps is how many steps of a witness the text form shows before
@@ -18,21 +20,50 @@ const MaxTextViolations = 10
 
 const indent = "    "
 
+// TextOptions tune the text form.
+type TextOptions struct {
+	// Facts adds, under each core's story, the facts it was built from
+	// (intervals, order, where each read's value came from).
+	Facts bool
+}
+
 // Text writes r for people: for each history and criterion the line
 // "FILE<TAB>CRITERION<TAB>true|false|unknown" (the line scripts written for
 // elle-cli parse), followed by indented detail.
-func Text(w io.Writer, r *Report) error {
+func Text(w io.Writer, r *Report) error { return WriteText(w, r, TextOptions{}) }
+
+// WriteText is Text with options.
+func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	bw := bufio.NewWriter(w)
 	for i := range r.Histories {
-		writeHistory(bw, &r.Histories[i])
+		writeHistory(bw, &r.Histories[i], o)
 	}
 	return bw.Flush()
 }
 
-func writeHistory(w *bufio.Writer, h *History) {
-	for _, res := range h.Results {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", h.File, res.Consistency, res.Valid)
-		writeResult(w, &res)
+func writeHistory(w *bufio.Writer, h *History, o TextOptions) {
+	for i := 0; i < len(h.Results); {
+		res := &h.Results[i]
+		if res.Model == "" {
+			fmt.Fprintf(w, "%s\t%s\t%s\n", h.File, res.Consistency, res.Valid)
+			writeResult(w, res, indent, o)
+			i++
+			continue
+		}
+		// A run of per-object results of one criterion: one verdict line
+		// for the file, as scripts expect, then each object indented.
+		j := i
+		var vs []checker.Verdict
+		for ; j < len(h.Results) && h.Results[j].Model != "" && h.Results[j].Consistency == res.Consistency; j++ {
+			vs = append(vs, h.Results[j].Valid)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", h.File, res.Consistency, Combine(vs...))
+		for k := i; k < j; k++ {
+			r := &h.Results[k]
+			fmt.Fprintf(w, "%s%s (%s): %s\n", indent, ObjectName(r.Key), r.Model, r.Valid)
+			writeResult(w, r, indent+indent, o)
+		}
+		i = j
 	}
 	if h.Ladder != nil {
 		fmt.Fprintf(w, "%sstrongest satisfied: %s\n", indent, listOrNone(h.Ladder.Strongest))
@@ -47,7 +78,23 @@ func listOrNone(xs []string) string {
 	return strings.Join(xs, ", ")
 }
 
-func writeResult(w *bufio.Writer, r *Result) {
+// ObjectName renders the key of a per-object result: "key lock", or "no
+// key" for the operations that carry none.
+func ObjectName(key any) string {
+	if key == nil {
+		return "no key"
+	}
+	if s, ok := key.(string); ok {
+		return "key " + s
+	}
+	b, err := json.Marshal(key)
+	if err != nil {
+		return fmt.Sprintf("key %v", key)
+	}
+	return "key " + string(b)
+}
+
+func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {
 	if len(r.Witness) > 0 {
 		fmt.Fprintf(w, "%switness: %s\n", indent, Chain(r.Witness, MaxWitnessSteps))
 	}
@@ -79,6 +126,9 @@ func writeResult(w *bufio.Writer, r *Result) {
 			for _, line := range strings.Split(v.Explanation, "\n") {
 				fmt.Fprintf(w, "%s  %s\n", indent, line)
 			}
+		}
+		if v.Core != nil {
+			writeCore(w, v.Core, indent+"  ", o)
 		}
 	}
 	if r.Valid.String() == "unknown" && r.Reason != "" {
@@ -130,4 +180,87 @@ func JSON(w io.Writer, r *Report) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
+}
+
+// textWidth is the width explanations are wrapped to.
+const textWidth = 88
+
+// MaxTextCoreTimeline is the largest core whose timeline the text form
+// draws unless the facts are asked for too; a larger one would push the
+// rest of the report off the screen.
+const MaxTextCoreTimeline = 8
+
+// writeCore writes a violation's core compactly: one line naming its
+// operations, its timeline, and the story of the explanation (with the
+// facts under it when asked).
+func writeCore(w *bufio.Writer, c *Core, pad string, o TextOptions) {
+	labels := func(ops []Op) string {
+		ls := make([]string, len(ops))
+		for i, op := range ops {
+			ls[i] = op.Label
+		}
+		return elide(ls, MaxTextCoreTimeline, ", ")
+	}
+	head := pad + "core: " + labels(c.Ops)
+	if len(c.Weakened) > 0 {
+		head += "; weakened: " + labels(c.Weakened)
+	}
+	if !c.Minimal {
+		head += " (not shown minimal: the time allowed ran out)"
+	}
+	fmt.Fprintln(w, head)
+	if c.Size() <= MaxTextCoreTimeline || o.Facts {
+		for _, line := range strings.Split(strings.TrimRight(c.Timeline, "\n"), "\n") {
+			if line != "" {
+				fmt.Fprintf(w, "%s  %s\n", pad, strings.TrimRight(line, " "))
+			}
+		}
+	}
+	if story := c.Story(); story != "" {
+		for _, line := range wrap(story, textWidth-len(pad)) {
+			fmt.Fprintf(w, "%s%s\n", pad, line)
+		}
+	}
+	if o.Facts {
+		for _, f := range c.Facts() {
+			for i, line := range wrap(f, textWidth-len(pad)-2) {
+				bullet := "- "
+				if i > 0 {
+					bullet = "  "
+				}
+				fmt.Fprintf(w, "%s%s%s\n", pad, bullet, line)
+			}
+		}
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// wrap breaks s into lines of at most width bytes at spaces (a longer word
+// gets a line of its own).
+func wrap(s string, width int) []string {
+	var lines []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			switch {
+			case line == "":
+				line = word
+			case len(line)+1+len(word) <= width:
+				line += " " + word
+			default:
+				lines = append(lines, line)
+				line = word
+			}
+		}
+		if line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return lines
 }

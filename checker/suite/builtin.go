@@ -5,14 +5,22 @@ import (
 	"github.com/histcheck/histcheck/model"
 )
 
-// Builtin returns the models histcheck ships with: register, cas-register,
-// kv and mutex. The registers and kv also get the causal criteria and the
-// session guarantees, since their operations are reads and writes.
+// Builtin returns the models histcheck ships with. The registers and kv
+// also get the causal criteria and the session guarantees, since their
+// operations are reads and writes; the others get linearizability and
+// sequential consistency.
 func Builtin() []Model {
 	return []Model{
 		ReadWrite(Bind(model.NewRegister), history.NilValue),
 		ReadWrite(Bind(model.NewCASRegister), history.NilValue),
 		ReadWrite(Bind(model.NewKV), history.NilValue),
 		Bind(model.NewMutex),
+		Bind(model.NewLock),
+		Bind(model.NewLease),
+		Bind(model.NewFencedRegister),
+		Bind(model.NewSet),
+		Bind(model.NewFIFOQueue),
+		Bind(model.NewUnorderedQueue),
+		Bind(model.NewCounter),
 	}
 }

@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/histcheck/histcheck/checker"
@@ -88,7 +89,9 @@ func TestUnsupported(t *testing.T) {
 	if !errors.As(err, &ue) || ue.Model != "mutex" || ue.Criterion != checker.Causal {
 		t.Errorf("mutex causal: %v, want an UnsupportedError", err)
 	}
-	if _, err := Lookup(Builtin(), "queue"); err == nil || err.Error() != `unknown model "queue" (accepted: register, cas-register, kv, mutex)` {
+	_, err = Lookup(Builtin(), "queue")
+	if err == nil || !strings.HasPrefix(err.Error(), `unknown model "queue" (accepted: register, cas-register, kv, mutex, `) ||
+		!strings.Contains(err.Error(), "fenced-register") {
 		t.Errorf("Lookup(queue) = %v", err)
 	}
 }
@@ -142,5 +145,67 @@ func TestVerifyCatchesBadWitness(t *testing.T) {
 	var we *WitnessError
 	if !errors.As(err, &we) || we.Model != "flaky" {
 		t.Fatalf("with Verify: %v, want a WitnessError", err)
+	}
+}
+
+// TestLockModels checks that the lock, lease and fenced-register models are
+// built in, support exactly linearizability and sequential consistency, and
+// reach their verdicts through the suite, the lease's TTL included.
+func TestLockModels(t *testing.T) {
+	acq := func(c string, tok int64, call, ret int64) history.Op {
+		return history.Op{Client: c, F: "acquire", Token: history.IntValue(tok), Call: call, Return: ret, Status: history.OK}
+	}
+	// B acquires at 11 s while A never released; A took the lock at 0 s.
+	h, err := history.FromOps([]history.Op{acq("A", 33, 0, 50), acq("B", 34, 11000, 11050)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		model     string
+		ttl       int64
+		criterion string
+		want      checker.Verdict
+	}{
+		{"mutex", 0, checker.Linearizable, checker.False},
+		{"lock", 0, checker.Linearizable, checker.False},
+		{"lock", 0, checker.Sequential, checker.False},
+		{"lease", 10000, checker.Linearizable, checker.True},
+		{"lease", 10000, checker.Sequential, checker.True},
+		{"lease", 20000, checker.Linearizable, checker.False},
+	}
+	for _, tt := range tests {
+		m, err := Lookup(Builtin(), tt.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(m.Criteria, ",") != "linearizable,sequential" {
+			t.Errorf("%s criteria = %v", tt.model, m.Criteria)
+		}
+		res, err := Run(context.Background(), m, h, tt.criterion, model.Options{TTL: tt.ttl}, Options{Verify: true})
+		if err != nil {
+			t.Fatalf("%s %s: %v", tt.model, tt.criterion, err)
+		}
+		if res.Valid != tt.want {
+			t.Errorf("%s (ttl %d) %s: %v, want %v", tt.model, tt.ttl, tt.criterion, res.Valid, tt.want)
+		}
+	}
+	// A lease without a TTL is an error that says how to give one.
+	m, _ := Lookup(Builtin(), "lease")
+	if _, err := Run(context.Background(), m, h, checker.Linearizable, model.Options{}, Options{}); err == nil ||
+		!strings.Contains(err.Error(), "needs a lease length") {
+		t.Errorf("lease without TTL: %v", err)
+	}
+	// The fenced register refuses an acknowledged write with a stale token.
+	w := func(c string, v, tok, call int64) history.Op {
+		return history.Op{Client: c, F: "write", Value: history.IntValue(v), Token: history.IntValue(tok), Call: call, Return: call + 10, Status: history.OK}
+	}
+	hs, err := history.FromOps([]history.Op{w("B", 8, 34, 0), w("A", 9, 33, 20)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := Lookup(Builtin(), "fenced-register")
+	res, err := Run(context.Background(), f, hs, checker.Linearizable, model.Options{}, Options{})
+	if err != nil || res.Valid != checker.False {
+		t.Errorf("fenced-register: %v %v, want false", res.Valid, err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,18 +21,30 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs the command-line acceptance scripts in testdata. Scripts
-// find the bundled example histories under $ROOT/testdata and assert exit
-// codes with "exitcode N histcheck ...".
+// find the bundled example histories under $ROOT/testdata and the shared
+// corpus under $CORPUS (condition [corpus]), and assert exit codes with
+// "exitcode N histcheck ...".
 func TestScripts(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
+	corpus := filepath.Join(root, "..", "shared", "corpus")
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("ROOT", root)
+			env.Setenv("CORPUS", corpus)
 			return nil
+		},
+		// [corpus] holds when the shared corpus of recorded histories is
+		// beside the project; scripts that read it skip otherwise.
+		Condition: func(cond string) (bool, error) {
+			if cond != "corpus" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			_, err := os.Stat(corpus)
+			return err == nil, nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": exitcode,

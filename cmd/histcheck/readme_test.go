@@ -53,3 +53,56 @@ func TestReadmeOutput(t *testing.T) {
 		t.Errorf("README shows:\n%s\nbut the command prints:\n%s", want, out.String())
 	}
 }
+
+// TestReadmeSim runs the README's scenario example, sim then check, and
+// compares the check's output with the one the README shows.
+func TestReadmeSim(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cmd = "histcheck check --init 10 --ttl 10s -m lock=lease,stock=fenced-register stock.json\n```"
+	want, ok := blockAfter(string(readme), cmd)
+	if !ok {
+		t.Fatalf("README does not show %q and its output", cmd)
+	}
+	for _, c := range []string{"histcheck sim fencing\n", "histcheck sim fencing --emit history -o stock.json\n"} {
+		if !strings.Contains(string(readme), c) {
+			t.Fatalf("README does not show %q", c)
+		}
+	}
+	t.Chdir(t.TempDir())
+	var out bytes.Buffer
+	if code := cli.Main([]string{"sim", "fencing", "--emit", "history", "-o", "stock.json"}, nil, &out, &out); code != 0 {
+		t.Fatalf("sim: exit %d: %s", code, out.String())
+	}
+	out.Reset()
+	code := cli.Main([]string{"check", "--init", "10", "--ttl", "10s", "-m", "lock=lease,stock=fenced-register", "stock.json"}, nil, &out, &out)
+	if code != int(cli.ExitInvalid) {
+		t.Errorf("check: exit %d, want %d", code, cli.ExitInvalid)
+	}
+	if out.String() != want {
+		t.Errorf("README shows:\n%s\nbut the command prints:\n%s", want, out.String())
+	}
+}
+
+// blockAfter returns the body of the first fenced block that follows the
+// text marker.
+func blockAfter(text, marker string) (string, bool) {
+	i := strings.Index(text, marker)
+	if i < 0 {
+		return "", false
+	}
+	rest := text[i+len(marker):]
+	j := strings.Index(rest, "```")
+	if j < 0 {
+		return "", false
+	}
+	rest = rest[j+3:]
+	rest = rest[strings.IndexByte(rest, '\n')+1:]
+	end := strings.Index(rest, "```")
+	if end < 0 {
+		return "", false
+	}
+	return rest[:end], true
+}

@@ -1,0 +1,91 @@
+package report
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/shrink"
+	"github.com/histcheck/histcheck/history"
+)
+
+// Core is a minimal violating set: the few operations of a history that
+// still violate the criterion when everything else is weakened (may take
+// effect at any time, or never). See docs/explanations.md.
+type Core struct {
+	// Ops are the essential operations, kept as recorded, in call order.
+	Ops []Op `json:"ops"`
+	// Weakened are operations the violation needs to exist (a read in the
+	// core returns their value) but not when they happened.
+	Weakened []Op `json:"weakened"`
+	// Minimal is set when weakening any one of Ops was shown to make the
+	// violation go away; unset when the time allowed ran out first.
+	Minimal bool `json:"minimal"`
+	// Explanation says in plain words why the core violates the
+	// criterion: a first paragraph telling the story, then one line per
+	// fact ("- B:r(1) ran from 2 to 4.").
+	Explanation string `json:"explanation"`
+	// Timeline draws the core's operations as text, one lane per process.
+	Timeline string `json:"timeline"`
+}
+
+// NewCore describes a core that shrink.Minimize found in h.
+func NewCore(h *history.History, c shrink.Core) *Core {
+	crit := c.Criterion
+	if crit == "" {
+		crit = checker.Linearizable
+	}
+	all := append(append([]int(nil), c.Ops...), c.Weakened...)
+	out := &Core{
+		Ops:         orNoOps(ops(h, byCall(h, c.Ops))),
+		Weakened:    orNoOps(ops(h, byCall(h, c.Weakened))),
+		Minimal:     c.Minimal,
+		Explanation: shrink.Explain(h, c, crit, c.Violation.Explanation),
+		Timeline:    shrink.Timeline(h, all),
+	}
+	return out
+}
+
+// Size is the number of operations in the core, weakened ones included.
+func (c *Core) Size() int { return len(c.Ops) + len(c.Weakened) }
+
+// Story is the explanation's first paragraph: what happened, in a sentence
+// or three. It is empty when the explanation has only facts.
+func (c *Core) Story() string {
+	story, _, _ := strings.Cut(c.Explanation, "\n\n")
+	if strings.HasPrefix(story, "- ") {
+		return ""
+	}
+	return story
+}
+
+// Facts are the explanation's fact lines, without their leading "- ".
+func (c *Core) Facts() []string {
+	var out []string
+	for _, line := range strings.Split(c.Explanation, "\n") {
+		if f, ok := strings.CutPrefix(line, "- "); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// byCall returns the positions that exist in h sorted by call time
+// (stable), so that a core reads in the order things happened.
+func byCall(h *history.History, pos []int) []int {
+	var out []int
+	for _, p := range pos {
+		if p >= 0 && p < len(h.Ops) {
+			out = append(out, p)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return h.Ops[out[a]].Call < h.Ops[out[b]].Call })
+	return out
+}
+
+func orNoOps(xs []Op) []Op {
+	if xs == nil {
+		return []Op{}
+	}
+	return xs
+}

@@ -1,0 +1,314 @@
+package report
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"strconv"
+
+	"github.com/histcheck/histcheck/history"
+)
+
+// The page's style and script live in their own files so that they can be
+// read and edited as CSS and JavaScript; they are inlined into the page,
+// which therefore needs no network.
+var (
+	//go:embed html/page.css
+	pageCSS string
+	//go:embed html/page.js
+	pageJS string
+	//go:embed html/page.html
+	pageHTML string
+)
+
+var pageTemplate = template.Must(template.New("page").Parse(pageHTML))
+
+// HTML writes r as one self-contained web page: a timeline with a lane per
+// process and each operation a bar (completed, failed and of unknown
+// outcome drawn differently), the witness order numbered on the bars, each
+// violation's operations, or its core, highlighted with the explanation
+// beside it. The timeline is drawn on a canvas, only the part in view, so
+// that histories of tens of thousands of operations stay responsive; it
+// zooms (buttons, keys, Ctrl+wheel) and scrolls.
+//
+// Every operation of a history is drawn when the history's Source is set;
+// otherwise (a report decoded from JSON) only the operations the results
+// name are.
+func HTML(w io.Writer, r *Report) error {
+	data := htmlData{Valid: r.Valid.String(), Histories: []htmlHistory{}}
+	for i := range r.Histories {
+		data.Histories = append(data.Histories, newHTMLHistory(&r.Histories[i]))
+	}
+	blob, err := json.Marshal(data) // escapes <, > and & so the blob cannot end its script element
+	if err != nil {
+		return fmt.Errorf("html report: %w", err)
+	}
+	title := "histcheck report"
+	if len(r.Histories) == 1 {
+		title = r.Histories[0].File + " — " + title
+	}
+	err = pageTemplate.Execute(w, struct {
+		Title  string
+		Valid  string
+		CSS    template.CSS
+		Script template.JS
+		Data   template.JS
+	}{title, r.Valid.String(), template.CSS(pageCSS), template.JS(pageJS), template.JS(blob)})
+	if err != nil {
+		return fmt.Errorf("html report: %w", err)
+	}
+	return nil
+}
+
+// htmlData is what the page's script reads. Operations are numbered by
+// bar: their position in htmlOps.
+type htmlData struct {
+	Valid     string        `json:"valid"`
+	Histories []htmlHistory `json:"histories"`
+}
+
+type htmlHistory struct {
+	File     string   `json:"file"`
+	Model    string   `json:"model"`
+	Summary  string   `json:"summary"`
+	Warnings []string `json:"warnings"`
+	// T0 is the earliest call time, in full (times in Ops are offsets
+	// from it, which a JavaScript number holds exactly).
+	T0      string       `json:"t0"`
+	Lanes   []htmlLane   `json:"lanes"`
+	Ops     htmlOps      `json:"ops"`
+	Results []htmlResult `json:"results"`
+	Ladder  *Ladder      `json:"ladder"`
+}
+
+type htmlLane struct {
+	Name   string `json:"name"`
+	Client string `json:"client"`
+}
+
+// htmlOps holds the operations column by column, which keeps the blob
+// small for large histories.
+type htmlOps struct {
+	Lane   []int    `json:"lane"`
+	Call   []int64  `json:"call"`
+	Ret    []int64  `json:"ret"` // -1 when the outcome is unknown
+	Status []string `json:"status"`
+	Label  []string `json:"label"`
+	Index  []int64  `json:"index"`
+}
+
+type htmlResult struct {
+	Consistency string          `json:"consistency"`
+	Valid       string          `json:"valid"`
+	Object      string          `json:"object,omitempty"`
+	Reason      string          `json:"reason,omitempty"`
+	Method      string          `json:"method,omitempty"`
+	ElapsedMS   float64         `json:"elapsed_ms"`
+	Witness     []int           `json:"witness"`
+	Dropped     []int           `json:"dropped"`
+	Violations  []htmlViolation `json:"violations"`
+}
+
+type htmlViolation struct {
+	Ops         []int     `json:"ops"`
+	Explanation string    `json:"explanation"`
+	Pattern     string    `json:"pattern,omitempty"`
+	Key         string    `json:"key,omitempty"`
+	Core        *htmlCore `json:"core"`
+}
+
+type htmlCore struct {
+	Ops      []int    `json:"ops"`
+	Weakened []int    `json:"weakened"`
+	Minimal  bool     `json:"minimal"`
+	Story    string   `json:"story"`
+	Facts    []string `json:"facts"`
+	Timeline string   `json:"timeline"`
+}
+
+// htmlBuilder assigns bars to operations.
+type htmlBuilder struct {
+	out     *htmlHistory
+	src     *history.History
+	byIndex map[int64]int
+	lanes   map[string]int
+	t0      int64
+}
+
+func newHTMLHistory(h *History) htmlHistory {
+	out := htmlHistory{
+		File:  h.File,
+		Model: h.Model,
+		Summary: fmt.Sprintf("%d operations (%d ok, %d failed, %d unknown), %d processes, %d clients",
+			h.Ops, h.OK, h.Failed, h.Unknown, h.Processes, h.Clients),
+		Warnings: orNoStrings(h.Warnings),
+		Lanes:    []htmlLane{},
+		Results:  []htmlResult{},
+		Ladder:   h.Ladder,
+	}
+	b := &htmlBuilder{out: &out, src: h.Source, byIndex: make(map[int64]int), lanes: make(map[string]int)}
+	if b.src != nil {
+		b.addSource()
+	} else {
+		b.t0 = minCall(h)
+	}
+	for i := range h.Results {
+		out.Results = append(out.Results, b.result(&h.Results[i]))
+	}
+	out.T0 = strconv.FormatInt(b.t0, 10)
+	return out
+}
+
+// addSource makes a bar of every operation of the history, in its order,
+// with a lane per logical process named as shrink.Timeline names them.
+func (b *htmlBuilder) addSource() {
+	h := b.src
+	if len(h.Ops) > 0 {
+		b.t0 = h.Ops[0].Call
+		for i := range h.Ops {
+			b.t0 = min(b.t0, h.Ops[i].Call)
+		}
+	}
+	laneOf := make(map[int]int)
+	perClient := make(map[string]int)
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		l, ok := laneOf[o.Process]
+		if !ok {
+			perClient[o.Client]++
+			name := o.Client
+			if n := perClient[o.Client]; n > 1 {
+				name += "#" + strconv.Itoa(n)
+			}
+			l = len(b.out.Lanes)
+			laneOf[o.Process] = l
+			b.out.Lanes = append(b.out.Lanes, htmlLane{Name: name, Client: o.Client})
+		}
+		ret := int64(-1)
+		if o.Return != history.Infinity {
+			ret = o.Return - b.t0
+		}
+		b.push(l, o.Call-b.t0, ret, o.Status.String(), o.Label(), o.Index)
+		if _, dup := b.byIndex[o.Index]; !dup {
+			b.byIndex[o.Index] = i
+		}
+	}
+}
+
+func (b *htmlBuilder) push(lane int, call, ret int64, status, label string, index int64) int {
+	ops := &b.out.Ops
+	ops.Lane = append(ops.Lane, lane)
+	ops.Call = append(ops.Call, call)
+	ops.Ret = append(ops.Ret, ret)
+	ops.Status = append(ops.Status, status)
+	ops.Label = append(ops.Label, label)
+	ops.Index = append(ops.Index, index)
+	return len(ops.Lane) - 1
+}
+
+// bar returns the bar of a report operation, making one when the history
+// itself is not at hand (lanes are then the process names).
+func (b *htmlBuilder) bar(op Op) int {
+	if b.src != nil {
+		if op.pos > 0 && op.pos <= len(b.src.Ops) {
+			return op.pos - 1
+		}
+		if i, ok := b.byIndex[op.Index]; ok {
+			return i
+		}
+		return -1
+	}
+	if i, ok := b.byIndex[op.Index]; ok {
+		return i
+	}
+	l, ok := b.lanes[op.Process]
+	if !ok {
+		l = len(b.out.Lanes)
+		b.lanes[op.Process] = l
+		b.out.Lanes = append(b.out.Lanes, htmlLane{Name: op.Process, Client: op.Process})
+	}
+	ret := int64(-1)
+	if op.Return != nil {
+		ret = *op.Return - b.t0
+	}
+	i := b.push(l, op.Call-b.t0, ret, op.Type, op.Label, op.Index)
+	b.byIndex[op.Index] = i
+	return i
+}
+
+func (b *htmlBuilder) bars(ops []Op) []int {
+	out := []int{}
+	for _, op := range ops {
+		if i := b.bar(op); i >= 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (b *htmlBuilder) result(r *Result) htmlResult {
+	out := htmlResult{
+		Consistency: r.Consistency,
+		Valid:       r.Valid.String(),
+		Reason:      r.Reason,
+		Method:      r.Method,
+		ElapsedMS:   r.ElapsedMS,
+		Witness:     b.bars(r.Witness),
+		Dropped:     b.bars(r.Dropped),
+		Violations:  []htmlViolation{},
+	}
+	if r.Model != "" {
+		out.Object = ObjectName(r.Key) + " (" + r.Model + ")"
+	}
+	for i := range r.Violations {
+		v := &r.Violations[i]
+		hv := htmlViolation{Ops: b.bars(v.Ops), Explanation: v.Explanation, Pattern: v.Pattern, Key: v.Key}
+		if c := v.Core; c != nil {
+			hv.Core = &htmlCore{
+				Ops:      b.bars(c.Ops),
+				Weakened: b.bars(c.Weakened),
+				Minimal:  c.Minimal,
+				Story:    c.Story(),
+				Facts:    orNoStrings(c.Facts()),
+				Timeline: c.Timeline,
+			}
+		}
+		out.Violations = append(out.Violations, hv)
+	}
+	return out
+}
+
+// minCall is the earliest call time the results of h name.
+func minCall(h *History) int64 {
+	first, t := true, int64(0)
+	see := func(ops []Op) {
+		for _, op := range ops {
+			if first || op.Call < t {
+				first, t = false, op.Call
+			}
+		}
+	}
+	for i := range h.Results {
+		r := &h.Results[i]
+		see(r.Witness)
+		see(r.Dropped)
+		for j := range r.Violations {
+			v := &r.Violations[j]
+			see(v.Ops)
+			if v.Core != nil {
+				see(v.Core.Ops)
+				see(v.Core.Weakened)
+			}
+		}
+	}
+	return t
+}
+
+func orNoStrings(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
