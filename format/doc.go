@@ -30,6 +30,19 @@
 // written by the user, while Jepsen events get their times from "time" or,
 // without it, from their position in the input.
 //
+// # Limits and streaming
+//
+// JSON Lines, Jepsen logs and the notation are read line by line as a
+// stream, and Jepsen events are paired as they are read, so memory grows
+// with the operations, not with the text. A line longer than RecordLimit
+// (16 MiB) is an error, found without reading the rest of it. JSON and EDN
+// documents are read whole, up to DocumentLimit (1 GiB). Values may nest
+// 1000 deep. Integers in values may have any size; times, indexes and
+// numeric processes must fit in 64 bits. Jepsen event times may not be
+// negative, and the events of one process must be in time order (other
+// processes may lag); intervals written as call and return may use any
+// integers.
+//
 // # Textbook notation
 //
 // One operation per line: process, colon, operation, interval, and

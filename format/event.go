@@ -26,11 +26,13 @@ func quoteName(prefix, name string) string {
 }
 
 // processName reads a process: an integer or a name. A leading colon is
-// kept off, so :nemesis and "nemesis" are the same.
+// kept off, so :nemesis and "nemesis" are the same. Integers must fit in 64
+// bits (see checkProcess).
 func processName(v history.Value) (string, bool) {
 	switch v.Kind() {
 	case history.Int:
-		return v.Text(), true
+		_, ok := v.Int()
+		return v.Text(), ok
 	case history.String:
 		s := strings.TrimPrefix(v.Text(), ":")
 		return s, s != ""
@@ -43,6 +45,25 @@ func opName(v history.Value) (string, bool) {
 	s, ok := v.Str()
 	s = strings.TrimPrefix(s, ":")
 	return s, ok && s != ""
+}
+
+// processError explains why a process field was refused.
+func processError(line int, name, show string, v history.Value) error {
+	if v.Kind() == history.Int {
+		return history.Errorf(line, "%s %s does not fit in a 64-bit integer", name, show)
+	}
+	return history.Errorf(line, "%s must be an integer or a name, got %s", name, show)
+}
+
+// timeField reads the time of a Jepsen event: like intField, and not
+// negative, since Jepsen counts event times up from the start of the test.
+// (Intervals written as call and return may use any integers.)
+func timeField(f field, prefix string) (int64, error) {
+	n, err := intField(f, prefix)
+	if err == nil && n < 0 {
+		return 0, history.Errorf(f.line, "%s %d is negative; times count up from the start of the history", quoteName(prefix, f.name), n)
+	}
+	return n, err
 }
 
 // intField reads a time or index: an integer that fits in 64 bits (and is
@@ -75,7 +96,7 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 		case "process":
 			p, ok := processName(f.value)
 			if !ok {
-				return e, history.Errorf(f.line, "%s must be an integer or a name, got %s", quoteName(prefix, "process"), f.show)
+				return e, processError(f.line, quoteName(prefix, "process"), f.show, f.value)
 			}
 			e.Process, hasProcess = p, true
 		case "type":
@@ -99,7 +120,7 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 			if f.value.IsNil() {
 				continue
 			}
-			t, err := intField(*f, prefix)
+			t, err := timeField(*f, prefix)
 			if err != nil {
 				return e, err
 			}

@@ -1,9 +1,6 @@
 package format
 
 import (
-	"bufio"
-	"errors"
-	"fmt"
 	"io"
 	"regexp"
 	"unicode/utf8"
@@ -22,13 +19,18 @@ var logMarker = regexp.MustCompile(`INFO\s+jepsen\.util\s+-\s+\S+\s+:(invoke|ok|
 // readJepsenLog reads the history lines of a Jepsen log; other lines are
 // skipped. Values are EDN.
 func readJepsenLog(r io.Reader) (*history.History, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	var events []history.Event
+	lr := newLineReader(r, RecordLimit)
+	p := history.NewPairer()
 	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
+	for {
+		b, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		line = lr.line
 		if !utf8.Valid(b) {
 			return nil, history.Errorf(line, "invalid UTF-8")
 		}
@@ -38,11 +40,21 @@ func readJepsenLog(r io.Reader) (*history.History, error) {
 		}
 		t, _ := history.ParseType(string(m[2]))
 		e := history.Event{Process: string(m[1]), Type: t, Line: line}
-		if pn := string(m[1]); len(pn) > 1 && pn[0] == ':' {
+		if pn := string(m[1]); pn[0] == ':' {
+			if len(pn) == 1 {
+				return nil, history.Errorf(line, "expected a process (an integer or a name) after the dash, got %q", pn)
+			}
 			e.Process = pn[1:]
 		}
+		if v, ok := history.BigIntValue(e.Process); ok {
+			if _, fits := v.Int(); !fits {
+				return nil, history.Errorf(line, "process %s does not fit in a 64-bit integer", e.Process)
+			}
+		}
 		if history.IsNemesis(e.Process) {
-			events = append(events, e)
+			if err := p.Add(&e); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		f, err := ednScalar(m[3], line)
@@ -62,18 +74,14 @@ func readJepsenLog(r io.Reader) (*history.History, error) {
 			}
 			e.Value = v.value()
 		}
-		events = append(events, e)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, history.Errorf(line+1, "line longer than %d bytes", maxLine)
+		if err := p.Add(&e); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("reading: %w", err)
 	}
-	if len(events) == 0 {
+	if p.Events() == 0 {
 		return nil, history.Errorf(0, "no history lines (INFO  jepsen.util - <process> <:type> <:f> <value>) in %d lines", line)
 	}
-	return history.Pair(events)
+	return p.History(), nil
 }
 
 // ednScalar reads exactly one EDN form from text on a line.

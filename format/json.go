@@ -1,7 +1,6 @@
 package format
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -244,6 +243,17 @@ const (
 // readJSON reads a JSON history: an array in one of the three forms, a
 // wrapper object with a "history" entry, or objects one after another.
 func readJSON(src []byte, form jsonForm) (*history.History, error) {
+	return readJSONWith(src, form, true)
+}
+
+// readJSONWith reads a JSON history; fast says whether to try fastJSON on
+// an array of events first (tests compare the two paths).
+func readJSONWith(src []byte, form jsonForm, fast bool) (*history.History, error) {
+	if fast && form == formAuto {
+		if h, ok := newFastJSON().eventArray(src); ok {
+			return h, nil
+		}
+	}
 	p := newJSONParser(src, 1)
 	tops, err := p.all()
 	if err != nil {
@@ -382,7 +392,7 @@ func jsonOps(objs []*jnode) (*history.History, error) {
 			case "process":
 				p, ok := processName(f.value)
 				if !ok {
-					return nil, history.Errorf(f.line, `"process" must be an integer or a name, got %s`, f.show)
+					return nil, processError(f.line, `"process"`, f.show, f.value)
 				}
 				op.Client = p
 			case "f":
@@ -477,7 +487,7 @@ func jsonTuples(items []*jnode) (*history.History, error) {
 		op := history.Op{Index: int64(i), Status: history.OK, Value: vs[2], Line: line}
 		p, ok := processName(vs[0])
 		if !ok {
-			return nil, history.Errorf(line, "the process (first element) must be an integer or a name, got %s", t.items[0].describe())
+			return nil, processError(line, "the process (first element)", t.items[0].describe(), vs[0])
 		}
 		op.Client = p
 		f, ok := opName(vs[1])
@@ -525,48 +535,58 @@ func (n *jnode) describeTuple() string {
 	return n.describe()
 }
 
-// maxLine bounds one JSON Lines record.
-const maxLine = 64 << 20
+// readJSONL reads Jepsen events, one JSON object per line, as a stream:
+// each event is paired as soon as it is read, so memory grows with the
+// operations, not with the text.
+func readJSONL(r io.Reader) (*history.History, error) { return readJSONLWith(r, true) }
 
-// readJSONL reads Jepsen events, one JSON object per line, as a stream.
-func readJSONL(r io.Reader) (*history.History, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	var events []history.Event
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
+// readJSONLWith reads JSON Lines; fast says whether to try fastJSON on each
+// line before the exact but slower jsonParser.
+func readJSONLWith(r io.Reader, fast bool) (*history.History, error) {
+	lr := newLineReader(r, RecordLimit)
+	fp := newFastJSON()
+	pr := history.NewPairer()
+	for {
+		b, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		line := lr.line
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
 		if !utf8.Valid(b) {
 			return nil, history.Errorf(line, "invalid UTF-8")
 		}
-		p := newJSONParser(b, line)
-		tops, err := p.all()
-		if err != nil {
+		var e history.Event
+		ok := false
+		if fast {
+			e, ok = fp.lineEvent(b, line)
+		}
+		if !ok {
+			p := newJSONParser(b, line)
+			tops, err := p.all()
+			if err != nil {
+				return nil, err
+			}
+			if len(tops) != 1 {
+				return nil, history.Errorf(line, "expected one JSON object on the line, found %d values", len(tops))
+			}
+			if e, err = jsonEvent(tops[0]); err != nil {
+				return nil, err
+			}
+		}
+		if err := pr.Add(&e); err != nil {
 			return nil, err
 		}
-		if len(tops) != 1 {
-			return nil, history.Errorf(line, "expected one JSON object on the line, found %d values", len(tops))
-		}
-		e, err := jsonEvent(tops[0])
-		if err != nil {
-			return nil, err
-		}
-		events = append(events, e)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, history.Errorf(line+1, "line longer than %d bytes", maxLine)
-		}
-		return nil, fmt.Errorf("reading: %w", err)
+	if pr.Events() == 0 {
+		return nil, history.Errorf(max(lr.line, 1), "no events; expected one JSON object per line")
 	}
-	if len(events) == 0 {
-		return nil, history.Errorf(max(line, 1), "no events; expected one JSON object per line")
-	}
-	return history.Pair(events)
+	return pr.History(), nil
 }
 
 // withArticle puts "a" or "an" before a word, for messages.

@@ -1,7 +1,6 @@
 package format
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -111,7 +110,11 @@ func (sc *notationScanner) value() (history.Value, error) {
 		r, _ := utf8.DecodeRuneInString(sc.s[sc.pos:])
 		return history.Value{}, sc.errorf("expected a value, found %q", r)
 	}
-	return wordValue(w)
+	v, err := wordValue(w)
+	if err != nil {
+		return v, sc.errorf("%v", err)
+	}
+	return v, nil
 }
 
 func wordValue(w string) (history.Value, error) {
@@ -181,14 +184,19 @@ func stripComment(s string) string {
 // readNotation reads the textbook notation described in the package
 // documentation.
 func readNotation(r io.Reader) (*history.History, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	lr := newLineReader(r, RecordLimit)
 	meta := map[string]history.Value{"init": history.IntValue(0)}
 	var ops []history.Op
-	line := 0
-	for sc.Scan() {
-		line++
-		raw := sc.Text()
+	for {
+		b, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		line := lr.line
+		raw := string(b)
 		if !utf8.ValidString(raw) {
 			return nil, history.Errorf(line, "invalid UTF-8")
 		}
@@ -217,12 +225,6 @@ func readNotation(r io.Reader) (*history.History, error) {
 			return nil, err
 		}
 		ops = append(ops, op)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, history.Errorf(line+1, "line longer than %d bytes", maxLine)
-		}
-		return nil, fmt.Errorf("reading: %w", err)
 	}
 	if len(ops) == 0 {
 		return nil, history.Errorf(0, "no operations; expected lines such as A: w(1) [0, 10]")

@@ -64,65 +64,88 @@ func Read(name string, r io.Reader, forced string) (*history.History, error) {
 }
 
 func read(name string, r io.Reader, forced string) (*history.History, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, sniffLimit)
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
 	}
-	r = br
 	switch forced {
-	case JSONL:
-		return readJSONL(r)
-	case JepsenLog:
-		return readJepsenLog(r)
-	case Notation:
-		return readNotation(r)
-	case "", JSON, Ops, Tuples, EDN:
+	case "", JSON, Ops, Tuples, EDN, JSONL, JepsenLog, Notation:
 	default:
 		return nil, fmt.Errorf("unknown format %q; known formats: %s", forced, strings.Join(Formats(), ", "))
 	}
 	if forced == "" {
 		switch strings.ToLower(filepath.Ext(name)) {
 		case ".jsonl", ".ndjson":
-			return readJSONL(r)
+			forced = JSONL
 		case ".log":
-			return readJepsenLog(r)
+			forced = JepsenLog
 		case ".hist":
-			return readNotation(r)
+			forced = Notation
 		case ".edn":
 			forced = EDN
+		case ".json":
+			forced = JSON
 		}
 	}
-	src, err := io.ReadAll(r)
+	if forced == "" {
+		// Detection looks at the head only, so that line formats are
+		// still read as a stream.
+		head, err := br.Peek(sniffLimit)
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("reading: %w", err)
+		}
+		if err := checkUTF8(trimPartialRune(head)); err != nil {
+			return nil, err
+		}
+		forced = sniff(head)
+	}
+	switch forced {
+	case JSONL:
+		return readJSONL(br)
+	case JepsenLog:
+		return readJepsenLog(br)
+	case Notation:
+		return readNotation(br)
+	case "":
+		return nil, history.Errorf(0, "cannot tell the format of the input; name it with one of: %s", strings.Join(Formats(), ", "))
+	}
+	src, err := io.ReadAll(io.LimitReader(br, DocumentLimit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading: %w", err)
+	}
+	if len(src) > DocumentLimit {
+		return nil, history.Errorf(0, "input longer than %d bytes; write a history this long as JSON Lines, which is read as a stream", DocumentLimit)
 	}
 	if err := checkUTF8(src); err != nil {
 		return nil, err
 	}
-	if forced == "" {
-		if strings.ToLower(filepath.Ext(name)) == ".json" {
-			forced = JSON
-		} else {
-			forced = sniff(src)
-		}
-	}
 	switch forced {
-	case JSON:
-		return readJSON(src, formAuto)
 	case Ops:
 		return readJSON(src, formOps)
 	case Tuples:
 		return readJSON(src, formTuples)
 	case EDN:
 		return readEDN(src)
-	case JSONL:
-		return readJSONL(bytes.NewReader(src))
-	case JepsenLog:
-		return readJepsenLog(bytes.NewReader(src))
-	case Notation:
-		return readNotation(bytes.NewReader(src))
 	}
-	return nil, history.Errorf(0, "cannot tell the format of the input; name it with one of: %s", strings.Join(Formats(), ", "))
+	return readJSON(src, formAuto)
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence at the end of a head
+// cut from a longer input.
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
+		c := b[len(b)-i]
+		if c < utf8.RuneSelf {
+			return b
+		}
+		if utf8.RuneStart(c) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			return b
+		}
+	}
+	return b
 }
 
 // checkUTF8 reports the line of the first invalid UTF-8 sequence.
@@ -204,14 +227,27 @@ func sniff(src []byte) string {
 	return ""
 }
 
-// countJSONValues counts top-level JSON values on the first lines, up to two.
+// countJSONValues counts top-level JSON values on the first lines, up to
+// two: a first line holding a whole object, and a next line that starts
+// another (the head may cut that one short).
 func countJSONValues(src []byte) int {
-	sc := bufio.NewScanner(bytes.NewReader(src))
 	n := 0
-	for sc.Scan() && n < 2 {
-		if t := bytes.TrimSpace(sc.Bytes()); len(t) > 0 && t[0] == '{' && bytes.HasSuffix(t, []byte("}")) {
+	for len(src) > 0 && n < 2 {
+		i := bytes.IndexByte(src, '\n')
+		line := src
+		if i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		t := bytes.TrimSpace(line)
+		switch {
+		case len(t) == 0:
+		case t[0] != '{':
+			return n
+		case n == 1 || bytes.HasSuffix(t, []byte("}")):
 			n++
-		} else if len(t) > 0 {
+		default:
 			return n
 		}
 	}

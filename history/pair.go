@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"unicode"
 )
 
 // IsNemesis reports whether a process name is Jepsen's fault injector, whose
@@ -30,12 +31,26 @@ func lineRef(line, pos int, unit string) string {
 	return unit + " " + strconv.Itoa(pos+1)
 }
 
+// display shows a name from the input in a one-line message: as it is,
+// or quoted when it is empty or holds characters that do not print.
+func display(s string) string {
+	for _, r := range s {
+		if !unicode.IsGraphic(r) {
+			return strconv.Quote(s)
+		}
+	}
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
 // article returns "a" or "an" for an operation name in messages.
 func article(f string) string {
 	if f != "" && (f[0] == 'a' || f[0] == 'e' || f[0] == 'i' || f[0] == 'o' || f[0] == 'u') {
-		return "an " + f
+		return "an " + display(f)
 	}
-	return "a " + f
+	return "a " + display(f)
 }
 
 // restarts collects, per client, the invocations that followed an operation
@@ -73,7 +88,7 @@ func (r *restarts) warnings() []string {
 			break
 		}
 		w := fmt.Sprintf("process %s invoked again after an operation with unknown outcome (%s); treating it as a new logical process",
-			c, lineRef(r.first[c], r.pos[c], r.unit))
+			display(c), lineRef(r.first[c], r.pos[c], r.unit))
 		if n := r.count[c]; n > 1 {
 			w += fmt.Sprintf(" (%d times in all)", n)
 		}
@@ -118,103 +133,203 @@ func orValue(a, b Value) Value {
 // order of their first call. Errors are *InputError naming the
 // event's line (or its position when the events carry no lines).
 func Pair(events []Event) (*History, error) {
-	h := &History{}
-	type client struct {
-		open    int // index in ops of the open invocation, or -1
-		proc    int
-		unknown bool // the last operation ended with unknown outcome
+	p := NewPairer()
+	for i := range events {
+		if err := p.Add(&events[i]); err != nil {
+			return nil, err
+		}
 	}
-	clients := map[string]*client{}
-	var ops []Op
-	var opened []int // event position of each op's invocation
-	rs := newRestarts("event")
-	timed, decided := false, false
-	for pos := range events {
-		e := &events[pos]
-		if IsNemesis(e.Process) {
-			h.Ignored++
-			continue
-		}
-		if e.Process == "" {
-			return nil, where(e.Line, pos, "event has no process")
-		}
-		if !decided {
-			timed, decided = e.HasTime, true
-		} else if e.HasTime != timed {
-			if timed {
-				return nil, where(e.Line, pos, "event has no time but the events before it do; give every event a time or none")
-			}
-			return nil, where(e.Line, pos, "event has a time but the events before it do not; give every event a time or none")
-		}
-		if e.HasTime && e.Time == Infinity {
-			return nil, where(e.Line, pos, "time %d is too large", e.Time)
-		}
-		at := int64(pos)
-		if timed {
-			at = e.Time
-		}
-		c := clients[e.Process]
-		if e.Type == Invoke {
-			switch {
-			case c == nil:
-				c = &client{open: -1, proc: h.Processes}
-				h.Processes++
-				h.Clients++
-				clients[e.Process] = c
-			case c.open >= 0:
-				o := &ops[c.open]
-				return nil, where(e.Line, pos, "process %s invokes %s but its %s from %s has not completed; a process runs one operation at a time",
-					e.Process, article(e.F), o.F, lineRef(o.Line, opened[c.open], "event"))
-			case c.unknown:
-				rs.add(e.Process, e.Line, pos)
-				c.proc = h.Processes
-				h.Processes++
-				c.unknown = false
-			}
-			idx := int64(pos)
-			if e.HasIdx {
-				idx = e.Index
-			}
-			c.open = len(ops)
-			ops = append(ops, Op{
-				Index: idx, Process: c.proc, Client: e.Process, F: e.F, Value: e.Value,
-				Key: e.Key, Version: e.Version, Token: e.Token, Call: at, Return: Infinity,
-				Status: Info, Extra: e.Extra, Line: e.Line,
-			})
-			opened = append(opened, pos)
-			continue
-		}
-		if e.Type != OK && e.Type != Fail && e.Type != Info {
-			return nil, where(e.Line, pos, "event has unknown type %s", e.Type)
-		}
-		if c == nil || c.open < 0 {
-			return nil, where(e.Line, pos, "process %s completes %s but has no open invocation", e.Process, article(e.F))
-		}
-		o := &ops[c.open]
-		if e.F != o.F {
-			return nil, where(e.Line, pos, "process %s completes %s but its open invocation (%s) is %s",
-				e.Process, article(e.F), lineRef(o.Line, opened[c.open], "event"), article(o.F))
-		}
-		if at < o.Call {
-			return nil, where(e.Line, pos, "completion time %d is before its invocation's time %d (%s)",
-				at, o.Call, lineRef(o.Line, opened[c.open], "event"))
-		}
-		o.Status = e.Type
-		switch e.Type {
-		case OK:
-			o.Value = orValue(o.Value, e.Value)
-			o.Return = at
-		case Fail:
-			o.Return = at
-		}
-		o.Key = orValue(o.Key, e.Key)
-		o.Version = orValue(o.Version, e.Version)
-		o.Token = orValue(o.Token, e.Token)
-		o.Extra = mergeFields(o.Extra, e.Extra)
-		c.open = -1
-		c.unknown = e.Type == Info
+	return p.History(), nil
+}
+
+// pairClient is the pairing state of one process name.
+type pairClient struct {
+	open     int // index in ops of the open invocation, or -1
+	proc     int
+	unknown  bool  // the last operation ended with unknown outcome
+	last     int64 // time of the client's latest event
+	lastLine int   // its line, or
+	lastPos  int   // its position
+}
+
+// Pairer pairs events one at a time, so that a reader can stream a long
+// history without holding its events: memory grows with the operations
+// only. Pair is the same for a slice of events.
+type Pairer struct {
+	h       *History
+	clients map[string]*pairClient
+	ops     opChunks
+	opened  []int // event position of each op's invocation
+	rs      *restarts
+	timed   bool
+	decided bool
+	pos     int // position of the next event
+	err     error
+}
+
+// NewPairer returns a Pairer for an empty history.
+func NewPairer() *Pairer {
+	return &Pairer{h: &History{}, clients: map[string]*pairClient{}, rs: newRestarts("event")}
+}
+
+// Add pairs the next event; the Pairer keeps no reference to it. After an
+// error the Pairer accepts no more events.
+func (p *Pairer) Add(e *Event) error {
+	if p.err != nil {
+		return p.err
 	}
-	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
+	pos := p.pos
+	p.pos++
+	if err := p.add(e, pos); err != nil {
+		p.err = err
+		return err
+	}
+	return nil
+}
+
+func (p *Pairer) add(e *Event, pos int) error {
+	h := p.h
+	if IsNemesis(e.Process) {
+		h.Ignored++
+		return nil
+	}
+	if e.Process == "" {
+		return where(e.Line, pos, "event has no process")
+	}
+	if !p.decided {
+		p.timed, p.decided = e.HasTime, true
+	} else if e.HasTime != p.timed {
+		if p.timed {
+			return where(e.Line, pos, "event has no time but the events before it do; give every event a time or none")
+		}
+		return where(e.Line, pos, "event has a time but the events before it do not; give every event a time or none")
+	}
+	if e.HasTime && e.Time == Infinity {
+		return where(e.Line, pos, "time %d is too large", e.Time)
+	}
+	at := int64(pos)
+	if p.timed {
+		at = e.Time
+	}
+	c := p.clients[e.Process]
+	if e.Type == Invoke {
+		switch {
+		case c == nil:
+			c = &pairClient{open: -1, proc: h.Processes}
+			h.Processes++
+			h.Clients++
+			p.clients[e.Process] = c
+		case c.open >= 0:
+			o := p.ops.at(c.open)
+			return where(e.Line, pos, "process %s invokes %s but its %s from %s has not completed; a process runs one operation at a time",
+				display(e.Process), article(e.F), display(o.F), lineRef(o.Line, p.opened[c.open], "event"))
+		case at < c.last:
+			// Otherwise the process would run two operations at once in
+			// real time, which no checker can make sense of.
+			return where(e.Line, pos, "time %d is before the time %d of process %s's previous event (%s); each process's events must be in time order",
+				at, c.last, display(e.Process), lineRef(c.lastLine, c.lastPos, "event"))
+		case c.unknown:
+			p.rs.add(e.Process, e.Line, pos)
+			c.proc = h.Processes
+			h.Processes++
+			c.unknown = false
+		}
+		idx := int64(pos)
+		if e.HasIdx {
+			idx = e.Index
+		}
+		c.open = p.ops.n
+		c.last, c.lastLine, c.lastPos = at, e.Line, pos
+		p.ops.add(Op{
+			Index: idx, Process: c.proc, Client: e.Process, F: e.F, Value: e.Value,
+			Key: e.Key, Version: e.Version, Token: e.Token, Call: at, Return: Infinity,
+			Status: Info, Extra: e.Extra, Line: e.Line,
+		})
+		p.opened = append(p.opened, pos)
+		return nil
+	}
+	if e.Type != OK && e.Type != Fail && e.Type != Info {
+		return where(e.Line, pos, "event has unknown type %s", e.Type)
+	}
+	if c == nil || c.open < 0 {
+		return where(e.Line, pos, "process %s completes %s but has no open invocation", display(e.Process), article(e.F))
+	}
+	o := p.ops.at(c.open)
+	if e.F != o.F {
+		return where(e.Line, pos, "process %s completes %s but its open invocation (%s) is %s",
+			display(e.Process), article(e.F), lineRef(o.Line, p.opened[c.open], "event"), article(o.F))
+	}
+	if at < o.Call {
+		return where(e.Line, pos, "completion time %d is before its invocation's time %d (%s)",
+			at, o.Call, lineRef(o.Line, p.opened[c.open], "event"))
+	}
+	o.Status = e.Type
+	switch e.Type {
+	case OK:
+		o.Value = orValue(o.Value, e.Value)
+		o.Return = at
+	case Fail:
+		o.Return = at
+	}
+	o.Key = orValue(o.Key, e.Key)
+	o.Version = orValue(o.Version, e.Version)
+	o.Token = orValue(o.Token, e.Token)
+	o.Extra = mergeFields(o.Extra, e.Extra)
+	c.open = -1
+	c.unknown = e.Type == Info
+	c.last, c.lastLine, c.lastPos = at, e.Line, pos
+	return nil
+}
+
+// opChunks holds operations in fixed-size chunks while they are paired: a
+// long history grows without copying and clearing ever larger slices.
+type opChunks struct {
+	chunks [][]Op
+	n      int
+}
+
+const opChunk = 4096
+
+func (c *opChunks) add(o Op) {
+	if c.n%opChunk == 0 {
+		c.chunks = append(c.chunks, make([]Op, 0, opChunk))
+	}
+	k := len(c.chunks) - 1
+	c.chunks[k] = append(c.chunks[k], o)
+	c.n++
+}
+
+func (c *opChunks) at(i int) *Op { return &c.chunks[i/opChunk][i%opChunk] }
+
+// flatten returns the operations in one slice, letting go of the chunks as
+// they are copied.
+func (c *opChunks) flatten() []Op {
+	if c.n == 0 {
+		return nil
+	}
+	out := make([]Op, 0, c.n)
+	for k := range c.chunks {
+		out = append(out, c.chunks[k]...)
+		c.chunks[k] = nil
+	}
+	c.chunks, c.n = nil, 0
+	return out
+}
+
+// Events returns how many events were added, nemesis events included.
+func (p *Pairer) Events() int { return p.pos }
+
+// History finishes pairing: invocations still open have unknown outcome.
+// The Pairer must not be used afterwards. It returns nil after an error.
+func (p *Pairer) History() *History {
+	if p.err != nil {
+		return nil
+	}
+	h, ops := p.h, p.ops.flatten()
+	p.opened, p.clients = nil, nil
+	if !sort.SliceIsSorted(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call }) {
+		sort.SliceStable(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
+	}
 	// Number logical processes by first call, so that the numbering does
 	// not depend on how the input interleaved its events.
 	renumber := make([]int, h.Processes)
@@ -223,16 +338,16 @@ func Pair(events []Event) (*History, error) {
 	}
 	next := 0
 	for i := range ops {
-		p := ops[i].Process
-		if renumber[p] < 0 {
-			renumber[p] = next
+		q := ops[i].Process
+		if renumber[q] < 0 {
+			renumber[q] = next
 			next++
 		}
-		ops[i].Process = renumber[p]
+		ops[i].Process = renumber[q]
 	}
 	h.Ops = ops
-	h.Warnings = rs.warnings()
-	return h, nil
+	h.Warnings = p.rs.warnings()
+	return h
 }
 
 // FromOps validates operations written directly with call and return times
@@ -240,12 +355,22 @@ func Pair(events []Event) (*History, error) {
 // one operation at a time. An operation with unknown outcome gets Return =
 // Infinity; a client that continues after one becomes a new logical process.
 // Processes are numbered in order of first call; Ops end up sorted by Call.
+// Operations of the fault injector ("nemesis") are left out, as Pair
+// leaves out its events.
 func FromOps(in []Op) (*History, error) {
-	ops := append([]Op(nil), in...)
-	pos := make([]int, len(ops)) // input position, for messages
-	for i := range ops {
-		o := &ops[i]
-		pos[i] = i
+	ops := make([]Op, 0, len(in))
+	pos := make([]int, 0, len(in)) // input position, for messages
+	ignored := 0
+	for i := range in {
+		if IsNemesis(in[i].Client) {
+			ignored++
+			continue
+		}
+		ops = append(ops, in[i])
+		pos = append(pos, i)
+	}
+	for k := range ops {
+		o, i := &ops[k], pos[k]
 		if o.Client == "" {
 			return nil, where(o.Line, i, "operation has no process")
 		}
@@ -275,7 +400,7 @@ func FromOps(in []Op) (*History, error) {
 		proc int
 		last int // position in ops of the client's latest operation
 	}
-	h := &History{}
+	h := &History{Ignored: ignored}
 	clients := map[string]*client{}
 	rs := newRestarts("operation")
 	for _, i := range order {
@@ -294,15 +419,15 @@ func FromOps(in []Op) (*History, error) {
 		case o.Call < ops[c.last].Return:
 			p := &ops[c.last]
 			a, b := lineRef(p.Line, pos[c.last], "operation"), lineRef(o.Line, pos[i], "operation")
-			if p.Line > 0 && o.Line > 0 {
+			switch {
+			case p.Line > 0 && o.Line > 0:
 				l1, l2 := min(p.Line, o.Line), max(p.Line, o.Line)
 				a, b = "lines "+strconv.Itoa(l1), strconv.Itoa(l2)
-			} else {
-				b = b[len("operation "):]
-				a = "operations " + a[len("operation "):]
+			case p.Line <= 0 && o.Line <= 0:
+				a, b = "operations "+strconv.Itoa(pos[c.last]+1), strconv.Itoa(pos[i]+1)
 			}
 			line := max(p.Line, o.Line)
-			return nil, where(line, pos[i], "process %s has two operations open at once: %s and %s", o.Client, a, b)
+			return nil, where(line, pos[i], "process %s has two operations open at once: %s and %s", display(o.Client), a, b)
 		}
 		o.Process = c.proc
 		c.last = i

@@ -1,0 +1,94 @@
+package format
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/histcheck/histcheck/history"
+)
+
+// RecordLimit is the longest record histcheck reads: one line of JSON
+// Lines, a Jepsen log or the notation. A longer line is an error found
+// after reading RecordLimit bytes of it, so that a hostile input cannot make
+// the reader hold an unbounded line.
+const RecordLimit = 16 << 20
+
+// DocumentLimit is the largest whole-document input (a JSON array or an EDN
+// file), which is read into memory before it is parsed; long histories
+// belong in JSON Lines, which is read as a stream.
+const DocumentLimit = 1 << 30
+
+// lineReader hands out lines without their terminator ("\n" or "\r\n"),
+// counting them, and refuses lines longer than limit.
+type lineReader struct {
+	br    *bufio.Reader
+	buf   []byte // a line longer than br's buffer, assembled
+	line  int    // number of the line last returned
+	limit int
+}
+
+func newLineReader(r io.Reader, limit int) *lineReader {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	return &lineReader{br: br, limit: limit}
+}
+
+// next returns the next line, valid until the following call, or io.EOF.
+func (l *lineReader) next() ([]byte, error) {
+	l.buf = l.buf[:0]
+	for {
+		chunk, err := l.br.ReadSlice('\n')
+		switch err {
+		case nil, io.EOF:
+			b := chunk
+			if len(l.buf) > 0 {
+				l.buf = append(l.buf, chunk...)
+				b = l.buf
+			}
+			if err == io.EOF && len(b) == 0 {
+				return nil, io.EOF
+			}
+			l.line++
+			b = bytes.TrimSuffix(b, []byte("\n"))
+			b = bytes.TrimSuffix(b, []byte("\r"))
+			if len(b) > l.limit {
+				return nil, l.tooLong()
+			}
+			return b, nil
+		case bufio.ErrBufferFull:
+			if len(l.buf)+len(chunk) > l.limit+1 { // +1: a '\r' may end it
+				l.line++
+				return nil, l.tooLong()
+			}
+			l.grow(len(chunk))
+			l.buf = append(l.buf, chunk...)
+		default:
+			return nil, fmt.Errorf("reading line %d: %w", l.line+1, err)
+		}
+	}
+}
+
+// grow makes room for n more bytes by doubling, up to the limit, so that a
+// long line leaves at most as much garbage behind as it holds.
+func (l *lineReader) grow(n int) {
+	need := len(l.buf) + n
+	if need <= cap(l.buf) {
+		return
+	}
+	c := max(2*cap(l.buf), 64<<10)
+	for c < need {
+		c *= 2
+	}
+	c = min(c, l.limit+1+n)
+	buf := make([]byte, len(l.buf), max(c, need))
+	copy(buf, l.buf)
+	l.buf = buf
+}
+
+func (l *lineReader) tooLong() error {
+	return history.Errorf(l.line, "record longer than %d bytes (the limit for one line)", l.limit)
+}
