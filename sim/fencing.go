@@ -174,7 +174,7 @@ func (r FencingResult) History() (*history.History, error) {
 			ops = append(ops, *s.op)
 		}
 	}
-	return build("fencing", ops, metaFor("", history.Value{}))
+	return build("fencing", ops, metaFor("", history.IntValue(fencingStock)))
 }
 
 func fencingScenario() Scenario {

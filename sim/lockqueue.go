@@ -11,10 +11,10 @@ import (
 // LockQueueSeed is the lock-queue scenario's seed in the chapter.
 const LockQueueSeed = 43
 
-// lockQueueClients and lockQueueExpired are the chapter's setting: five
+// LockQueueClients and lockQueueExpired are the chapter's setting: five
 // clients, and the node at queue position 2 loses its session.
 const (
-	lockQueueClients = 5
+	LockQueueClients = 5
 	lockQueueExpired = 2
 )
 
@@ -39,12 +39,16 @@ type LockQueueResult struct {
 	Recipe, Naive int // notifications in all
 }
 
-// LockQueue shuffles the clients' arrival with Fisher–Yates, queues them
-// as ephemeral-sequential nodes, lets the waiter at position 2 expire, then
-// releases the head until the queue is empty, counting notifications.
-func LockQueue(seed uint32) LockQueueResult {
+// LockQueue runs the chapter's five clients (see LockQueueN).
+func LockQueue(seed uint32) LockQueueResult { return LockQueueN(seed, LockQueueClients) }
+
+// LockQueueN shuffles the arrival of n clients with Fisher–Yates, queues
+// them as ephemeral-sequential nodes, lets the waiter at position 2 expire
+// (when there is one), then releases the head until the queue is empty,
+// counting notifications.
+func LockQueueN(seed uint32, n int) LockQueueResult {
 	g := NewMulberry32(seed)
-	arrival := make([]string, lockQueueClients)
+	arrival := make([]string, n)
 	for i := range arrival {
 		arrival[i] = fmt.Sprintf("C%d", i+1)
 	}
@@ -71,7 +75,9 @@ func LockQueue(seed uint32) LockQueueResult {
 		res.Naive += e.Naive
 		res.Events = append(res.Events, e)
 	}
-	remove(lockQueueExpired, true)
+	if lockQueueExpired < len(queue) {
+		remove(lockQueueExpired, true)
+	}
 	for len(queue) > 0 {
 		remove(0, false)
 	}
@@ -118,7 +124,11 @@ func (r LockQueueResult) Table() string {
 	sb.WriteString(mdTable([]string{"event", "holder after", "recipe notifications", "naive notifications"}, rows))
 	sb.WriteByte('\n')
 	var scale [][]string
-	for _, n := range []int64{5, 100, 1000} {
+	sizes := []int64{5, 100, 1000}
+	if n := int64(len(r.Arrival)); n != 5 && n != 100 && n != 1000 {
+		sizes = append([]int64{n}, sizes...)
+	}
+	for _, n := range sizes {
 		rec, naive := HerdNotifications(n)
 		scale = append(scale, []string{thousands(n), thousands(rec), thousands(naive)})
 	}
@@ -163,7 +173,8 @@ func (r LockQueueResult) History() (*history.History, error) {
 }
 
 func lockQueueScenario() Scenario {
-	flags := []Flag{{Name: "seed", Default: fmt.Sprint(LockQueueSeed), Usage: "generator seed for the arrival order"}}
+	flags := []Flag{{Name: "seed", Default: fmt.Sprint(LockQueueSeed), Usage: "generator seed for the arrival order"},
+		{Name: "clients", Default: fmt.Sprint(LockQueueClients), Usage: "clients joining the queue (1 to 1000)"}}
 	return Scenario{
 		Name:        "lockqueue",
 		Description: "ZooKeeper lock queue: the herd effect, recipe versus naive notifications, fencing tokens",
@@ -177,7 +188,11 @@ func lockQueueScenario() Scenario {
 			if err != nil {
 				return nil, err
 			}
-			res := LockQueue(seed)
+			n, err := parseInt("clients", v["clients"], 1, 1000)
+			if err != nil {
+				return nil, err
+			}
+			res := LockQueueN(seed, n)
 			h, err := res.History()
 			if err != nil {
 				return nil, err

@@ -99,3 +99,41 @@ func TestLockQueueHistory(t *testing.T) {
 		t.Errorf("lock queue history is not linearizable for the mutex: %+v", r.Violations)
 	}
 }
+
+// TestLockQueueClients checks the queue for other sizes against the counts
+// worked out by hand: the expiry at position 2 wakes the next node (if any)
+// with the recipe and every remaining node naively; then each of the n−1
+// releases wakes the next node, or every remaining one.
+func TestLockQueueClients(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4, 5, 10, 100} {
+		r := LockQueueN(LockQueueSeed, n)
+		wantRecipe, wantNaive := 0, 0
+		rest := n
+		if n > 2 {
+			rest--
+			if n > 3 {
+				wantRecipe++
+			}
+			wantNaive += rest
+		}
+		for rest > 0 {
+			rest--
+			if rest > 0 {
+				wantRecipe++
+			}
+			wantNaive += rest
+		}
+		if r.Recipe != wantRecipe || r.Naive != wantNaive {
+			t.Errorf("%d clients: recipe %d naive %d, want %d and %d", n, r.Recipe, r.Naive, wantRecipe, wantNaive)
+		}
+		if len(r.Arrival) != n {
+			t.Errorf("%d clients: arrival %v", n, r.Arrival)
+		}
+		if _, err := r.History(); err != nil {
+			t.Errorf("%d clients: %v", n, err)
+		}
+	}
+	if a, b := LockQueueN(LockQueueSeed, LockQueueClients), LockQueue(LockQueueSeed); a.Table() != b.Table() {
+		t.Error("LockQueueN with the chapter's five clients differs from LockQueue")
+	}
+}
