@@ -1,0 +1,227 @@
+// Package regdp decides linearizability of single-register read/write
+// histories exactly with a dynamic programme over time, rather than a search
+// over orders of operations. It stays fast with many concurrent clients and
+// few distinct values, the histories that make a Wing–Gong search explode:
+// its configurations summarise what the past left for the future (the value
+// held, which pending writes were used, which pending reads still wait) and
+// are shared by every order that leads to them.
+//
+// The design and the exactness arguments are in docs/many-clients.md.
+package regdp
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
+)
+
+// Method is the name Check puts in Result.Method.
+const Method = "regdp"
+
+// Options are the register's settings.
+type Options struct {
+	// Init is the register's initial value; None means nil.
+	Init history.Value
+	// NilAny accepts a read of nil in every state (Knossos's rule).
+	NilAny bool
+}
+
+// Applies reports whether h is a single-register read/write history this
+// engine decides: every operation is a read (read, r, get) or a write
+// (write, w, put). Keys are not looked at: the register model has none, so
+// the caller splits keyed histories first.
+func Applies(h *history.History) bool {
+	for i := range h.Ops {
+		switch h.Ops[i].F {
+		case "read", "r", "get", "write", "w", "put":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Operation kinds after preparation.
+const (
+	kRead  uint8 = iota // a completed read that observes the register
+	kWrite              // a completed write
+	kCrash              // a write of unknown outcome whose value some read returned
+	kAny                // a completed read that is legal in every state (NilAny)
+)
+
+// rop is one operation the programme works with.
+type rop struct {
+	kind uint8
+	val  int32 // dense value index
+	pos  int   // position in history.History.Ops
+	// call and ret are event indices; ret is -1 for a crashed write.
+	call, ret int32
+	slot      int32 // slot while pending (completed operations only)
+}
+
+// event is a call or a return of one operation.
+type event struct {
+	op  int32
+	ret bool
+}
+
+// problem is a history prepared for the programme.
+type problem struct {
+	h      *history.History
+	ops    []rop
+	events []event
+	vals   []history.Value // dense value index -> value
+	init   int32           // dense index of the initial value
+	// dropped lists positions left out of every witness: reads of unknown
+	// outcome and writes of unknown outcome nobody observed.
+	dropped []int
+	nOps    int // operations that did not fail
+}
+
+// Check decides whether h, a single-register read/write history, is
+// linearizable. Failed operations are ignored, reads of unknown outcome
+// dropped, and writes of unknown outcome may take effect at any time after
+// their call, or never. When ctx is done first the verdict is Unknown and
+// Reason says how far the programme got. The error is non-nil for input the
+// register rejects (an unknown operation, a write without a value).
+func Check(ctx context.Context, h *history.History, opts Options) (checker.Result, error) {
+	start := time.Now()
+	res := checker.Result{Criterion: checker.Linearizable, Method: Method}
+	p, err := prepare(h, opts)
+	if err != nil {
+		return res, err
+	}
+	res.Stats.Partitions = 1
+	res.Stats.Ops = p.nOps - len(p.dropped)
+	s := newSearch(p)
+	out := s.run(ctx)
+	res.Stats.States = s.states
+	res.Stats.MemoSize = s.peak
+	res.Elapsed = time.Since(start)
+	switch out {
+	case outFound:
+		order, used, err := s.witness()
+		if err != nil {
+			return res, fmt.Errorf("regdp: %w", err)
+		}
+		res.Valid = checker.True
+		res.Witness = order
+		res.Dropped = append(res.Dropped, p.dropped...)
+		for i := range p.ops {
+			if p.ops[i].kind == kCrash && !used[i] {
+				res.Dropped = append(res.Dropped, p.ops[i].pos)
+			}
+		}
+		sort.Ints(res.Dropped)
+	case outRefuted:
+		res.Valid = checker.False
+		res.Violations = []checker.Violation{s.violation()}
+	default:
+		if s.tooWide {
+			res.Valid = checker.Unknown
+			res.Reason = fmt.Sprintf("more than %d values waited for a write at once at event %d; this engine is for few distinct values", maxCands, s.at)
+			break
+		}
+		what := "cancelled"
+		if ctx.Err() == context.DeadlineExceeded {
+			what = "timed out"
+		}
+		res.Valid = checker.Unknown
+		res.Reason = fmt.Sprintf("%s after %s at event %d of %d (%d configurations explored, at most %d at once)",
+			what, res.Elapsed.Round(time.Millisecond), s.at, len(p.events), s.states, s.peak)
+	}
+	return res, nil
+}
+
+// prepare compiles h for the register and lays out its events: calls before
+// returns at equal times (intervals are closed), as the other engines do.
+func prepare(h *history.History, opts Options) (*problem, error) {
+	mopts := model.Options{Init: opts.Init}
+	if opts.NilAny {
+		mopts.NilRead = model.NilIsAny
+	}
+	m := model.NewRegister(mopts)
+	rw := m.(model.ReadWriteRegister)
+	c, err := checker.Compile(m, h, nil, nil, true)
+	if err != nil {
+		return nil, fmt.Errorf("model register: %w", err)
+	}
+	p := &problem{h: h, dropped: append([]int(nil), c.Dropped...), nOps: len(c.Ops) + len(c.Dropped)}
+	dense := map[int64]int32{}
+	valIdx := func(id int64) int32 {
+		d, ok := dense[id]
+		if !ok {
+			d = int32(len(p.vals))
+			dense[id] = d
+			p.vals = append(p.vals, c.Table.Value(id))
+		}
+		return d
+	}
+	p.init = valIdx(m.Init(c.Table))
+	type timed struct {
+		t   int64
+		ret bool
+		op  int32
+	}
+	var evs []timed
+	for i := range c.Ops {
+		o := &c.Ops[i]
+		r := rop{val: valIdx(o.A), pos: c.Pos[i], ret: -1, slot: -1}
+		switch rw.Class(o) {
+		case model.ReadOp:
+			r.kind = kRead
+		case model.WriteOp:
+			r.kind = kWrite
+			if o.Unknown {
+				r.kind = kCrash
+			}
+		case model.AnyReadOp:
+			if o.Unknown {
+				// A read of unknown outcome observed nothing.
+				p.dropped = append(p.dropped, c.Pos[i])
+				continue
+			}
+			r.kind = kAny
+		default:
+			return nil, fmt.Errorf("regdp: operation %s is neither a read nor a write", h.Ops[c.Pos[i]].Label())
+		}
+		n := int32(len(p.ops))
+		p.ops = append(p.ops, r)
+		evs = append(evs, timed{o.Call, false, n})
+		if r.kind != kCrash {
+			evs = append(evs, timed{o.Return, true, n})
+		}
+	}
+	sort.Slice(evs, func(a, b int) bool {
+		x, y := evs[a], evs[b]
+		if x.t != y.t {
+			return x.t < y.t
+		}
+		if x.ret != y.ret {
+			return !x.ret
+		}
+		return x.op < y.op
+	})
+	p.events = make([]event, len(evs))
+	for i, e := range evs {
+		p.events[i] = event{op: e.op, ret: e.ret}
+		if e.ret {
+			p.ops[e.op].ret = int32(i)
+		} else {
+			p.ops[e.op].call = int32(i)
+		}
+	}
+	return p, nil
+}
+
+func describe(v history.Value) string {
+	if v.IsNone() {
+		return "unset"
+	}
+	return v.String()
+}
