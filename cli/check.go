@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ type checkOptions struct {
 	summary       bool
 	noCheck       bool
 	maxViolations int
+	html          string
+	noCore        bool
+	verbose       bool
 
 	initSet bool
 	spec    *modelSpec  // from --model, when given
@@ -75,7 +79,10 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.StringVar(&o.nilRead, "nil-read", "", "how a read of nil is judged: value (nil is a value like any other) or any (accepted in every state) (default: the file's own, else value)")
 	f.BoolVar(&o.independent, "independent", false, "read each value as a Jepsen [key value] tuple and check each key on its own")
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit per history and criterion, e.g. 30s (0: none); when it runs out the verdict is unknown")
-	f.StringVarP(&o.output, "output", "o", "text", "output form: text or json")
+	f.StringVarP(&o.output, "output", "o", "text", "output form: text, json, or junit (JUnit XML, one test case per file and criterion)")
+	f.StringVar(&o.html, "html", "", "also write a self-contained web page (`FILE`) with each history's timeline, witnesses and violations")
+	f.BoolVar(&o.noCore, "no-core", false, "do not shrink violations of linearizability and sequential consistency to a minimal core\n(shrinking takes at most 10s per history and criterion, and no more than --timeout leaves)")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "under each core's explanation, print the facts it rests on")
 	f.StringVar(&o.format, "format", "", "input format (default: detected from the file name and contents)")
 	f.IntVarP(&o.workers, "workers", "j", 0, "goroutines a checker may use (0: one per CPU)")
 	f.BoolVar(&o.verify, "verify-witness", false, "re-check every witness independently of the search that found it")
@@ -89,9 +96,9 @@ func newCheckCmd(e *env) *cobra.Command {
 // the criteria asked for (with "all" kept as is).
 func (o *checkOptions) validate(e *env) ([]string, error) {
 	switch o.output {
-	case "text", "json":
+	case "text", "json", "junit":
 	default:
-		return nil, usagef("unknown output form %q (accepted: text, json)", o.output)
+		return nil, usagef("unknown output form %q (accepted: text, json, junit)", o.output)
 	}
 	switch o.nilRead {
 	case "", "value", "any":
@@ -220,16 +227,30 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 					return err
 				}
 			}
-			if err := report.Text(e.stdout, &report.Report{Histories: []report.History{*hr}}); err != nil {
+			if err := report.WriteText(e.stdout, &report.Report{Histories: []report.History{*hr}}, report.TextOptions{Facts: o.verbose}); err != nil {
 				return err
 			}
+		}
+		if o.html == "" {
+			hr.Source = nil // only the web page draws every operation
 		}
 		rep.Histories = append(rep.Histories, *hr)
 	}
 	rep.Finish()
-	if o.output == "json" {
+	switch o.output {
+	case "json":
 		if err := report.JSON(e.stdout, rep); err != nil {
 			return err
+		}
+	case "junit":
+		if err := report.JUnit(e.stdout, rep); err != nil {
+			return err
+		}
+	}
+	if o.html != "" {
+		if err := writeHTML(o.html, rep); err != nil {
+			fmt.Fprintf(e.stderr, "histcheck: %v\n", err)
+			code = worse(code, ExitError)
 		}
 	}
 	if code == ExitOK {
@@ -315,7 +336,9 @@ criteria:
 			targets = []object{{model: objs[0].model, h: h}}
 		}
 		for _, obj := range targets {
+			stop := e.progress.start(fmt.Sprintf("checking %s (%s)", file, c))
 			res, err := runOne(ctx, obj.model, obj.h, c, mopts, sopts, o.timeout)
+			stop()
 			if err != nil && all && errors.Is(err, suite.ErrReadWriteOnly) {
 				// "all" means every criterion that applies: the causal and
 				// session criteria do not apply to a history with other
@@ -329,6 +352,15 @@ criteria:
 				return &hr, ExitError
 			}
 			r := report.NewResult(h, obj.lift(res))
+			if !o.noCore && res.Valid == checker.False && hasCore(c) && len(r.Violations) > 0 {
+				stop := e.progress.start(fmt.Sprintf("finding the core of %s (%s)", file, c))
+				core, err := findCore(ctx, &obj, h, c, mopts, sopts, coreBudget(o.timeout, res.Elapsed))
+				stop()
+				if err != nil {
+					fmt.Fprintf(e.stderr, "%s: %s: no core: %v\n", file, c, err)
+				}
+				r.Violations[0].Core = core
+			}
 			if obj.perKey {
 				if !obj.key.IsNone() {
 					r.Key = obj.key.JSON()
@@ -496,4 +528,20 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// writeHTML writes the web page of rep to path.
+func writeHTML(path string, rep *report.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing the web page: %w", err)
+	}
+	if err := report.HTML(f, rep); err != nil {
+		f.Close()
+		return fmt.Errorf("writing the web page %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing the web page %s: %w", path, err)
+	}
+	return nil
 }

@@ -61,6 +61,9 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	models         []suite.Model
+	// progress shows long checks on a terminal's standard error; nil
+	// otherwise.
+	progress *progress
 }
 
 // exitError carries an exit code out of a command; its message, if any, has
@@ -82,7 +85,7 @@ func usagef(format string, args ...any) error {
 // exit status. Models in extra are offered besides the built-in ones; one
 // with a built-in model's name replaces it.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...suite.Model) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, models: models(extra)}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, models: models(extra), progress: newProgress(stderr)}
 	root := newRoot(e)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -234,13 +234,6 @@ func writeCore(w *bufio.Writer, c *Core, pad string, o TextOptions) {
 	}
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // wrap breaks s into lines of at most width bytes at spaces (a longer word
 // gets a line of its own).
 func wrap(s string, width int) []string {

@@ -676,7 +676,15 @@
   });
   window.addEventListener("resize", function () { S.scale = clampScale(S.scale); resize(); status(); draw(); });
 
-  if (data.histories.length) show(0);
+  // Open on the first history with a violation: that is what one looks for.
+  var start = 0;
+  data.histories.some(function (h, i) {
+    var bad = h.results.some(function (r) { return r.violations.length > 0; });
+    if (bad) start = i;
+    return bad;
+  });
+  if (data.histories.length > 1) $("pick").value = String(start);
+  if (data.histories.length) show(start);
   else $("status").textContent = "no histories in this report";
   document.body.setAttribute("data-ready", "1");
 })();

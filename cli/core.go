@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/shrink"
+	"github.com/histcheck/histcheck/checker/suite"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
+	"github.com/histcheck/histcheck/report"
+)
+
+// defaultCoreBudget bounds the search for a core per history and
+// criterion; within it most cores are found and shown minimal, and a
+// search cut short still gives a sound (if larger) core.
+const defaultCoreBudget = 10 * time.Second
+
+// hasCore reports whether the criterion has minimal violating cores: the
+// criteria decided from the model's sequential specification.
+func hasCore(criterion string) bool {
+	return criterion == checker.Linearizable || criterion == checker.Sequential
+}
+
+// coreBudget is the time left for the core after a check that took
+// elapsed: what remains of the limit, but no more than the default, so
+// that a generous limit meant for the verdict does not go to the core.
+// Zero means no time is left.
+func coreBudget(timeout, elapsed time.Duration) time.Duration {
+	if timeout <= 0 {
+		return defaultCoreBudget
+	}
+	return min(max(timeout-elapsed, 0), defaultCoreBudget)
+}
+
+// findCore shrinks the object's history, which violates criterion, to a
+// minimal core, and describes it in terms of the whole history h. It
+// returns nil without error when no core could be found in the time given.
+func findCore(ctx context.Context, obj *object, h *history.History, criterion string, mopts model.Options,
+	sopts suite.Options, budget time.Duration) (*report.Core, error) {
+	if budget <= 0 {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	sopts.Verify = false // the core's verdicts are confirmed by shrinking itself
+	check := func(ctx context.Context, hh *history.History) (checker.Result, error) {
+		return suite.Run(ctx, obj.model, hh, criterion, mopts, sopts)
+	}
+	core, err := shrink.Minimize(ctx, obj.h, check, obj.model.Info.Keyed)
+	if errors.Is(err, shrink.ErrNotViolating) {
+		// The first check of the search ran out of time.
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if obj.pos != nil {
+		core = liftCore(core, obj.pos)
+	}
+	return report.NewCore(h, core), nil
+}
+
+// liftCore renames a core's positions in an object's history by their
+// positions in the whole history.
+func liftCore(c shrink.Core, pos []int) shrink.Core {
+	m := func(xs []int) []int {
+		out := make([]int, 0, len(xs))
+		for _, x := range xs {
+			if x >= 0 && x < len(pos) {
+				out = append(out, pos[x])
+			}
+		}
+		return out
+	}
+	c.Ops, c.Weakened, c.Origin = m(c.Ops), m(c.Weakened), m(c.Origin)
+	if c.History == nil || len(c.Origin) != len(c.History.Ops) {
+		c.Origin = nil // Explain then quotes the reduced history's names
+	}
+	return c
+}
