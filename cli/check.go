@@ -253,10 +253,19 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 			code = worse(code, ExitError)
 		}
 	}
+	if interrupted(ctx) {
+		fmt.Fprintln(e.stderr, "histcheck: interrupted; the verdicts above are what was known when it stopped")
+		code = ExitUnknown
+	}
 	if code == ExitOK {
 		return nil
 	}
 	return &exitError{code: code}
+}
+
+// interrupted reports whether the user stopped histcheck.
+func interrupted(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), ErrInterrupted)
 }
 
 // checkFile reads and checks one file. Problems are printed on stderr; the
@@ -440,6 +449,10 @@ func runOne(ctx context.Context, m suite.Model, h *history.History, criterion st
 	res.Criterion = criterion
 	if res.Elapsed == 0 {
 		res.Elapsed = time.Since(start)
+	}
+	if res.Valid == checker.Unknown && interrupted(ctx) {
+		res.Reason = "interrupted before a verdict"
+		return res, nil
 	}
 	if res.Valid == checker.Unknown && timeout > 0 && ctx.Err() != nil {
 		reason := fmt.Sprintf("no verdict within the time limit of %s (--timeout)", timeout)

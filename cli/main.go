@@ -9,6 +9,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -85,10 +86,21 @@ func usagef(format string, args ...any) error {
 // exit status. Models in extra are offered besides the built-in ones; one
 // with a built-in model's name replaces it.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...suite.Model) int {
+	return MainContext(context.Background(), args, stdin, stdout, stderr, extra...)
+}
+
+// ErrInterrupted is the cause a front end gives the context it cancels when
+// the user interrupts histcheck (SIGINT, SIGTERM): checks stop, what is
+// known so far is printed, and the exit status is 2 (ExitUnknown).
+var ErrInterrupted = errors.New("interrupted")
+
+// MainContext is Main under a context: cancelling it with cause
+// ErrInterrupted (see context.WithCancelCause) stops the checks in flight.
+func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...suite.Model) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, models: models(extra), progress: newProgress(stderr)}
 	root := newRoot(e)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return int(ExitOK)
 	}
