@@ -25,8 +25,9 @@ const (
 // them in, so a kv model keeps its own table of values (vals) and its states
 // and compiled operations use ids from it rather than from the Table passed
 // to Compile. That table is safe for concurrent use, because checkers may
-// search several keys at once with one model value; it only grows, so use
-// one model value per check.
+// search several keys at once with one model value (a Fork's table is for
+// one goroutine and takes no locks); it only grows, so use one model value
+// per check.
 type kv struct {
 	info   Info
 	init   history.Value
@@ -66,6 +67,7 @@ func (m *kv) Info() Info { return m.info }
 func (m *kv) Fork() Model[int64] {
 	c := *m
 	c.vals = newKVValues()
+	c.vals.single = true
 	return &c
 }
 
@@ -126,6 +128,9 @@ func (m *kv) Step(s int64, op *Op) (int64, bool) {
 	return s, false
 }
 
+// Class classifies reads and writes; cas and append are OtherOp.
+func (m *kv) Class(op *Op) OpClass { return classify(op, kvRead, kvWrite) }
+
 func (m *kv) Describe(s int64, _ *Table) string { return describeValue(m.vals.value(s)) }
 
 // Explain says why op is illegal in s.
@@ -139,6 +144,119 @@ func (m *kv) Explain(s int64, op *Op, _ *Table) string {
 		return fmt.Sprintf("append %s to %s, which is not a string", describeValue(m.vals.value(op.A)), m.Describe(s, nil))
 	}
 	return ""
+}
+
+// Doomed tells, for appends, that a read of string g can no longer succeed
+// in a state that is not a prefix of g when every write or cas that could
+// set the key to a prefix of g (nil counts as "") has been taken, or was
+// called after the read returned: appends only extend a string.
+func (m *kv) Doomed(ops []Op) func(s int64, i int, taken []uint64) bool {
+	v := m.vals
+	v.rlock()
+	defer v.runlock()
+	var writers []int // writes and cas, which may reset the key
+	appends := false
+	for i := range ops {
+		switch ops[i].Kind {
+		case kvAppend:
+			appends = true
+		case kvWrite, kvCAS:
+			writers = append(writers, i)
+		}
+	}
+	if !appends {
+		return nil
+	}
+	// For each read of a string: the writers that may precede it with a
+	// prefix of its string.
+	reads := make([]bool, len(ops))
+	resets := make([][]int32, len(ops))
+	useful := false
+	for i := range ops {
+		o := &ops[i]
+		if o.Kind != kvRead || o.Unknown || o.B == anyRead || o.A <= 0 || o.A >= int64(len(v.vals)) || !v.vals[o.A].str {
+			continue
+		}
+		reads[i], useful = true, true
+		var g string
+		for _, j := range writers {
+			w := &ops[j]
+			val := w.A
+			if w.Kind == kvCAS {
+				val = w.B
+			}
+			if w.Call > o.Return {
+				continue
+			}
+			if g == "" {
+				g = v.text(o.A)
+			}
+			if v.prefixOf(val, g) {
+				resets[i] = append(resets[i], int32(j))
+			}
+		}
+	}
+	if !useful {
+		return nil
+	}
+	// known memoises whether a state is a prefix of a read's string: 1
+	// yes, 2 no. A state extends the state it was appended to, so each
+	// new state costs one comparison of its last piece.
+	var known idTable
+	var prefix func(s, a int64, g string) bool
+	prefix = func(s, a int64, g string) bool {
+		e := &v.vals[s]
+		switch {
+		case !e.str:
+			return e.leaf >= 0 && v.leaves[e.leaf].Kind() == history.Nil
+		case e.n > int64(len(g)):
+			return false
+		case e.leaf >= 0:
+			return v.leaves[e.leaf].Text() == g[:e.n]
+		}
+		key := uint64(s)<<32 | uint64(a)
+		if r, ok := known.get(key); ok {
+			return r == 1
+		}
+		pn := v.vals[e.parent].n
+		ok := prefix(int64(e.parent), a, g) && v.equalsText(int64(e.suffix), g[pn:e.n])
+		r := int64(2)
+		if ok {
+			r = 1
+		}
+		known.put(key, r)
+		return ok
+	}
+	return func(s int64, i int, taken []uint64) bool {
+		if !reads[i] {
+			return false
+		}
+		for _, j := range resets[i] {
+			if taken[j>>6]&(1<<(uint(j)&63)) == 0 {
+				return false
+			}
+		}
+		a := ops[i].A
+		v.rlock()
+		defer v.runlock()
+		if s <= 0 || s >= int64(len(v.vals)) || s >= 1<<31 || a >= 1<<31 || !v.vals[s].str {
+			return false
+		}
+		return !prefix(s, a, v.text(a))
+	}
+}
+
+// prefixOf reports whether value id is nil or a string that is a prefix of
+// g; the caller holds mu.
+func (v *kvValues) prefixOf(id int64, g string) bool {
+	if id <= 0 || id >= int64(len(v.vals)) {
+		return false
+	}
+	e := &v.vals[id]
+	if !e.str {
+		return e.leaf >= 0 && v.leaves[e.leaf].Kind() == history.Nil
+	}
+	return e.n <= int64(len(g)) && v.equalsText(id, g[:e.n])
 }
 
 // Keep applies the register's rule (see register.Keep) when no operation
@@ -159,26 +277,39 @@ func (m *kv) Keep(ops []Op) []bool {
 }
 
 // kvValues interns values to ids (0 is unused) and memoises appends.
-// Strings are found by a rolling hash of their text, so that an append's
-// result is looked up without hashing the whole concatenation again; the
-// hash only narrows the search and every match is confirmed by comparing
-// text, so collisions cost time, never correctness.
+//
+// A string an append builds is kept as a rope node, the ids of the string
+// it extends and of the suffix, rather than as text: the search builds one
+// per new state, and copying whole strings made appends cost their length.
+// Every string, rope or not, is found by a rolling hash of its text and its
+// length, so that equal strings always get one id (the search compares
+// states by id); the hash only narrows the search and every match is
+// confirmed against the text, so collisions cost time, never correctness.
 type kvValues struct {
-	mu      sync.RWMutex
-	ids     map[history.Value]int64 // values other than strings
-	vals    []kvEntry
-	buckets map[uint64]int64 // bucket key to the first string id
-	// appends maps (value id, suffix id) to the id of the concatenation, or
-	// to 0 when the value is not a string.
-	appends map[[2]int64]int64
+	// single is set for a table used by one goroutine alone (a Fork), which
+	// then takes no locks; otherwise mu guards everything below.
+	single bool
+	mu     sync.RWMutex
+	ids    map[history.Value]int64 // values other than strings
+	vals   []kvEntry
+	leaves []history.Value // values given whole, by kvEntry.leaf
+	// buckets maps a bucket key (hash and length) to the first string id
+	// with it; appends maps s<<32|suffix to 1 + the id of the
+	// concatenation, or to 1 when the value is not a string.
+	buckets, appends idTable
 }
 
-// kvEntry is an interned value; for strings also the rolling hash of the
-// text, rollBase^len, and the next id with the same bucket key (0 ends the
-// chain).
+// kvEntry is an interned value. A value given whole has its index in
+// leaves; a rope has leaf −1 and joins parent and suffix. Strings also keep
+// the rolling hash of their text, rollBase^len, their length, and the next
+// id with the same bucket key (0 ends the chain).
 type kvEntry struct {
-	val             history.Value
-	hash, pow, next uint64
+	hash, pow      uint64
+	n              int64
+	next           int32
+	parent, suffix int32
+	leaf           int32
+	str            bool
 }
 
 // rollBase is the multiplier of the rolling hash (odd, so powers never vanish
@@ -186,8 +317,9 @@ type kvEntry struct {
 const rollBase = 0x100000001b3
 
 func newKVValues() *kvValues {
-	return &kvValues{ids: make(map[history.Value]int64), vals: []kvEntry{{pow: 1}},
-		buckets: make(map[uint64]int64), appends: make(map[[2]int64]int64)}
+	vals := make([]kvEntry, 1, 16)
+	vals[0] = kvEntry{pow: 1, leaf: -1}
+	return &kvValues{ids: make(map[history.Value]int64), vals: vals}
 }
 
 func rollHash(s string) (h, pow uint64) {
@@ -199,27 +331,54 @@ func rollHash(s string) (h, pow uint64) {
 	return h, pow
 }
 
-func bucketKey(h uint64, n int) uint64 { return h ^ uint64(n)*0x9e3779b97f4a7c15 }
+func bucketKey(h uint64, n int64) uint64 { return h ^ uint64(n)*0x9e3779b97f4a7c15 }
+
+func (v *kvValues) rlock() {
+	if !v.single {
+		v.mu.RLock()
+	}
+}
+
+func (v *kvValues) runlock() {
+	if !v.single {
+		v.mu.RUnlock()
+	}
+}
+
+func (v *kvValues) lock() {
+	if !v.single {
+		v.mu.Lock()
+	}
+}
+
+func (v *kvValues) unlock() {
+	if !v.single {
+		v.mu.Unlock()
+	}
+}
 
 func (v *kvValues) id(x history.Value) int64 {
-	v.mu.RLock()
+	v.rlock()
 	id, ok := v.lookup(x)
-	v.mu.RUnlock()
+	v.runlock()
 	if ok {
 		return id
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
+	v.lock()
+	defer v.unlock()
 	if id, ok := v.lookup(x); ok {
 		return id
 	}
-	if x.Kind() == history.String {
-		h, pw := rollHash(x.Text())
-		return v.addString(x, h, pw)
+	e := kvEntry{leaf: int32(len(v.leaves)), pow: 1}
+	v.leaves = append(v.leaves, x)
+	if x.Kind() != history.String {
+		id = v.add(e)
+		v.ids[x] = id
+		return id
 	}
-	id = v.add(x, 0, 1)
-	v.ids[x] = id
-	return id
+	e.str, e.n = true, int64(len(x.Text()))
+	e.hash, e.pow = rollHash(x.Text())
+	return v.addString(e)
 }
 
 // lookup finds x's id; the caller holds mu.
@@ -230,83 +389,203 @@ func (v *kvValues) lookup(x history.Value) (int64, bool) {
 	}
 	text := x.Text()
 	h, _ := rollHash(text)
-	for id := v.buckets[bucketKey(h, len(text))]; id != 0; id = int64(v.vals[id].next) {
-		if v.vals[id].val.Text() == text {
+	first, _ := v.buckets.get(bucketKey(h, int64(len(text))))
+	for id := first; id != 0; id = int64(v.vals[id].next) {
+		if v.equalsText(id, text) {
 			return id, true
 		}
 	}
 	return 0, false
 }
 
-func (v *kvValues) add(x history.Value, h, pw uint64) int64 {
+func (v *kvValues) add(e kvEntry) int64 {
 	id := int64(len(v.vals))
-	v.vals = append(v.vals, kvEntry{val: x, hash: h, pow: pw})
+	v.vals = append(v.vals, e)
 	return id
 }
 
-// addString adds a string known to be new, with its hash; the caller holds mu.
-func (v *kvValues) addString(x history.Value, h, pw uint64) int64 {
-	id := v.add(x, h, pw)
-	k := bucketKey(h, len(x.Text()))
-	v.vals[id].next = uint64(v.buckets[k])
-	v.buckets[k] = id
+// addString adds a string known to be new; the caller holds mu.
+func (v *kvValues) addString(e kvEntry) int64 {
+	k := bucketKey(e.hash, e.n)
+	first, _ := v.buckets.get(k)
+	e.next = int32(first)
+	id := v.add(e)
+	v.buckets.put(k, id)
 	return id
+}
+
+// text returns the text of string id (nil counts as ""); the caller holds mu.
+func (v *kvValues) text(id int64) string {
+	e := &v.vals[id]
+	if e.leaf >= 0 {
+		return v.leaves[e.leaf].Text()
+	}
+	buf := make([]byte, e.n)
+	for end := e.n; e.leaf < 0; e = &v.vals[e.parent] {
+		suf := v.text(int64(e.suffix))
+		end -= int64(len(suf))
+		copy(buf[end:], suf)
+	}
+	if e.str {
+		copy(buf, v.leaves[e.leaf].Text())
+	}
+	return string(buf)
+}
+
+// equalsText reports whether string id (nil counting as "") has text t,
+// without building its text; the caller holds mu.
+func (v *kvValues) equalsText(id int64, t string) bool {
+	for {
+		e := &v.vals[id]
+		if e.leaf >= 0 {
+			if !e.str {
+				return t == ""
+			}
+			return v.leaves[e.leaf].Text() == t
+		}
+		if e.n != int64(len(t)) {
+			return false
+		}
+		k := len(t) - int(v.vals[e.suffix].n)
+		if !v.equalsText(int64(e.suffix), t[k:]) {
+			return false
+		}
+		id, t = int64(e.parent), t[:k]
+	}
 }
 
 func (v *kvValues) value(id int64) history.Value {
-	v.mu.RLock()
-	defer v.mu.RUnlock()
+	v.rlock()
+	defer v.runlock()
 	if id <= 0 || id >= int64(len(v.vals)) {
 		return history.Value{}
 	}
-	return v.vals[id].val
+	if e := &v.vals[id]; e.leaf >= 0 {
+		return v.leaves[e.leaf]
+	}
+	return history.StringValue(v.text(id))
 }
 
 // appendTo returns the id of the string value s followed by suffix, where
 // nil counts as "", and false if s is neither a string nor nil.
 func (v *kvValues) appendTo(s, suffix int64) (int64, bool) {
-	key := [2]int64{s, suffix}
-	v.mu.RLock()
-	r, ok := v.appends[key]
-	v.mu.RUnlock()
+	key := uint64(s)<<32 | uint64(suffix)
+	v.rlock()
+	r, ok := v.appends.get(key)
+	v.runlock()
 	if ok {
-		return r, r != 0
+		return r - 1, r > 1
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if r, ok := v.appends[key]; ok {
-		return r, r != 0
+	v.lock()
+	defer v.unlock()
+	if !v.single {
+		// Another goroutine may have added it meanwhile.
+		if r, ok := v.appends.get(key); ok {
+			return r - 1, r > 1
+		}
 	}
-	if s <= 0 || s >= int64(len(v.vals)) || suffix <= 0 || suffix >= int64(len(v.vals)) {
+	if s <= 0 || s >= int64(len(v.vals)) || suffix <= 0 || suffix >= int64(len(v.vals)) || s >= 1<<31 || suffix >= 1<<31 {
 		return 0, false
 	}
-	var base string
-	var bh uint64
-	switch b := v.vals[s].val; b.Kind() {
-	case history.Nil:
-	case history.String:
-		base, bh = b.Text(), v.vals[s].hash
-	default:
-		v.appends[key] = 0
-		return 0, false
+	b, x := v.vals[s], v.vals[suffix]
+	if !b.str {
+		if b.leaf < 0 || v.leaves[b.leaf].Kind() != history.Nil {
+			v.appends.put(key, 1)
+			return 0, false
+		}
+		b.hash, b.pow, b.n = 0, 1, 0
 	}
-	suf := v.vals[suffix].val.Text()
-	h := bh*v.vals[suffix].pow + v.vals[suffix].hash
-	n := len(base) + len(suf)
+	e := kvEntry{hash: b.hash*x.pow + x.hash, pow: b.pow * x.pow, n: b.n + x.n,
+		parent: int32(s), suffix: int32(suffix), leaf: -1, str: true}
+	k := bucketKey(e.hash, e.n)
+	first, _ := v.buckets.get(k)
 	r = 0
-	for id := v.buckets[bucketKey(h, n)]; id != 0; id = int64(v.vals[id].next) {
-		if t := v.vals[id].val.Text(); len(t) == n && t[:len(base)] == base && t[len(base):] == suf {
+	for id := first; id != 0; id = int64(v.vals[id].next) {
+		if v.equalsConcat(id, s, suffix, b.n) {
 			r = id
 			break
 		}
 	}
 	if r == 0 {
-		pw := v.vals[suffix].pow
-		if base != "" {
-			pw *= v.vals[s].pow
-		}
-		r = v.addString(history.StringValue(base+suf), h, pw)
+		e.next = int32(first)
+		r = v.add(e)
+		v.buckets.put(k, r)
 	}
-	v.appends[key] = r
+	v.appends.put(key, r+1)
 	return r, true
+}
+
+// equalsConcat reports whether string c has the text of s (nil counting as
+// "", of length sn) followed by that of suffix; the caller holds mu.
+func (v *kvValues) equalsConcat(c, s, suffix, sn int64) bool {
+	e := &v.vals[c]
+	if e.leaf < 0 && int64(e.parent) == s && int64(e.suffix) == suffix {
+		return true
+	}
+	if e.n != sn+v.vals[suffix].n {
+		return false
+	}
+	t := v.text(c)
+	return v.equalsText(s, t[:sn]) && v.equalsText(suffix, t[sn:])
+}
+
+// idTable is an open-addressing hash map from uint64 keys to non-zero
+// int64 values, without the overhead of a general map on the search's
+// hottest path.
+type idTable struct {
+	keys []uint64
+	vals []int64 // 0: empty slot
+	n    int
+	bits uint
+}
+
+func (t *idTable) slot(k uint64) uint64 { return (k * 0x9e3779b97f4a7c15) >> (64 - t.bits) }
+
+func (t *idTable) get(k uint64) (int64, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
+	mask := uint64(len(t.keys) - 1)
+	for i := t.slot(k); ; i = (i + 1) & mask {
+		if t.vals[i] == 0 {
+			return 0, false
+		}
+		if t.keys[i] == k {
+			return t.vals[i], true
+		}
+	}
+}
+
+// put sets k to val (non-zero), replacing any value k had.
+func (t *idTable) put(k uint64, val int64) {
+	if 2*(t.n+1) > len(t.keys) {
+		t.grow()
+	}
+	mask := uint64(len(t.keys) - 1)
+	for i := t.slot(k); ; i = (i + 1) & mask {
+		if t.vals[i] == 0 {
+			t.keys[i], t.vals[i] = k, val
+			t.n++
+			return
+		}
+		if t.keys[i] == k {
+			t.vals[i] = val
+			return
+		}
+	}
+}
+
+func (t *idTable) grow() {
+	keys, vals := t.keys, t.vals
+	if t.bits == 0 {
+		t.bits = 10
+	} else {
+		t.bits++
+	}
+	t.keys, t.vals, t.n = make([]uint64, 1<<t.bits), make([]int64, 1<<t.bits), 0
+	for i, val := range vals {
+		if val != 0 {
+			t.put(keys[i], val)
+		}
+	}
 }

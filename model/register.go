@@ -132,6 +132,24 @@ func (m *register) Step(s int64, op *Op) (int64, bool) {
 	return s, false
 }
 
+// Class classifies reads and writes; a cas is OtherOp.
+func (m *register) Class(op *Op) OpClass { return classify(op, regRead, regWrite) }
+
+// classify implements ReadWriteRegister.Class for models whose reads and
+// writes are compiled like the register's, given their operation codes.
+func classify(op *Op, read, write uint8) OpClass {
+	switch op.Kind {
+	case read:
+		if op.Unknown || op.B == anyRead {
+			return AnyReadOp
+		}
+		return ReadOp
+	case write:
+		return WriteOp
+	}
+	return OtherOp
+}
+
 func (m *register) Describe(s int64, t *Table) string { return describeValue(t.Value(s)) }
 
 func describeValue(v history.Value) string {

@@ -30,7 +30,7 @@ type benchCase struct {
 	want   checker.Verdict
 }
 
-func loadBench(b *testing.B, dir string, only map[string]bool) []benchCase {
+func loadBench(b testing.TB, dir string, only map[string]bool) []benchCase {
 	b.Helper()
 	c := corpus.Dir(b)
 	var out []benchCase
@@ -61,7 +61,7 @@ func loadBench(b *testing.B, dir string, only map[string]bool) []benchCase {
 	return out
 }
 
-func (bc *benchCase) histcheck(b *testing.B) {
+func (bc *benchCase) histcheck(b testing.TB) {
 	var res checker.Result
 	var err error
 	if bc.kv {
@@ -74,7 +74,7 @@ func (bc *benchCase) histcheck(b *testing.B) {
 	}
 }
 
-func (bc *benchCase) porcupine(b *testing.B) {
+func (bc *benchCase) porcupine(b testing.TB) {
 	got := porcupineVerdictBool(porcupine.CheckOperations(bc.pModel, bc.pOps))
 	if got != bc.want {
 		b.Fatalf("%s: porcupine says %v", bc.name, got)

@@ -50,7 +50,7 @@ func differential[S comparable](t *testing.T, name string, newModel func(model.O
 		}
 		m := newModel(model.Options{Init: cfg.Init})
 		want, refErr := reference.Linearizable(context.Background(), m, h)
-		opts := Options{NoPrune: seed%2 == 1, Verify: seed%4 < 2, Workers: 1 + int(seed%3)}
+		opts := Options{NoPrune: seed%2 == 1, Verify: seed%4 < 2, Workers: 1 + int(seed%3), NoZones: seed%5 < 2}
 		got, err := Check(context.Background(), m, h, opts)
 		var ie *history.InputError
 		switch {

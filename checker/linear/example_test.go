@@ -26,7 +26,15 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("linearizable:", res.Valid)
+	// Reads and writes of unique values: decided by the zones algorithm.
+	fmt.Println("linearizable:", res.Valid, "by", res.Method)
+	for _, v := range res.Violations {
+		fmt.Println(v.Explanation)
+	}
+	// The general search explains it by the operation that cannot take
+	// effect.
+	res, _ = linear.Check(context.Background(), m, h, linear.Options{NoZones: true})
+	fmt.Println("linearizable:", res.Valid, "by", res.Method)
 	for _, v := range res.Violations {
 		fmt.Println(v.Explanation)
 	}
@@ -41,7 +49,9 @@ func Example() {
 	}
 	fmt.Println()
 	// Output:
-	// linearizable: false
+	// linearizable: false by zones
+	// The initial value 0 must stay in the register until C:r(0) was called (at 5), since it reads it; but 1, written only by A:w(1), can be in the register only at some instant from 2 to 4 (after B:r(1) was called, before B:r(1) returned), which is within that span
+	// linearizable: false by wgl
 	// C:r(0) cannot take effect: read 0 but the register holds 1 (after A:w(1) -> B:r(1))
 	// linearizable: true
 	// C:r(0) A:w(1) B:r(1)

@@ -5,10 +5,12 @@
 package linear
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/zones"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
@@ -31,6 +34,15 @@ type Options struct {
 	// NoPrune keeps operations of unknown outcome that the model's Pruner
 	// shows nothing observed.
 	NoPrune bool
+	// MaxMemory bounds, in bytes, the memory the search's memos may hold
+	// together; past it the verdict is Unknown rather than the process
+	// running out of memory. 0 means DefaultMaxMemory(); a negative value
+	// means no limit.
+	MaxMemory int64
+	// NoZones makes every partition go through the general search, even
+	// those the polynomial zones algorithm decides (reads and writes of
+	// unique values): for cross-checking the two.
+	NoZones bool
 }
 
 // Method is the name Check puts in Result.Method.
@@ -48,13 +60,19 @@ type part[S comparable] struct {
 	init S
 	res  partResult[S]
 	done bool
+	// zones holds the decision when the zones algorithm made it.
+	zones *zones.Outcome
 }
 
 // Check decides whether h is linearizable under m. Operations of unknown
-// outcome may take effect at any time after their call, or never. When ctx
-// is cancelled or its deadline passes first, the verdict is Unknown and
-// Reason says how far the search got. The error is non-nil only for input
-// the model rejects, or a witness that fails Options.Verify.
+// outcome may take effect at any time after their call, or never. A
+// partition of reads and writes of unique values, under a model that
+// classifies them (model.ReadWriteRegister), is decided by the zones
+// algorithm in O(n log n); the others by the search. When ctx is cancelled
+// or its deadline passes first, or the search's memo outgrows
+// Options.MaxMemory, the verdict is Unknown and Reason says how far the
+// search got. The error is non-nil only for input the model rejects, or a
+// witness that fails Options.Verify.
 func Check[S comparable](ctx context.Context, m model.Model[S], h *history.History, opts Options) (checker.Result, error) {
 	start := time.Now()
 	res := checker.Result{Criterion: checker.Linearizable, Method: Method}
@@ -67,23 +85,35 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	} else {
 		keys, groups = []history.Value{{}}, [][]int{nil}
 	}
-	parts := make([]*part[S], len(groups))
-	for i, g := range groups {
-		pm := m
-		if f, ok := m.(model.Forker[S]); ok {
-			pm = f.Fork()
-		}
-		c, err := checker.Compile(pm, h, g, nil, !opts.NoPrune)
-		if err != nil {
-			return res, fmt.Errorf("model %s: %w", info.Name, err)
-		}
-		parts[i] = &part[S]{key: keys[i], m: pm, comp: c, init: pm.Init(c.Table)}
-		res.Stats.Ops += len(c.Ops)
-		res.Dropped = append(res.Dropped, c.Dropped...)
+	parts, err := compileParts(m, h, keys, groups, !opts.NoPrune, opts.Workers)
+	if err != nil {
+		return res, fmt.Errorf("model %s: %w", info.Name, err)
+	}
+	for _, p := range parts {
+		res.Stats.Ops += len(p.comp.Ops)
+		res.Dropped = append(res.Dropped, p.comp.Dropped...)
 	}
 	res.Stats.Partitions = len(parts)
+	zoned := 0
+	if !opts.NoZones {
+		zoned = decideZones(ctx, parts)
+	}
+	switch {
+	case zoned > 0 && zoned == len(parts):
+		res.Method = zones.Method
+	case zoned > 0:
+		res.Reason = fmt.Sprintf("%d of %d keys decided by zones, the others by the search", zoned, len(parts))
+	}
 
-	run(ctx, parts, opts.Workers)
+	limit := opts.MaxMemory
+	if limit == 0 {
+		limit = DefaultMaxMemory()
+	}
+	var budget *memBudget
+	if limit > 0 {
+		budget = &memBudget{limit: limit}
+	}
+	run(ctx, parts, opts.Workers, budget)
 
 	var failed *part[S]
 	var stopErr error
@@ -106,14 +136,21 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	switch {
 	case failed != nil:
 		res.Valid = checker.False
-		res.Violations = []checker.Violation{violation(failed.m, h, failed, info.Keyed)}
+		if failed.zones != nil {
+			res.Violations = []checker.Violation{zones.Violation(failed.zones, h, failed.comp, failed.m, info.Keyed, failed.key)}
+		} else {
+			res.Violations = []checker.Violation{violation(failed.m, h, failed, info.Keyed)}
+		}
 	case !allFound:
 		if stopErr == nil {
 			stopErr = ctx.Err()
 		}
 		res.Valid = checker.Unknown
 		what := "cancelled"
-		if errors.Is(stopErr, context.DeadlineExceeded) {
+		switch {
+		case errors.Is(stopErr, errMemory):
+			what = fmt.Sprintf("memo exceeded %d MB", (limit+(1<<20)-1)>>20)
+		case errors.Is(stopErr, context.DeadlineExceeded):
 			what = "timed out"
 		}
 		res.Reason = fmt.Sprintf("%s after %s exploring %d states", what, res.Elapsed.Round(time.Millisecond), res.Stats.States)
@@ -141,30 +178,118 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	return res, nil
 }
 
-// sliceSteps is how many search steps a partition runs before its worker
-// turns to the next one. Taking turns keeps one hard partition from holding
-// up the refutation of an easy one; a slice lasts about a millisecond.
-const sliceSteps = ctxCheckEvery
+// compileParts compiles every partition. A model that forks gives each
+// partition a copy of its own, so the partitions are then compiled in
+// parallel; the error reported is the first partition's, as in order.
+func compileParts[S comparable](m model.Model[S], h *history.History, keys []history.Value, groups [][]int, prune bool, workers int) ([]*part[S], error) {
+	parts := make([]*part[S], len(groups))
+	errs := make([]error, len(groups))
+	one := func(i int) {
+		pm := m
+		if f, ok := m.(model.Forker[S]); ok {
+			pm = f.Fork()
+		}
+		c, err := checker.Compile(pm, h, groups[i], nil, prune)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		parts[i] = &part[S]{key: keys[i], m: pm, comp: c, init: pm.Init(c.Table)}
+	}
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	if _, forks := m.(model.Forker[S]); !forks || workers == 1 || len(groups) < 2 {
+		for i := range groups {
+			if one(i); errs[i] != nil {
+				return nil, errs[i]
+			}
+		}
+		return parts, nil
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(workers, len(groups)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(groups); i = int(next.Add(1) - 1) {
+				one(i)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return parts, nil
+}
+
+// decideZones decides with the zones algorithm every partition it applies
+// to, and returns how many it decided.
+func decideZones[S comparable](ctx context.Context, parts []*part[S]) int {
+	n := 0
+	for _, p := range parts {
+		rw, ok := any(p.m).(model.ReadWriteRegister)
+		init, isID := any(p.init).(int64)
+		if !ok || !isID || !zones.Applicable(p.comp.Ops, rw, init) {
+			continue
+		}
+		out, err := zones.Decide(ctx, p.comp.Ops, rw, init)
+		if err != nil {
+			continue // the search notices the context too
+		}
+		p.zones, p.done = &out, true
+		if out.Linearizable {
+			p.res.outcome = found
+			p.res.order = make([]int32, len(out.Order))
+			for i, j := range out.Order {
+				p.res.order[i] = int32(j)
+			}
+		} else {
+			p.res.outcome = refuted
+		}
+		n++
+	}
+	return n
+}
+
+// A partition's turns start short and double, up to maxSlice search
+// steps: most easy partitions finish in their first turn, so one failing
+// object among many hard ones is found after little work on the others,
+// while a long search pays for few switches. The longest turn lasts about
+// a millisecond.
+const (
+	firstSlice = 1 << 8
+	maxSlice   = 1 << 14
+)
 
 // run searches every partition with Workers goroutines that take turns
 // between the unfinished partitions. The first refutation stops every other
 // search: partitions are independent, and one failing object makes the
 // whole history fail. With one worker the turns, and so the partition
 // reported, are deterministic.
-func run[S comparable](ctx context.Context, parts []*part[S], workers int) {
+func run[S comparable](ctx context.Context, parts []*part[S], workers int, budget *memBudget) {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	if workers > len(parts) {
-		workers = len(parts)
-	}
 	var stop atomic.Bool
 	var mu sync.Mutex
-	queue := make([]int, len(parts)) // partitions waiting for a turn, in order
-	for i := range queue {
-		queue[i] = i
+	var queue []int // partitions waiting for a turn, in order
+	for i, p := range parts {
+		if !p.done {
+			queue = append(queue, i)
+		} else if p.res.outcome == refuted {
+			return
+		}
+	}
+	if workers > len(queue) {
+		workers = len(queue)
 	}
 	searchers := make([]*searcher[S], len(parts))
+	slices := make([]int, len(parts)) // each partition's next turn length
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -184,9 +309,13 @@ func run[S comparable](ctx context.Context, parts []*part[S], workers int) {
 				s := searchers[i]
 				if s == nil {
 					s = newSearcher(p.m, p.comp.Ops, p.init)
+					s.budget = budget
 					searchers[i] = s
+					slices[i] = firstSlice
 				}
-				if !s.run(ctx, &stop, sliceSteps) {
+				slice := slices[i]
+				slices[i] = min(2*slice, maxSlice)
+				if !s.run(ctx, &stop, slice) {
 					mu.Lock()
 					queue = append(queue, i)
 					mu.Unlock()
@@ -194,7 +323,10 @@ func run[S comparable](ctx context.Context, parts []*part[S], workers int) {
 				}
 				p.res, p.done = s.res, true
 				searchers[i] = nil
-				if p.res.outcome == refuted {
+				if budget != nil {
+					budget.charge(&s.charged, 0) // its memo is freed
+				}
+				if p.res.outcome == refuted || errors.Is(p.res.err, errMemory) {
 					stop.Store(true)
 				}
 			}
@@ -234,15 +366,14 @@ func witness[S comparable](h *history.History, parts []*part[S]) []int {
 			all = append(all, pt{at, pi, seq, p.comp.Pos[j]})
 		}
 	}
-	sort.Slice(all, func(a, b int) bool {
-		x, y := all[a], all[b]
-		if x.at != y.at {
-			return x.at < y.at
+	slices.SortFunc(all, func(x, y pt) int {
+		if c := cmp.Compare(x.at, y.at); c != 0 {
+			return c
 		}
-		if x.part != y.part {
-			return x.part < y.part
+		if c := cmp.Compare(x.part, y.part); c != 0 {
+			return c
 		}
-		return x.seq < y.seq
+		return cmp.Compare(x.seq, y.seq)
 	})
 	w := make([]int, len(all))
 	for i, p := range all {

@@ -32,6 +32,7 @@ type memo[S comparable] struct {
 	chunks [][]uint64
 	states []S // when not inline
 	n      int
+	words8 int64 // words allocated in chunks
 }
 
 // firstChunk is the number of entries of the first chunk; each next chunk
@@ -52,6 +53,19 @@ func newMemo[S comparable](words int, stateSize uintptr) *memo[S] {
 
 // size returns the number of configurations remembered.
 func (mm *memo[S]) size() int64 { return int64(mm.n) }
+
+// bytes estimates the memory the table holds: its slots and entries, and
+// for states that are not inline their copies and their interned hashes.
+func (mm *memo[S]) bytes() int64 {
+	var s S
+	b := 8 * (int64(len(mm.slots)) + mm.words8)
+	if !mm.inline {
+		// The states slice, and the hasher's map entry for each distinct
+		// state (at most one per entry, with the map's overhead).
+		b += int64(cap(mm.states))*int64(unsafe.Sizeof(s)) + int64(mm.n)*(2*int64(unsafe.Sizeof(s))+16)
+	}
+	return b
+}
 
 // entry returns entry e: chunk k holds entries firstChunk·(2^k − 1) up to
 // firstChunk·(2^(k+1) − 1).
@@ -88,7 +102,9 @@ func (mm *memo[S]) add(h uint64, s S, bits []uint64) bool {
 			e := mm.n
 			mm.slots[i] = fp | uint64(e+1)
 			if e == firstChunk*(1<<len(mm.chunks)-1) {
-				mm.chunks = append(mm.chunks, make([]uint64, firstChunk<<len(mm.chunks)*mm.stride))
+				c := make([]uint64, firstChunk<<len(mm.chunks)*mm.stride)
+				mm.chunks = append(mm.chunks, c)
+				mm.words8 += int64(len(c))
 			}
 			ent := mm.entry(e)
 			ent[0] = h

@@ -1,8 +1,9 @@
 package linear
 
 import (
+	"cmp"
 	"context"
-	"sort"
+	"slices"
 	"sync/atomic"
 
 	"github.com/histcheck/histcheck/model"
@@ -60,6 +61,10 @@ const ctxCheckEvery = 1 << 12
 type searcher[S comparable] struct {
 	m   model.Model[S]
 	ops []model.Op
+	// doomed, when the model has foresight (model.Foresight), tells that a
+	// completed operation can never become legal from a state: an order
+	// that dooms a pending operation is abandoned at once.
+	doomed func(s S, i int, taken []uint64) bool
 
 	// Entries 1..2n are the sorted events; 0 is the head sentinel and
 	// tail the tail sentinel.
@@ -80,6 +85,10 @@ type searcher[S comparable] struct {
 	best  int    // deepest stack seen at a backtrack
 	res   partResult[S]
 	done  bool
+	// budget, when set, bounds the memory of the memos of all partitions;
+	// charged is this search's share of it.
+	budget  *memBudget
+	charged int64
 }
 
 func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *searcher[S] {
@@ -95,6 +104,9 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 		s.res.outcome = found
 		return s
 	}
+	if f, ok := m.(model.Foresight[S]); ok {
+		s.doomed = f.Doomed(ops)
+	}
 	type event struct {
 		t     int64
 		op    int32
@@ -104,15 +116,17 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 	for i := range ops {
 		evs = append(evs, event{ops[i].Call, int32(i), false}, event{ops[i].Return, int32(i), true})
 	}
-	sort.Slice(evs, func(a, b int) bool {
-		x, y := evs[a], evs[b]
-		if x.t != y.t {
-			return x.t < y.t
+	slices.SortFunc(evs, func(x, y event) int {
+		if c := cmp.Compare(x.t, y.t); c != 0 {
+			return c
 		}
 		if x.isRet != y.isRet {
-			return !x.isRet
+			if x.isRet {
+				return 1
+			}
+			return -1
 		}
-		return x.op < y.op
+		return cmp.Compare(x.op, y.op)
 	})
 	size := 2*n + 2
 	s.tail = int32(size - 1)
@@ -176,9 +190,13 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 				s.res.outcome, s.res.err, s.done = stopped, err, true
 				break
 			}
-			if iter >= budget {
+			if s.budget != nil && !s.budget.charge(&s.charged, mm.bytes()) {
+				s.res.outcome, s.res.err, s.done = stopped, errMemory, true
 				break
 			}
+		}
+		if iter >= budget {
+			break
 		}
 		if r := match[e]; r != 0 {
 			op := entOp[e]
@@ -208,6 +226,16 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 					}
 				}
 				e = next[0]
+				if s.doomed != nil {
+					// A pending operation that can never take effect ends
+					// this order: go to its return, as if its time ran out.
+					for x := e; match[x] != 0; x = next[x] {
+						if o := entOp[x]; !ops[o].Unknown && s.doomed(state, int(o), bits) {
+							e = match[x]
+							break
+						}
+					}
+				}
 				continue
 			}
 			bits[op>>6] &^= 1 << (uint(op) & 63)

@@ -1,0 +1,370 @@
+// Package zones decides linearizability in O(n log n) for registers whose
+// written values are unique (per key): Gibbons and Korach's read-mapping
+// test in the zone form. Each written value and its readers form a cluster;
+// the cluster's forward zone, from the earliest return to the latest call
+// among its operations, is a span during which the register must hold that
+// value. The history is linearizable exactly when no read returns before its
+// write is called, no two forward zones overlap, and no backward zone (a
+// cluster whose operations all overlap) lies inside a forward zone.
+package zones
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/histcheck/histcheck/model"
+)
+
+// Method is the name results decided here carry in checker.Result.Method.
+const Method = "zones"
+
+// Applicable reports whether one object's operations, compiled by a model
+// that classifies reads and writes, can be decided here: every operation
+// is a read or a blind write, no value is written twice, and no write
+// writes the initial value init (so that every read names its write).
+func Applicable(ops []model.Op, rw model.ReadWriteRegister, init int64) bool {
+	written := make(map[int64]bool)
+	for i := range ops {
+		switch rw.Class(&ops[i]) {
+		case model.ReadOp, model.AnyReadOp:
+		case model.WriteOp:
+			v := ops[i].A
+			if v == init || written[v] {
+				return false
+			}
+			written[v] = true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Kind names the shape of a violation.
+type Kind uint8
+
+// Kinds of violation.
+const (
+	// ThinAir: a read returned a value nobody wrote.
+	ThinAir Kind = iota + 1
+	// ReadBeforeWrite: a read returned before the write of its value was
+	// called.
+	ReadBeforeWrite
+	// Overlap: two values must each be held throughout spans that overlap.
+	Overlap
+	// Inside: a value could only have been held at an instant when another
+	// value must be held.
+	Inside
+)
+
+// Zone is the span a cluster (a written value and its reads) constrains.
+// A forward zone runs From the earliest return To the latest call among
+// its operations: the value must be held throughout. A backward zone runs
+// From the latest call To the earliest return: the value is held at some
+// instant of it. FromOp and ToOp are the operations at the ends (FromOp is
+// −1 for the initial value's start); Write is the write (−1 for the initial
+// value).
+type Zone struct {
+	Value          int64
+	Write          int
+	From, To       int64
+	FromOp, ToOp   int // −1 when From is the initial value's time
+	Forward        bool
+	IsInitialValue bool
+}
+
+// Outcome is the decision for one object.
+type Outcome struct {
+	// Linearizable is the verdict.
+	Linearizable bool
+	// Order, when linearizable, lists indices of ops in an order that is
+	// legal and respects real time: every completed operation, and the
+	// operations of unknown outcome whose value was read.
+	Order []int
+	// Points holds, for each operation of Order, an instant inside its
+	// interval; the points increase along Order and an operation that
+	// returned before another was called has the smaller point, so orders
+	// of several objects merge by point.
+	Points []int64
+	// Kind, Read, A and B describe a violation: the read concerned
+	// (ThinAir, ReadBeforeWrite) and the two zones (ReadBeforeWrite: A is
+	// the write's; Overlap: both forward; Inside: A forward, B backward).
+	Kind Kind
+	Read int
+	A, B Zone
+}
+
+// Ops returns the operations a violation involves, at most six: the read,
+// or each zone's write and the operations that define its ends.
+func (o *Outcome) Ops() []int {
+	var out []int
+	add := func(i int) {
+		if i < 0 {
+			return
+		}
+		for _, j := range out {
+			if j == i {
+				return
+			}
+		}
+		out = append(out, i)
+	}
+	switch o.Kind {
+	case ThinAir:
+		add(o.Read)
+	case ReadBeforeWrite:
+		add(o.Read)
+		add(o.A.Write)
+	case Overlap, Inside:
+		// The operation called last in a forward zone is a read, so it
+		// completed; it goes first.
+		add(o.A.ToOp)
+		add(o.A.Write)
+		add(o.A.FromOp)
+		add(o.B.Write)
+		add(o.B.FromOp)
+		add(o.B.ToOp)
+	}
+	return out
+}
+
+// Explain says in plain words why the operations of a violation cannot be
+// linearized, naming operations with label and values with value.
+func (o *Outcome) Explain(label func(i int) string, value func(id int64) string) string {
+	switch o.Kind {
+	case ThinAir:
+		return fmt.Sprintf("%s read %s, which no operation wrote and which is not the initial value", label(o.Read), value(o.A.Value))
+	case ReadBeforeWrite:
+		return fmt.Sprintf("%s read %s but returned before %s, the only write of %s, was called", label(o.Read), value(o.A.Value), label(o.A.Write), value(o.A.Value))
+	case Overlap:
+		return fmt.Sprintf("%s; and %s; the two spans overlap, and the register cannot hold both values at once",
+			capital(span(&o.A, label, value)), span(&o.B, label, value))
+	case Inside:
+		return fmt.Sprintf("%s; but %s can be in the register only at some instant from %d to %d (after %s was called, before %s returned), which is within that span",
+			capital(span(&o.A, label, value)), holder(&o.B, label, value), o.B.From, o.B.To, label(o.B.FromOp), label(o.B.ToOp))
+	}
+	return "no order of the operations is legal"
+}
+
+// holder names a zone's value and where it came from.
+func holder(z *Zone, label func(int) string, value func(int64) string) string {
+	if z.IsInitialValue {
+		return "the initial value " + value(z.Value)
+	}
+	return value(z.Value) + ", written only by " + label(z.Write) + ","
+}
+
+// span says why a forward zone holds its value throughout.
+func span(z *Zone, label func(int) string, value func(int64) string) string {
+	h := holder(z, label, value)
+	if z.FromOp < 0 {
+		return fmt.Sprintf("%s must stay in the register until %s was called (at %d), since it reads it", h, label(z.ToOp), z.To)
+	}
+	return fmt.Sprintf("%s must be in the register from when %s returned (at %d) until %s was called (at %d), since %s reads it",
+		h, label(z.FromOp), z.From, label(z.ToOp), z.To, label(z.ToOp))
+}
+
+func capital(s string) string {
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
+}
+
+// Infinities stand for the initial value's write (before everything) and
+// the return of an operation of unknown outcome.
+const (
+	minusInf = math.MinInt64
+	plusInf  = math.MaxInt64
+)
+
+// cluster is a written value with its reads.
+type cluster struct {
+	value   int64
+	write   int // −1 for the initial value
+	reads   []int
+	f, s    int64 // earliest return, latest call
+	fOp     int
+	sOp     int
+	forward bool
+	t       int64 // for a backward cluster: the instant it takes effect
+}
+
+func (c *cluster) zone() Zone {
+	z := Zone{Value: c.value, Write: c.write, FromOp: c.fOp, ToOp: c.sOp, Forward: c.forward, IsInitialValue: c.write < 0}
+	if c.forward {
+		z.From, z.To = c.f, c.s
+	} else {
+		// A backward zone runs from the latest call to the earliest return.
+		z.From, z.To = c.s, c.f
+		z.FromOp, z.ToOp = c.sOp, c.fOp
+	}
+	return z
+}
+
+// Decide checks one object's operations, which must be Applicable, starting
+// from the value init. It returns ctx's error if ctx is done before it
+// starts.
+func Decide(ctx context.Context, ops []model.Op, rw model.ReadWriteRegister, init int64) (Outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, err
+	}
+	byValue := make(map[int64]*cluster)
+	var clusters []*cluster
+	newCluster := func(v int64, w int) *cluster {
+		c := &cluster{value: v, write: w, f: plusInf, s: minusInf, fOp: -1, sOp: -1}
+		byValue[v] = c
+		clusters = append(clusters, c)
+		return c
+	}
+	ret := func(i int) int64 {
+		if ops[i].Unknown {
+			return plusInf
+		}
+		return ops[i].Return
+	}
+	for i := range ops {
+		if rw.Class(&ops[i]) == model.WriteOp {
+			newCluster(ops[i].A, i)
+		}
+	}
+	var anyReads []int
+	for i := range ops {
+		switch rw.Class(&ops[i]) {
+		case model.AnyReadOp:
+			if !ops[i].Unknown {
+				anyReads = append(anyReads, i)
+			}
+		case model.ReadOp:
+			v := ops[i].A
+			c := byValue[v]
+			if c == nil {
+				if v != init {
+					return Outcome{Kind: ThinAir, Read: i, A: Zone{Value: v, Write: -1}}, nil
+				}
+				c = newCluster(v, -1)
+			}
+			if c.write >= 0 && ops[i].Return < ops[c.write].Call {
+				return Outcome{Kind: ReadBeforeWrite, Read: i, A: Zone{Value: v, Write: c.write}}, nil
+			}
+			c.reads = append(c.reads, i)
+		}
+	}
+	// Zones. A write of unknown outcome that nobody read need not have
+	// happened: it is left out.
+	var live, forward, backward []*cluster
+	for _, c := range clusters {
+		if c.write >= 0 && ops[c.write].Unknown && len(c.reads) == 0 {
+			continue
+		}
+		live = append(live, c)
+		if c.write < 0 {
+			c.f, c.fOp = minusInf, -1
+		} else {
+			c.f, c.fOp = ret(c.write), c.write
+			c.s, c.sOp = ops[c.write].Call, c.write
+		}
+		for _, r := range c.reads {
+			if rr := ret(r); rr < c.f {
+				c.f, c.fOp = rr, r
+			}
+			if ops[r].Call > c.s {
+				c.s, c.sOp = ops[r].Call, r
+			}
+		}
+		if c.f < c.s {
+			c.forward = true
+			forward = append(forward, c)
+		} else {
+			backward = append(backward, c)
+		}
+	}
+	sort.Slice(forward, func(a, b int) bool { return forward[a].f < forward[b].f })
+	for k := 1; k < len(forward); k++ {
+		if p, q := forward[k-1], forward[k]; q.f < p.s {
+			return Outcome{Kind: Overlap, A: p.zone(), B: q.zone()}, nil
+		}
+	}
+	for _, c := range backward {
+		// The forward zone with the latest start before c's latest call is
+		// the only one that can hold that call in its interior.
+		k := sort.Search(len(forward), func(k int) bool { return forward[k].f >= c.s }) - 1
+		c.t = c.s
+		if k >= 0 && forward[k].s > c.s {
+			if forward[k].s > c.f {
+				return Outcome{Kind: Inside, A: forward[k].zone(), B: c.zone()}, nil
+			}
+			c.t = forward[k].s
+		}
+	}
+	return Outcome{Linearizable: true}.withOrder(ops, live, anyReads, ret), nil
+}
+
+// withOrder builds the linearization: each operation gets a point in its
+// interval (a forward cluster's operations from the zone's start on, a
+// backward cluster's all at its instant) and the operations are sorted by
+// point, ties broken so that clusters stay together and each write comes
+// before its reads.
+func (o Outcome) withOrder(ops []model.Op, live []*cluster, anyReads []int, ret func(int) int64) Outcome {
+	type pt struct {
+		p        int64
+		key      int64 // the cluster's start (forward) or instant (backward)
+		backward bool  // at equal keys a backward cluster goes first
+		cl       int
+		rank     int // 0 for the write
+		call     int64
+		op       int
+	}
+	var pts []pt
+	for ci, c := range live {
+		key, bw := c.f, !c.forward
+		if bw {
+			key = c.t
+		}
+		point := func(i int) int64 {
+			if bw {
+				return c.t
+			}
+			return max(ops[i].Call, c.f)
+		}
+		if c.write >= 0 {
+			pts = append(pts, pt{point(c.write), key, bw, ci, 0, ops[c.write].Call, c.write})
+		}
+		for _, r := range c.reads {
+			pts = append(pts, pt{point(r), key, bw, ci, 1, ops[r].Call, r})
+		}
+	}
+	for _, r := range anyReads {
+		pts = append(pts, pt{ops[r].Call, ops[r].Call, true, -1, 1, ops[r].Call, r})
+	}
+	slices.SortFunc(pts, func(x, y pt) int {
+		switch {
+		case x.p != y.p:
+			return cmp.Compare(x.p, y.p)
+		case x.key != y.key:
+			return cmp.Compare(x.key, y.key)
+		case x.backward != y.backward:
+			if x.backward {
+				return -1
+			}
+			return 1
+		case x.cl != y.cl:
+			return cmp.Compare(x.cl, y.cl)
+		case x.rank != y.rank:
+			return cmp.Compare(x.rank, y.rank)
+		case x.call != y.call:
+			return cmp.Compare(x.call, y.call)
+		}
+		return cmp.Compare(x.op, y.op)
+	})
+	o.Order = make([]int, len(pts))
+	o.Points = make([]int64, len(pts))
+	for i := range pts {
+		o.Order[i], o.Points[i] = pts[i].op, pts[i].p
+	}
+	return o
+}
