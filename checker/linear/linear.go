@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/histcheck/histcheck/checker/regdp"
 	"runtime"
 	"slices"
 	"sort"
@@ -40,8 +41,9 @@ type Options struct {
 	// means no limit.
 	MaxMemory int64
 	// NoZones makes every partition go through the general search, even
-	// those the polynomial zones algorithm decides (reads and writes of
-	// unique values): for cross-checking the two.
+	// those the polynomial zones algorithm (reads and writes of unique
+	// values) or the register sweep (reads and writes of repeated values,
+	// checker/regdp) would decide: for cross-checking them.
 	NoZones bool
 }
 
@@ -62,6 +64,9 @@ type part[S comparable] struct {
 	done bool
 	// zones holds the decision when the zones algorithm made it.
 	zones *zones.Outcome
+	// direct holds the decision when the register sweep made it (positions
+	// in it are indices into comp.Ops).
+	direct *checker.Result
 }
 
 // Check decides whether h is linearizable under m. Operations of unknown
@@ -98,11 +103,17 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	if !opts.NoZones {
 		zoned = decideZones(ctx, parts)
 	}
+	swept := 0
+	if !opts.NoZones {
+		swept = decideRegDP(ctx, h, parts)
+	}
 	switch {
 	case zoned > 0 && zoned == len(parts):
 		res.Method = zones.Method
-	case zoned > 0:
-		res.Reason = fmt.Sprintf("%d of %d keys decided by zones, the others by the search", zoned, len(parts))
+	case swept > 0 && swept == len(parts):
+		res.Method = regdp.Method
+	case zoned > 0 || swept > 0:
+		res.Reason = fmt.Sprintf("of %d keys, %d decided by zones and %d by the register sweep, the others by the search", len(parts), zoned, swept)
 	}
 
 	limit := opts.MaxMemory
@@ -136,9 +147,12 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	switch {
 	case failed != nil:
 		res.Valid = checker.False
-		if failed.zones != nil {
+		switch {
+		case failed.zones != nil:
 			res.Violations = []checker.Violation{zones.Violation(failed.zones, h, failed.comp, failed.m, info.Keyed, failed.key)}
-		} else {
+		case failed.direct != nil:
+			res.Violations = directViolations(failed, info.Keyed)
+		default:
 			res.Violations = []checker.Violation{violation(failed.m, h, failed, info.Keyed)}
 		}
 	case !allFound:

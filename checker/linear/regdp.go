@@ -1,0 +1,138 @@
+package linear
+
+import (
+	"context"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/regdp"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
+)
+
+// decideRegDP decides with the register sweep (checker/regdp) every
+// partition left undecided whose operations the model classifies as reads
+// and blind writes of one register: the histories with many clients and
+// repeated values on which the search explodes. A partition the sweep
+// cannot settle (too many distinct values waiting at once) is left to the
+// search. It returns how many partitions it decided.
+func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []*part[S]) int {
+	n := 0
+	for _, p := range parts {
+		if p.done || len(p.comp.Ops) == 0 {
+			continue
+		}
+		rw, ok := any(p.m).(model.ReadWriteRegister)
+		init, isID := any(p.init).(int64)
+		if !ok || !isID {
+			continue
+		}
+		sub, opts, ok := regdpProblem(h, p.comp, rw, init)
+		if !ok {
+			continue
+		}
+		res, err := regdp.Check(ctx, sub, opts)
+		if err != nil || res.Valid == checker.Unknown {
+			continue
+		}
+		p.direct, p.done = &res, true
+		if res.Valid == checker.True {
+			p.res.outcome = found
+			p.res.order = make([]int32, len(res.Witness))
+			for i, j := range res.Witness {
+				p.res.order[i] = int32(j)
+			}
+		} else {
+			p.res.outcome = refuted
+		}
+		n++
+	}
+	return n
+}
+
+// regdpProblem builds the sweep's input from a partition: its operations in
+// partition order (so positions in the sub-history are indices into
+// c.Ops), reads that are legal in every state given nil as
+// their value with NilAny set, and the initial value recovered from an
+// operation that names its id (or, when none does, a value no operation
+// has). Equal values have equal ids, so the sweep sees the same equalities
+// the model does.
+func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteRegister, init int64) (*history.History, regdp.Options, bool) {
+	sub := &history.History{Ops: make([]history.Op, len(c.Ops))}
+	var opts regdp.Options
+	values := make(map[history.Value]bool)
+	for i := range c.Ops {
+		values[h.Ops[c.Pos[i]].Value] = true
+	}
+	// fresh returns a value no operation has, for nil read or written as a
+	// plain value (the sweep takes a nil read as "any") and for an initial
+	// value nothing names.
+	fresh := func(base string) history.Value {
+		v := history.StringValue(base)
+		for values[v] {
+			v = history.StringValue(v.Text() + "'")
+		}
+		values[v] = true
+		return v
+	}
+	var plainNil history.Value
+	for i := range c.Ops {
+		o := h.Ops[c.Pos[i]]
+		switch rw.Class(&c.Ops[i]) {
+		case model.ReadOp:
+			if o.Value.IsNone() {
+				o.Value = history.NilValue
+			}
+			if o.Value.IsNil() {
+				if plainNil.IsNone() {
+					plainNil = fresh("\x00nil")
+				}
+				o.Value = plainNil
+			}
+		case model.AnyReadOp:
+			// A read of unknown outcome (which the sweep ignores) or one
+			// legal in every state: nil under NilAny says exactly that.
+			o.Value = history.NilValue
+			if o.Status != history.Info {
+				opts.NilAny = true
+			}
+		case model.WriteOp:
+			if o.Value.IsNil() {
+				if plainNil.IsNone() {
+					plainNil = fresh("\x00nil")
+				}
+				o.Value = plainNil
+			}
+		default:
+			return nil, opts, false
+		}
+		if cl := rw.Class(&c.Ops[i]); opts.Init.IsNone() && (cl == model.ReadOp || cl == model.WriteOp) && c.Ops[i].A == init {
+			opts.Init = o.Value
+		}
+		sub.Ops[i] = o
+	}
+	if opts.Init.IsNone() {
+		opts.Init = fresh("\x00initial value")
+	}
+	return sub, opts, true
+}
+
+// directViolations maps the sweep's violations back to positions in the
+// whole history.
+func directViolations[S comparable](p *part[S], keyed bool) []checker.Violation {
+	back := func(xs []int) []int {
+		out := make([]int, len(xs))
+		for i, x := range xs {
+			out[i] = p.comp.Pos[x]
+		}
+		return out
+	}
+	var vs []checker.Violation
+	for _, v := range p.direct.Violations {
+		v.Ops, v.Prefix = back(v.Ops), back(v.Prefix)
+		if keyed {
+			v.Key = p.key.String()
+		}
+		vs = append(vs, v)
+	}
+	return vs
+}
