@@ -20,23 +20,25 @@ import (
 
 // checkOptions are the flags of "histcheck check".
 type checkOptions struct {
-	model         []string
-	ttl           string
-	consistency   string
-	init          string
-	nilRead       string
-	independent   bool
-	timeout       time.Duration
-	output        string
-	format        string
-	workers       int
-	verify        bool
-	summary       bool
-	noCheck       bool
-	maxViolations int
-	html          string
-	noCore        bool
-	verbose       bool
+	model          []string
+	ttl            string
+	consistency    string
+	init           string
+	nilRead        string
+	independent    bool
+	timeout        time.Duration
+	output         string
+	format         string
+	workers        int
+	verify         bool
+	summary        bool
+	noCheck        bool
+	maxViolations  int
+	maxMemory      string
+	maxMemoryBytes int64
+	html           string
+	noCore         bool
+	verbose        bool
 
 	initSet bool
 	spec    *modelSpec  // from --model, when given
@@ -89,6 +91,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.BoolVar(&o.summary, "summary", false, "print counts per file (operations by status, processes, clients, ignored events, warnings)")
 	f.BoolVar(&o.noCheck, "no-check", false, "with --summary: only read the files, do not check them")
 	f.IntVar(&o.maxViolations, "max-violations", 0, "report at most N violations per criterion (0: the checker's default)")
+	f.StringVar(&o.maxMemory, "max-memory", "", "memory (`SIZE`, e.g. 2GB, 512MiB, or bytes) a search may use before its verdict is unknown\n(default: a quarter of the machine's memory; 0 or none: no limit)")
 	return cmd
 }
 
@@ -116,6 +119,16 @@ func (o *checkOptions) validate(e *env) ([]string, error) {
 	}
 	if o.timeout < 0 {
 		return nil, usagef("--timeout must be 0 or more, got %s", o.timeout)
+	}
+	if o.maxMemory != "" {
+		n, err := parseSize(o.maxMemory)
+		if err != nil {
+			return nil, usagef("--max-memory: %v", err)
+		}
+		o.maxMemoryBytes = n
+		if n == 0 {
+			o.maxMemoryBytes = -1 // no limit
+		}
 	}
 	if o.noCheck && !o.summary {
 		return nil, usagef("--no-check only makes sense with --summary")
@@ -318,7 +331,7 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 		}
 	}
 	list, all := expandObjects(objs, criteria)
-	sopts := suite.Options{Workers: o.workers, Verify: o.verify, MaxViolations: o.maxViolations}
+	sopts := suite.Options{Workers: o.workers, Verify: o.verify, MaxViolations: o.maxViolations, MaxMemory: o.maxMemoryBytes}
 	code := ExitOK
 	results := make(map[string]checker.Result, len(list))
 	var skipped, notLocal []string

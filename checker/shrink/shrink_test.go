@@ -162,4 +162,3 @@ func coreError(ctx context.Context, check Checker, core Core) error {
 	}
 	return nil
 }
-

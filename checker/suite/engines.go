@@ -16,7 +16,7 @@ import (
 // failure is a WitnessError whatever the engine.
 
 func linearizable[S comparable](ctx context.Context, m model.Model[S], h *history.History, opts Options) (checker.Result, error) {
-	return linear.Check(ctx, m, h, linear.Options{Workers: opts.Workers})
+	return linear.Check(ctx, m, h, linear.Options{Workers: opts.Workers, MaxMemory: opts.MaxMemory})
 }
 
 func sequentialCheck[S comparable](ctx context.Context, m model.Model[S], h *history.History, opts Options) (checker.Result, error) {

@@ -27,6 +27,10 @@ type Options struct {
 	// MaxViolations bounds how many violations a checker reports; 0 means
 	// the checker's default.
 	MaxViolations int
+	// MaxMemory bounds, in bytes, the memory a search may hold before it
+	// answers unknown; 0 means the checker's default (a quarter of the
+	// machine's memory), negative means no bound.
+	MaxMemory int64
 }
 
 // CheckFunc runs one criterion on h with the model built from mopts.
