@@ -68,7 +68,11 @@ type Op struct {
 	// Call and Return are the operation's real-time interval (Return is
 	// history.Infinity when unknown), for models that depend on time.
 	Call, Return int64
-	Proc         int32 // logical process
+	// Proc is the logical process, for reports; Step must not depend on
+	// it (checkers treat operations that differ only in Proc as
+	// interchangeable). A model that needs the client's identity interns
+	// it into an argument, as the lock models do.
+	Proc int32
 }
 
 // Model is a sequential specification with states of type S.

@@ -73,6 +73,12 @@ type searcher[S comparable] struct {
 	match      []int32 // for a call entry its return entry; 0 for returns
 	tail       int32
 
+	// twin[i] is the previous operation identical to ops[i] (same kind,
+	// arguments, outcome rule and interval), or -1. Identical operations
+	// are interchangeable, so the search takes them in index order only:
+	// this tames the many weakened copies a core's shrinking makes.
+	twin []int32
+
 	bits  []uint64 // the set of linearized operations
 	zob   []uint64 // Zobrist value of each operation
 	sh    *stateHasher[S]
@@ -107,6 +113,7 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 	if f, ok := m.(model.Foresight[S]); ok {
 		s.doomed = f.Doomed(ops)
 	}
+	s.twin = twins(ops)
 	type event struct {
 		t     int64
 		op    int32
@@ -200,6 +207,10 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 		}
 		if r := match[e]; r != 0 {
 			op := entOp[e]
+			if t := s.twin[op]; t >= 0 && bits[t>>6]&(1<<(uint(t)&63)) == 0 {
+				e = next[e] // its twin, earlier in the list, stands for it
+				continue
+			}
 			steps++
 			ns, ok := s.m.Step(state, &ops[op])
 			// An optional operation that changes nothing here is never
@@ -293,4 +304,28 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 		s.memo, s.stack = nil, nil
 	}
 	return s.done
+}
+
+// twins links each operation to the previous one identical to it for the
+// model (Proc aside, which models must not depend on), or -1.
+func twins(ops []model.Op) []int32 {
+	type key struct {
+		kind          uint8
+		unknown       bool
+		a, b, c       int64
+		call, return_ int64
+	}
+	last := make(map[key]int32)
+	tw := make([]int32, len(ops))
+	for i := range ops {
+		o := &ops[i]
+		k := key{o.Kind, o.Unknown, o.A, o.B, o.C, o.Call, o.Return}
+		if j, ok := last[k]; ok {
+			tw[i] = j
+		} else {
+			tw[i] = -1
+		}
+		last[k] = int32(i)
+	}
+	return tw
 }

@@ -1,8 +1,9 @@
-package regdp
+package regdp_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/histcheck/histcheck/checker/regdp"
 	"math/rand/v2"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 )
 
 // registerModel is the model the other checkers are given for opts.
-func registerModel(opts Options) model.Model[int64] {
+func registerModel(opts regdp.Options) model.Model[int64] {
 	mo := model.Options{Init: opts.Init}
 	if opts.NilAny {
 		mo.NilRead = model.NilIsAny
@@ -25,9 +26,9 @@ func registerModel(opts Options) model.Model[int64] {
 
 // checkAgainst runs regdp on h, verifies its witness or violation prefix,
 // and compares the verdict with want.
-func checkAgainst(t *testing.T, name string, h *history.History, opts Options, want checker.Verdict) checker.Result {
+func checkAgainst(t *testing.T, name string, h *history.History, opts regdp.Options, want checker.Verdict) checker.Result {
 	t.Helper()
-	got, err := Check(context.Background(), h, opts)
+	got, err := regdp.Check(context.Background(), h, opts)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -99,14 +100,14 @@ func TestAgainstReference(t *testing.T) {
 	variants := []struct {
 		name string
 		cfg  randhist.Config
-		opts Options
+		opts regdp.Options
 		n    int
 	}{
-		{"default", randhist.Default("register"), Options{}, 4000},
-		{"more-processes", randhist.Config{Model: "register", Ops: 10, Processes: 6, Values: 3, CrashRate: 0.1, FailRate: 0.05, Corrupt: 0.6}, Options{}, 2500},
-		{"crashes", randhist.Config{Model: "register", Ops: 11, Processes: 5, Values: 2, CrashRate: 0.3, Corrupt: 0.6}, Options{}, 2000},
-		{"init", randhist.Config{Model: "register", Ops: 9, Processes: 4, Values: 3, Init: history.IntValue(1), CrashRate: 0.15, Corrupt: 0.6}, Options{Init: history.IntValue(1)}, 1000},
-		{"nil-any", randhist.Config{Model: "register", Ops: 9, Processes: 4, Values: 2, CrashRate: 0.15, FailRate: 0.1, Corrupt: 0.6}, Options{NilAny: true}, 1000},
+		{"default", randhist.Default("register"), regdp.Options{}, 4000},
+		{"more-processes", randhist.Config{Model: "register", Ops: 10, Processes: 6, Values: 3, CrashRate: 0.1, FailRate: 0.05, Corrupt: 0.6}, regdp.Options{}, 2500},
+		{"crashes", randhist.Config{Model: "register", Ops: 11, Processes: 5, Values: 2, CrashRate: 0.3, Corrupt: 0.6}, regdp.Options{}, 2000},
+		{"init", randhist.Config{Model: "register", Ops: 9, Processes: 4, Values: 3, Init: history.IntValue(1), CrashRate: 0.15, Corrupt: 0.6}, regdp.Options{Init: history.IntValue(1)}, 1000},
+		{"nil-any", randhist.Config{Model: "register", Ops: 9, Processes: 4, Values: 2, CrashRate: 0.15, FailRate: 0.1, Corrupt: 0.6}, regdp.Options{NilAny: true}, 1000},
 	}
 	total := 0
 	for vi, v := range variants {
@@ -168,7 +169,7 @@ func TestAgainstLinear(t *testing.T) {
 		if want.Valid == checker.Unknown {
 			t.Fatalf("seed %d: linear gave no verdict: %s", seed, want.Reason)
 		}
-		checkAgainst(t, fmt.Sprintf("seed %d", seed), h, Options{Init: history.IntValue(0)}, want.Valid)
+		checkAgainst(t, fmt.Sprintf("seed %d", seed), h, regdp.Options{Init: history.IntValue(0)}, want.Valid)
 		counts[want.Valid]++
 	}
 	if counts[checker.True] < n/5 || counts[checker.False] < n/5 {

@@ -1,8 +1,9 @@
-package regdp
+package regdp_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/histcheck/histcheck/checker/regdp"
 	"strings"
 	"testing"
 
@@ -36,30 +37,30 @@ func TestTextbook(t *testing.T) {
 	cases := []struct {
 		name string
 		ops  []history.Op
-		opts Options
+		opts regdp.Options
 		want checker.Verdict
 	}{
-		{"read of the initial value", []history.Op{op("A", "read", 0, 0, 1)}, Options{Init: history.IntValue(0)}, checker.True},
-		{"read of nil when unset", []history.Op{{Client: "A", F: "read", Value: history.NilValue, Call: 0, Return: 1, Status: history.OK}}, Options{}, checker.True},
-		{"read of a value never written", []history.Op{op("A", "read", 3, 0, 1)}, Options{}, checker.False},
-		{"stale read after a completed write", []history.Op{op("A", "write", 1, 0, 1), op("B", "read", 0, 2, 3)}, Options{Init: history.IntValue(0)}, checker.False},
-		{"concurrent read may see either", []history.Op{op("A", "write", 1, 0, 5), op("B", "read", 0, 1, 2), op("C", "read", 1, 3, 4)}, Options{Init: history.IntValue(0)}, checker.True},
-		{"new then old is not linearizable", []history.Op{op("A", "write", 1, 0, 10), op("B", "read", 1, 1, 2), op("C", "read", 0, 3, 4)}, Options{Init: history.IntValue(0)}, checker.False},
-		{"crashed write read later", []history.Op{op("A", "write", 2, 0, -1), op("B", "read", 2, 50, 51)}, Options{}, checker.True},
-		{"crashed write cannot serve a read before its call", []history.Op{op("B", "read", 2, 0, 1), op("A", "write", 2, 5, -1)}, Options{}, checker.False},
+		{"read of the initial value", []history.Op{op("A", "read", 0, 0, 1)}, regdp.Options{Init: history.IntValue(0)}, checker.True},
+		{"read of nil when unset", []history.Op{{Client: "A", F: "read", Value: history.NilValue, Call: 0, Return: 1, Status: history.OK}}, regdp.Options{}, checker.True},
+		{"read of a value never written", []history.Op{op("A", "read", 3, 0, 1)}, regdp.Options{}, checker.False},
+		{"stale read after a completed write", []history.Op{op("A", "write", 1, 0, 1), op("B", "read", 0, 2, 3)}, regdp.Options{Init: history.IntValue(0)}, checker.False},
+		{"concurrent read may see either", []history.Op{op("A", "write", 1, 0, 5), op("B", "read", 0, 1, 2), op("C", "read", 1, 3, 4)}, regdp.Options{Init: history.IntValue(0)}, checker.True},
+		{"new then old is not linearizable", []history.Op{op("A", "write", 1, 0, 10), op("B", "read", 1, 1, 2), op("C", "read", 0, 3, 4)}, regdp.Options{Init: history.IntValue(0)}, checker.False},
+		{"crashed write read later", []history.Op{op("A", "write", 2, 0, -1), op("B", "read", 2, 50, 51)}, regdp.Options{}, checker.True},
+		{"crashed write cannot serve a read before its call", []history.Op{op("B", "read", 2, 0, 1), op("A", "write", 2, 5, -1)}, regdp.Options{}, checker.False},
 		{"one crashed write serves one flip only", []history.Op{
-			op("A", "write", 2, 0, -1), op("B", "read", 2, 1, 2), op("C", "write", 1, 3, 4), op("B", "read", 2, 5, 6)}, Options{}, checker.False},
+			op("A", "write", 2, 0, -1), op("B", "read", 2, 1, 2), op("C", "write", 1, 3, 4), op("B", "read", 2, 5, 6)}, regdp.Options{}, checker.False},
 		{"two crashed writes serve two flips", []history.Op{
-			op("A", "write", 2, 0, -1), op("D", "write", 2, 0, -1), op("B", "read", 2, 1, 2), op("C", "write", 1, 3, 4), op("B", "read", 2, 5, 6)}, Options{}, checker.True},
+			op("A", "write", 2, 0, -1), op("D", "write", 2, 0, -1), op("B", "read", 2, 1, 2), op("C", "write", 1, 3, 4), op("B", "read", 2, 5, 6)}, regdp.Options{}, checker.True},
 		{"a write slipped in unseen", []history.Op{
-			op("A", "write", 1, 0, 10), op("B", "write", 2, 1, 2), op("C", "read", 2, 3, 4), op("C", "read", 2, 12, 13)}, Options{}, checker.True},
+			op("A", "write", 1, 0, 10), op("B", "write", 2, 1, 2), op("C", "read", 2, 3, 4), op("C", "read", 2, 12, 13)}, regdp.Options{}, checker.True},
 		{"same-value writes need distinct moments", []history.Op{
-			op("A", "write", 1, 0, 3), op("B", "write", 1, 0, 3), op("C", "write", 2, 0, 3), op("D", "read", 1, 4, 5), op("D", "read", 2, 6, 7)}, Options{}, checker.False},
+			op("A", "write", 1, 0, 3), op("B", "write", 1, 0, 3), op("C", "write", 2, 0, 3), op("D", "read", 1, 4, 5), op("D", "read", 2, 6, 7)}, regdp.Options{}, checker.False},
 		{"a later write of the same value cannot stand in for an earlier one", []history.Op{
-			op("A", "write", 1, 0, 100), op("B", "read", 1, 1, 2), op("C", "write", 2, 3, 4), op("D", "write", 1, 5, 10), op("E", "read", 2, 11, 12), op("F", "read", 1, 13, 14)}, Options{}, checker.False},
-		{"nil reads under NilAny", []history.Op{op("A", "write", 1, 0, 1), {Client: "B", F: "read", Value: history.NilValue, Call: 2, Return: 3, Status: history.OK}}, Options{NilAny: true}, checker.True},
-		{"nil reads without NilAny", []history.Op{op("A", "write", 1, 0, 1), {Client: "B", F: "read", Value: history.NilValue, Call: 2, Return: 3, Status: history.OK}}, Options{}, checker.False},
-		{"failed writes are ignored", []history.Op{{Client: "A", F: "write", Value: history.IntValue(1), Call: 0, Return: 1, Status: history.Fail}, op("B", "read", 0, 2, 3)}, Options{Init: history.IntValue(0)}, checker.True},
+			op("A", "write", 1, 0, 100), op("B", "read", 1, 1, 2), op("C", "write", 2, 3, 4), op("D", "write", 1, 5, 10), op("E", "read", 2, 11, 12), op("F", "read", 1, 13, 14)}, regdp.Options{}, checker.False},
+		{"nil reads under NilAny", []history.Op{op("A", "write", 1, 0, 1), {Client: "B", F: "read", Value: history.NilValue, Call: 2, Return: 3, Status: history.OK}}, regdp.Options{NilAny: true}, checker.True},
+		{"nil reads without NilAny", []history.Op{op("A", "write", 1, 0, 1), {Client: "B", F: "read", Value: history.NilValue, Call: 2, Return: 3, Status: history.OK}}, regdp.Options{}, checker.False},
+		{"failed writes are ignored", []history.Op{{Client: "A", F: "write", Value: history.IntValue(1), Call: 0, Return: 1, Status: history.Fail}, op("B", "read", 0, 2, 3)}, regdp.Options{Init: history.IntValue(0)}, checker.True},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -80,7 +81,7 @@ func TestViolationNamesTheStaleRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := checkAgainst(t, "stale-read", h, Options{Init: h.Meta["init"]}, checker.False)
+	res := checkAgainst(t, "stale-read", h, regdp.Options{Init: h.Meta["init"]}, checker.False)
 	v := res.Violations[0]
 	read := &h.Ops[v.Ops[0]]
 	if n, _ := read.Value.Int(); n >= 0 {
@@ -107,7 +108,7 @@ func TestManyClients(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkAgainst(t, c.anomaly, h, Options{Init: h.Meta["init"]}, c.want)
+		checkAgainst(t, c.anomaly, h, regdp.Options{Init: h.Meta["init"]}, c.want)
 	}
 }
 
@@ -118,7 +119,7 @@ func TestCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := Check(ctx, h, Options{Init: h.Meta["init"]})
+	res, err := regdp.Check(ctx, h, regdp.Options{Init: h.Meta["init"]})
 	if err != nil || res.Valid != checker.Unknown || !strings.Contains(res.Reason, "cancelled") {
 		t.Fatalf("got %v %q %v; want unknown, cancelled", res.Valid, res.Reason, err)
 	}
@@ -126,18 +127,18 @@ func TestCancelled(t *testing.T) {
 
 func TestApplies(t *testing.T) {
 	rw := mustHistory(t, op("A", "write", 1, 0, 1), op("B", "get", 1, 2, 3), op("C", "put", 2, 4, 5))
-	if !Applies(rw) {
+	if !regdp.Applies(rw) {
 		t.Error("reads and writes: Applies says no")
 	}
 	cas := mustHistory(t, op("A", "write", 1, 0, 1), history.Op{Client: "B", F: "cas", Value: history.ListValue(history.IntValue(1), history.IntValue(2)), Call: 2, Return: 3, Status: history.OK})
-	if Applies(cas) {
+	if regdp.Applies(cas) {
 		t.Error("cas: Applies says yes")
 	}
-	if _, err := Check(context.Background(), cas, Options{}); err == nil {
+	if _, err := regdp.Check(context.Background(), cas, regdp.Options{}); err == nil {
 		t.Error("Check accepted a cas")
 	}
 	bad := mustHistory(t, history.Op{Client: "A", F: "write", Call: 0, Return: 1, Status: history.OK})
-	if _, err := Check(context.Background(), bad, Options{}); err == nil {
+	if _, err := regdp.Check(context.Background(), bad, regdp.Options{}); err == nil {
 		t.Error("Check accepted a write without a value")
 	}
 }
@@ -146,10 +147,10 @@ func TestApplies(t *testing.T) {
 // the programme enumerates gives Unknown with a reason, not a wrong answer.
 func TestTooManyValuesAtOnce(t *testing.T) {
 	var ops []history.Op
-	for v := int64(1); v <= maxCands+2; v++ {
+	for v := int64(1); v <= regdp.MaxCands+2; v++ {
 		ops = append(ops, op(fmt.Sprintf("w%d", v), "write", v, 0, 100), op(fmt.Sprintf("r%d", v), "read", v, 1, 50))
 	}
-	res, err := Check(context.Background(), mustHistory(t, ops...), Options{})
+	res, err := regdp.Check(context.Background(), mustHistory(t, ops...), regdp.Options{})
 	if err != nil || res.Valid != checker.Unknown || !strings.Contains(res.Reason, "values waited") {
 		t.Fatalf("got %v %q %v", res.Valid, res.Reason, err)
 	}
