@@ -46,18 +46,6 @@ func Explain(h *history.History, core Core, criterion string, reason string) str
 		e.init = v
 	}
 
-	var sb strings.Builder
-	if story := e.story(); story != "" {
-		sb.WriteString(story)
-		sb.WriteString("\n\n")
-	} else {
-		order := "real time"
-		if e.sequential {
-			order = "each process's order"
-		}
-		fmt.Fprintf(&sb, "No order of these %d operations respects %s and the model.\n\n", len(e.ops)+len(e.weak), order)
-	}
-	facts := e.facts()
 	// The checker named the reduced history's operations; weakened ones
 	// there carry fresh client names ("A~1"): name them as recorded.
 	if core.History != nil && len(core.Origin) == len(core.History.Ops) {
@@ -67,8 +55,27 @@ func Explain(h *history.History, core Core, criterion string, reason string) str
 			}
 		}
 	}
-	if reason = strings.TrimSpace(reason); reason != "" {
-		facts = append(facts, "The checker's reason: "+strings.TrimSuffix(reason, ".")+".")
+	reason = strings.TrimSuffix(strings.TrimSpace(reason), ".")
+
+	var sb strings.Builder
+	if story := e.story(); story != "" {
+		sb.WriteString(story)
+		sb.WriteString("\n\n")
+	} else {
+		order := "real time"
+		if e.sequential {
+			order = "each process's order"
+		}
+		fmt.Fprintf(&sb, "No order of these %d operations respects %s and the model", len(e.ops)+len(e.weak), order)
+		if reason != "" {
+			// The reason says where the longest legal order breaks.
+			fmt.Fprintf(&sb, ": the furthest any order gets, %s", reason)
+		}
+		sb.WriteString(".\n\n")
+	}
+	facts := e.facts()
+	if reason != "" {
+		facts = append(facts, "The checker's reason: "+reason+".")
 	}
 	for _, f := range facts {
 		sb.WriteString("- ")
