@@ -73,7 +73,8 @@
 //	init: 0
 //
 // (also nil_read and time_unit). Following the textbook, Meta["init"] is 0
-// unless the header says otherwise.
+// unless the header says otherwise; the same holds for textbook tuples in
+// JSON unless their wrapper says otherwise.
 //
 // # Writing
 //

@@ -309,6 +309,16 @@ func readJSONWith(src []byte, form jsonForm, fast bool) (*history.History, error
 	if err != nil {
 		return nil, err
 	}
+	if form == formTuples {
+		// Textbook tuples follow the textbook, as the notation does: the
+		// register starts at 0 unless the wrapper says otherwise.
+		if meta == nil {
+			meta = map[string]history.Value{}
+		}
+		if _, ok := meta["init"]; !ok {
+			meta["init"] = history.IntValue(0)
+		}
+	}
 	if len(meta) > 0 {
 		h.Meta = meta
 	}
