@@ -405,12 +405,12 @@ func readEDN(src []byte) (*history.History, error) {
 		w := forms[0]
 		var hist *ednNode
 		for i := 0; i < len(w.items); i += 2 {
-			k, _ := w.items[i].name()
-			if k == "history" {
+			k, ok := w.items[i].name()
+			if ok && k == "history" {
 				hist = w.items[i+1]
 				continue
 			}
-			if k == "" {
+			if !ok {
 				return nil, history.Errorf(w.items[i].line, "wrapper keys must be keywords or strings, got %s", w.items[i].describe())
 			}
 			meta[k] = w.items[i+1].value()
