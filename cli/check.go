@@ -38,6 +38,7 @@ type checkOptions struct {
 	maxMemoryBytes int64
 	html           string
 	noCore         bool
+	coreTime       time.Duration
 	verbose        bool
 
 	initSet bool
@@ -83,7 +84,8 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit per history and criterion, e.g. 30s (0: none); when it runs out the verdict is unknown")
 	f.StringVarP(&o.output, "output", "o", "text", "output form: text, json, or junit (JUnit XML, one test case per file and criterion)")
 	f.StringVar(&o.html, "html", "", "also write a self-contained web page (`FILE`) with each history's timeline, witnesses and violations")
-	f.BoolVar(&o.noCore, "no-core", false, "do not shrink violations of linearizability and sequential consistency to a minimal core\n(shrinking takes at most 10s per history and criterion, and no more than --timeout leaves)")
+	f.BoolVar(&o.noCore, "no-core", false, "do not shrink violations of linearizability and sequential consistency to a minimal core")
+	f.DurationVar(&o.coreTime, "core-time", 0, "time shrinking a violation to its core may take per history and criterion (default 10s;\nnever more than --timeout leaves); a core not shown 1-minimal in time is reported as such")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "under each core's explanation, print the facts it rests on")
 	f.StringVar(&o.format, "format", "", "input format (default: detected from the file name and contents)")
 	f.IntVarP(&o.workers, "workers", "j", 0, "goroutines a checker may use (0: one per CPU)")
@@ -119,6 +121,9 @@ func (o *checkOptions) validate(e *env) ([]string, error) {
 	}
 	if o.timeout < 0 {
 		return nil, usagef("--timeout must be 0 or more, got %s", o.timeout)
+	}
+	if o.coreTime < 0 {
+		return nil, usagef("--core-time must be 0 or more, got %s", o.coreTime)
 	}
 	if o.maxMemory != "" {
 		n, err := parseSize(o.maxMemory)
@@ -376,7 +381,7 @@ criteria:
 			r := report.NewResult(h, obj.lift(res))
 			if !o.noCore && res.Valid == checker.False && hasCore(c) && len(r.Violations) > 0 {
 				stop := e.progress.start(fmt.Sprintf("finding the core of %s (%s)", file, c))
-				core, err := findCore(ctx, &obj, h, c, mopts, sopts, coreBudget(o.timeout, res.Elapsed))
+				core, err := findCore(ctx, &obj, h, c, mopts, sopts, coreBudget(o.timeout, res.Elapsed, o.coreTime))
 				stop()
 				if err != nil {
 					fmt.Fprintf(e.stderr, "%s: %s: no core: %v\n", file, c, err)

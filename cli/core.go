@@ -25,14 +25,18 @@ func hasCore(criterion string) bool {
 }
 
 // coreBudget is the time left for the core after a check that took
-// elapsed: what remains of the limit, but no more than the default, so
-// that a generous limit meant for the verdict does not go to the core.
-// Zero means no time is left.
-func coreBudget(timeout, elapsed time.Duration) time.Duration {
-	if timeout <= 0 {
-		return defaultCoreBudget
+// elapsed: what remains of the limit, but no more than the core's own
+// budget (--core-time, or the default when zero), so that a generous limit
+// meant for the verdict does not go to the core. Zero means no time is
+// left.
+func coreBudget(timeout, elapsed, own time.Duration) time.Duration {
+	if own <= 0 {
+		own = defaultCoreBudget
 	}
-	return min(max(timeout-elapsed, 0), defaultCoreBudget)
+	if timeout <= 0 {
+		return own
+	}
+	return min(max(timeout-elapsed, 0), own)
 }
 
 // findCore shrinks the object's history, which violates criterion, to a

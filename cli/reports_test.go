@@ -132,15 +132,17 @@ func TestCoresInText(t *testing.T) {
 // up to the default.
 func TestCoreBudget(t *testing.T) {
 	tests := []struct {
-		timeout, elapsed, want time.Duration
+		timeout, elapsed, own, want time.Duration
 	}{
-		{0, time.Second, defaultCoreBudget},
-		{5 * time.Second, 2 * time.Second, 3 * time.Second},
-		{time.Second, 2 * time.Second, 0},
-		{time.Minute, time.Second, defaultCoreBudget},
+		{0, time.Second, 0, defaultCoreBudget},
+		{5 * time.Second, 2 * time.Second, 0, 3 * time.Second},
+		{time.Second, 2 * time.Second, 0, 0},
+		{time.Minute, time.Second, 0, defaultCoreBudget},
+		{0, time.Second, time.Minute, time.Minute},
+		{time.Minute, 10 * time.Second, 2 * time.Minute, 50 * time.Second},
 	}
 	for _, tt := range tests {
-		if got := coreBudget(tt.timeout, tt.elapsed); got != tt.want {
+		if got := coreBudget(tt.timeout, tt.elapsed, tt.own); got != tt.want {
 			t.Errorf("coreBudget(%s, %s) = %s, want %s", tt.timeout, tt.elapsed, got, tt.want)
 		}
 	}
