@@ -13,26 +13,6 @@ import (
 	"github.com/histcheck/histcheck/model"
 )
 
-// rowOptions turns a corpus row's settings into model options.
-func rowOptions(row corpus.Row) (model.Options, error) {
-	var o model.Options
-	switch row.Init {
-	case "nil":
-		o.Init = history.NilValue
-	case "0":
-		o.Init = history.IntValue(0)
-	case `""`:
-		o.Init = history.StringValue("")
-	case "free", "-", "":
-	default:
-		return o, fmt.Errorf("unknown init %q", row.Init)
-	}
-	if row.NilRead == "any" {
-		o.NilRead = model.NilIsAny
-	}
-	return o, nil
-}
-
 // checkNamed checks h under the model a corpus row names.
 func checkNamed(ctx context.Context, name string, o model.Options, h *history.History, opts Options) (checker.Result, error) {
 	switch name {
@@ -60,7 +40,7 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, err := rowOptions(row)
+			o, err := row.Options()
 			if err != nil {
 				t.Fatal(err)
 			}

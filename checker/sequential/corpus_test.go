@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,20 +17,9 @@ import (
 
 // corpusOptions turns a row of EXPECTED.tsv into model options.
 func corpusOptions(t testing.TB, row corpus.Row) model.Options {
-	var o model.Options
-	switch row.Init {
-	case "nil", "free", "-", "":
-	case `""`:
-		o.Init = history.StringValue("")
-	default:
-		n, err := strconv.ParseInt(row.Init, 10, 64)
-		if err != nil {
-			t.Fatalf("%s: initial value %q", row.File, row.Init)
-		}
-		o.Init = history.IntValue(n)
-	}
-	if row.NilRead == "any" {
-		o.NilRead = model.NilIsAny
+	o, err := row.Options()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return o
 }

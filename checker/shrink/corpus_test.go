@@ -14,29 +14,9 @@ import (
 	"github.com/histcheck/histcheck/model"
 )
 
-// rowOptions turns a corpus row's settings into model options.
-func rowOptions(row corpus.Row) (model.Options, error) {
-	var o model.Options
-	switch row.Init {
-	case "nil":
-		o.Init = history.NilValue
-	case "0":
-		o.Init = history.IntValue(0)
-	case `""`:
-		o.Init = history.StringValue("")
-	case "free", "-", "":
-	default:
-		return o, fmt.Errorf("unknown init %q", row.Init)
-	}
-	if row.NilRead == "any" {
-		o.NilRead = model.NilIsAny
-	}
-	return o, nil
-}
-
 // rowChecker returns a linearizability checker for a corpus row's model.
 func rowChecker(row corpus.Row) (Checker, bool, error) {
-	o, err := rowOptions(row)
+	o, err := row.Options()
 	if err != nil {
 		return nil, false, err
 	}

@@ -4,10 +4,15 @@ package corpus
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
 
 // Dir returns the corpus folder, or skips the test with a message when it
@@ -83,4 +88,28 @@ func Expected(t testing.TB, c string) []Row {
 		fh.Close()
 	}
 	return rows
+}
+
+// Options turns the row's settings into model options: its initial value
+// ("nil", "0", `""`; "free" and "-" leave the model's default) and its rule
+// for reads of nil.
+func (r Row) Options() (model.Options, error) {
+	var o model.Options
+	switch r.Init {
+	case "nil":
+		o.Init = history.NilValue
+	case `""`:
+		o.Init = history.StringValue("")
+	case "free", "-", "":
+	default:
+		n, err := strconv.ParseInt(r.Init, 10, 64)
+		if err != nil {
+			return o, fmt.Errorf("%s: unknown initial value %q", r.File, r.Init)
+		}
+		o.Init = history.IntValue(n)
+	}
+	if r.NilRead == "any" {
+		o.NilRead = model.NilIsAny
+	}
+	return o, nil
 }
