@@ -29,6 +29,7 @@ import (
 	"github.com/histcheck/histcheck/checker/linear"
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/internal/porcupinemodel"
 )
 
 func main() {
@@ -324,7 +325,7 @@ func (b *bench) endToEnd() error {
 				if err != nil {
 					return err
 				}
-				m, ops := porcupineRegister(h, history.NilValue)
+				m, ops := porcupinemodel.Register(h, history.NilValue)
 				(&workload{pModel: m, pOps: ops}).porcupine(0)
 			}
 			ps = append(ps, time.Since(start))

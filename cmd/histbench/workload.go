@@ -17,6 +17,7 @@ import (
 	"github.com/histcheck/histcheck/checker/linear"
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/internal/porcupinemodel"
 	"github.com/histcheck/histcheck/model"
 	"github.com/histcheck/histcheck/sim"
 )
@@ -140,10 +141,10 @@ func loadCorpus(corpus, dir string, only map[string]bool) ([]*workload, error) {
 		switch row.model {
 		case "kv":
 			w.m = model.NewKV(model.Options{Init: history.StringValue("")})
-			w.pModel, w.pOps = porcupineKV(h)
+			w.pModel, w.pOps = porcupinemodel.KV(h)
 		case "cas-register":
 			w.m = model.NewCASRegister(model.Options{Init: history.NilValue})
-			w.pModel, w.pOps = porcupineRegister(h, history.NilValue)
+			w.pModel, w.pOps = porcupinemodel.Register(h, history.NilValue)
 		default:
 			return nil, fmt.Errorf("%s: model %s is not benchmarked", path, row.model)
 		}
@@ -216,7 +217,7 @@ func generate(spec string) (*workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.pModel, w.pOps = porcupineRegister(w.h, init)
+	w.pModel, w.pOps = porcupinemodel.Register(w.h, init)
 	return w, nil
 }
 

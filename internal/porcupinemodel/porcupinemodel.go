@@ -1,4 +1,10 @@
-package main
+// Package porcupinemodel gives histories to Porcupine, the reference
+// linearizability checker the benchmarks compare with, as its own users
+// write them: failed operations left out, an operation of unknown outcome
+// returning at the end of time with a model that accepts any output for
+// it, values as small integers (its own etcd model's form), and keys as
+// partitions.
+package porcupinemodel
 
 import (
 	"hash/fnv"
@@ -8,11 +14,6 @@ import (
 	"github.com/histcheck/histcheck/history"
 )
 
-// Porcupine gets each history as its own users write it: failed operations
-// left out, an operation of unknown outcome returning at the end of time
-// with a model that accepts any output for it, values as small integers
-// (its own etcd model's form), and keys as partitions.
-
 // pInput is an operation's input for the register models.
 type pInput struct {
 	op      uint8 // 0 read, 1 write, 2 cas
@@ -21,9 +22,9 @@ type pInput struct {
 	unknown bool
 }
 
-// porcupineRegister converts a register, CAS-register or (with keys) kv
+// Register converts a register, CAS-register or (with keys) kv
 // history of reads, writes and cas; init is the initial value.
-func porcupineRegister(h *history.History, init history.Value) (porcupine.Model, []porcupine.Operation) {
+func Register(h *history.History, init history.Value) (porcupine.Model, []porcupine.Operation) {
 	ids := map[history.Value]int{init: 0}
 	id := func(v history.Value) int {
 		if i, ok := ids[v]; ok {
@@ -104,7 +105,8 @@ type kvInput struct {
 	unknown    bool
 }
 
-func porcupineKV(h *history.History) (porcupine.Model, []porcupine.Operation) {
+// KV converts a kv history of get, put and append (string values).
+func KV(h *history.History) (porcupine.Model, []porcupine.Operation) {
 	var ops []porcupine.Operation
 	for i := range h.Ops {
 		o := &h.Ops[i]
