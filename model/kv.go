@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/histcheck/histcheck/history"
@@ -260,20 +261,62 @@ func (v *kvValues) prefixOf(id int64, g string) bool {
 }
 
 // Keep applies the register's rule (see register.Keep) when no operation
-// appends; an append builds on whatever value it finds, so then only reads
-// of unknown outcome are dropped. Operations of several keys may be given
-// together: observations on other keys only keep more.
+// appends. With appends, reads of unknown outcome are dropped, and so is an
+// append of unknown outcome whose suffix is part of no value that a
+// completed read returned or that a cas expected. Such an append can be
+// left out of any linearization: the key's value contains its suffix from
+// the append until the next write or successful cas replaces it, so in
+// that window no read and no cas took effect (each would have observed the
+// suffix), and leaving the append out changes no state anything observed.
+// Operations of several keys may be given together: observations on other
+// keys only keep more.
 func (m *kv) Keep(ops []Op) []bool {
+	appends := false
 	for i := range ops {
 		if ops[i].Kind == kvAppend {
-			keep := make([]bool, len(ops))
-			for j := range ops {
-				keep[j] = !ops[j].Unknown || ops[j].Kind != kvRead
-			}
-			return keep
+			appends = true
+			break
 		}
 	}
-	return keepObserved(ops, kvRead, kvWrite, kvCAS)
+	if !appends {
+		return keepObserved(ops, kvRead, kvWrite, kvCAS)
+	}
+	// Every observed string, joined by a separator: a suffix found there
+	// (even across a separator) is kept, which is always safe.
+	var observed strings.Builder
+	for i := range ops {
+		o := &ops[i]
+		var id int64
+		switch {
+		case o.Kind == kvRead && !o.Unknown && o.B != anyRead:
+			id = o.A
+		case o.Kind == kvCAS:
+			id = o.A
+		default:
+			continue
+		}
+		if v := m.vals.value(id); v.Kind() == history.String {
+			observed.WriteString(v.Text())
+			observed.WriteByte(0)
+		}
+	}
+	seen := observed.String()
+	keep := make([]bool, len(ops))
+	for j := range ops {
+		o := &ops[j]
+		switch {
+		case !o.Unknown:
+			keep[j] = true
+		case o.Kind == kvRead:
+			keep[j] = false
+		case o.Kind == kvAppend:
+			suffix := m.vals.value(o.A).Text()
+			keep[j] = suffix == "" || strings.Contains(seen, suffix)
+		default:
+			keep[j] = true
+		}
+	}
+	return keep
 }
 
 // kvValues interns values to ids (0 is unused) and memoises appends.
