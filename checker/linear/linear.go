@@ -255,19 +255,26 @@ func decideZones[S comparable](ctx context.Context, parts []*part[S]) int {
 		if err != nil {
 			continue // the search notices the context too
 		}
-		p.zones, p.done = &out, true
-		if out.Linearizable {
-			p.res.outcome = found
-			p.res.order = make([]int32, len(out.Order))
-			for i, j := range out.Order {
-				p.res.order[i] = int32(j)
-			}
-		} else {
-			p.res.outcome = refuted
-		}
+		p.zones = &out
+		p.settle(out.Linearizable, out.Order)
 		n++
 	}
 	return n
+}
+
+// settle records a decision made without the search: found with the order
+// of the partition's operations (indices into comp.Ops), or refuted.
+func (p *part[S]) settle(linearizable bool, order []int) {
+	p.done = true
+	if !linearizable {
+		p.res.outcome = refuted
+		return
+	}
+	p.res.outcome = found
+	p.res.order = make([]int32, len(order))
+	for i, j := range order {
+		p.res.order[i] = int32(j)
+	}
 }
 
 // A partition's turns start short and double, up to maxSlice search

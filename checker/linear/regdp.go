@@ -34,16 +34,8 @@ func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []
 		if err != nil || res.Valid == checker.Unknown {
 			continue
 		}
-		p.direct, p.done = &res, true
-		if res.Valid == checker.True {
-			p.res.outcome = found
-			p.res.order = make([]int32, len(res.Witness))
-			for i, j := range res.Witness {
-				p.res.order[i] = int32(j)
-			}
-		} else {
-			p.res.outcome = refuted
-		}
+		p.direct = &res
+		p.settle(res.Valid == checker.True, res.Witness)
 		n++
 	}
 	return n
