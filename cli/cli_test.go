@@ -61,6 +61,7 @@ func TestDetectModel(t *testing.T) {
 		{"one keyed lock", []history.Op{op("acquire", history.StringValue("lock")), op("release", history.StringValue("lock"))}, "mutex"},
 		{"leases", []history.Op{op("acquire", none), op("renew", none), op("release", none)}, "lease"},
 		{"locks and storage", []history.Op{op("acquire", history.StringValue("lock")), op("write", history.StringValue("stock"))}, ""},
+		{"queue", []history.Op{op("enqueue", none), op("dequeue", none)}, "fifo-queue"},
 		{"unknown names", []history.Op{op("enq", none), op("deq", none)}, ""},
 		{"no operations", nil, ""},
 	}

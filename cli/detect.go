@@ -69,6 +69,8 @@ func detectModel(h *history.History) (string, error) {
 	case keyed && (names["acquire"] || names["lock"]):
 		return "", fmt.Errorf("the keys %s hold objects of different kinds (operations %s)",
 			strings.Join(unionKeys(h), ", "), strings.Join(sortedNames(names), ", "))
+	case !keyed && only("enqueue", "dequeue"):
+		return "fifo-queue", nil
 	case keyed || names["append"] || names["get"] || names["put"]:
 		return "kv", nil
 	case names["cas"] || names["compare-and-set"]:
