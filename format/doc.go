@@ -73,8 +73,10 @@
 //	init: 0
 //
 // (also nil_read and time_unit). Following the textbook, Meta["init"] is 0
-// unless the header says otherwise; the same holds for textbook tuples in
-// JSON unless their wrapper says otherwise.
+// unless the header says otherwise, when the header names no model or a
+// register or kv model (queues, sets and locks keep their own default);
+// the same holds for textbook tuples in JSON unless their wrapper says
+// otherwise.
 //
 // # Writing
 //

@@ -181,11 +181,23 @@ func stripComment(s string) string {
 	return s
 }
 
+// textbookRegister reports whether a notation file's model (None when the
+// header names none) is one of the textbook's registers, whose initial value
+// is 0 unless stated; other models (queues, sets, locks) keep their own.
+func textbookRegister(model history.Value) bool {
+	name, _ := model.Str()
+	switch {
+	case model.IsNone(), name == "register", name == "cas-register", name == "kv":
+		return true
+	}
+	return false
+}
+
 // readNotation reads the textbook notation described in the package
 // documentation.
 func readNotation(r io.Reader) (*history.History, error) {
 	lr := newLineReader(r, RecordLimit)
-	meta := map[string]history.Value{"init": history.IntValue(0)}
+	meta := map[string]history.Value{}
 	var ops []history.Op
 	for {
 		b, err := lr.next()
@@ -228,6 +240,10 @@ func readNotation(r io.Reader) (*history.History, error) {
 	}
 	if len(ops) == 0 {
 		return nil, history.Errorf(0, "no operations; expected lines such as A: w(1) [0, 10]")
+	}
+	if _, ok := meta["init"]; !ok && textbookRegister(meta["model"]) {
+		// The textbook's registers start at 0.
+		meta["init"] = history.IntValue(0)
 	}
 	h, err := history.FromOps(ops)
 	if err != nil {
