@@ -337,7 +337,10 @@ func TestStreamMillionOps(t *testing.T) {
 	_, g4, t4, _ := read(small, 3*72)
 	t.Logf("%d ops: %.0f MB of text: heap +%.1f MB; %.0f MB of text: heap +%.1f MB",
 		small, float64(t1)/1e6, float64(g1)/1e6, float64(t4)/1e6, float64(g4)/1e6)
-	if t4 < 3*t1 || float64(g4) > 1.5*float64(g1)+4*mib {
+	// The peak includes garbage not yet collected, which the garbage
+	// collector's pacing lets reach about twice the live heap; a reader that
+	// kept the text would grow with it, over four times.
+	if t4 < 3*t1 || float64(g4) > 2*float64(g1)+8*mib {
 		t.Errorf("heap grew by %d with %d bytes of text and by %d with %d bytes", g1, t1, g4, t4)
 	}
 }
