@@ -246,44 +246,7 @@ func (g *gen) cas(st *state, op *history.Op, value func() history.Value) {
 func (g *gen) run(step func(*state, *history.Op)) *history.History {
 	r, cfg := g.r, g.cfg
 	st := &state{regs: make(map[history.Value]history.Value), seen: []history.Value{cfg.Init}}
-	busy := make([]int64, cfg.Processes) // last return time per process
-	for i := range busy {
-		busy[i] = -1
-	}
-	dead := make([]bool, cfg.Processes)
-	var ops []history.Op
-	var point int64 // the previous operation's point of effect
-	for len(ops) < cfg.Ops {
-		var live []int
-		for p, d := range dead {
-			if !d {
-				live = append(live, p)
-			}
-		}
-		if len(live) == 0 {
-			break
-		}
-		p := live[r.IntN(len(live))]
-		point = max(point+1+int64(r.IntN(6)), busy[p]+1)
-		op := history.Op{
-			Client:  string(rune('A' + p)),
-			Process: p,
-			Call:    max(busy[p]+1, point-int64(r.IntN(8))),
-			Return:  point + int64(r.IntN(8)),
-			Status:  history.OK,
-		}
-		switch x := r.Float64(); {
-		case x < cfg.CrashRate:
-			op.Status = history.Info
-			op.Return = history.Infinity
-			dead[p] = true
-		case x < cfg.CrashRate+cfg.FailRate:
-			op.Status = history.Fail
-		}
-		busy[p] = op.Return
-		step(st, &op)
-		ops = append(ops, op)
-	}
+	ops := g.timeline(func(op *history.Op, _ int64) { step(st, op) })
 	if r.Float64() < cfg.Corrupt {
 		g.corrupt(st, ops)
 	}
