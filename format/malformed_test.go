@@ -131,6 +131,7 @@ func TestMalformedWithoutLine(t *testing.T) {
 		{"log without history lines", "h.log", "", "INFO  jepsen.core - starting\nnothing here\n", "no history lines"},
 		{"empty JSON", "h.json", "", "  \n", "empty input"},
 		{"undetectable", "h.txt", "", "hello world\n", "cannot tell the format"},
+		{"empty, no extension", "-", "", "\n  \n", "empty input"},
 		{"unknown forced format", "h.txt", "yaml", "[]", `unknown format "yaml"`},
 		{"notation without operations", "h.hist", "", "# nothing\nmodel: register\n", "no operations"},
 	}

@@ -98,6 +98,9 @@ func read(name string, r io.Reader, forced string) (*history.History, error) {
 			return nil, err
 		}
 		forced = sniff(head)
+		if forced == "" && len(bytes.TrimSpace(head)) == 0 {
+			return nil, history.Errorf(0, "empty input; expected a history")
+		}
 	}
 	switch forced {
 	case JSONL:
