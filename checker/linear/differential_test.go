@@ -8,6 +8,7 @@ import (
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/reference"
+	"github.com/histcheck/histcheck/checker/shrink"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/internal/randhist"
 	"github.com/histcheck/histcheck/model"
@@ -40,13 +41,25 @@ func smallConfig(r *rand.Rand, name string) randhist.Config {
 // reference checker, half of them without pruning, and every witness
 // independently.
 func differential[S comparable](t *testing.T, name string, newModel func(model.Options) model.Model[S]) {
+	differentialOn(t, name, newModel, perModel, nil)
+}
+
+// differentialOn is differential with n histories, each passed through
+// alter when it is set.
+func differentialOn[S comparable](t *testing.T, name string, newModel func(model.Options) model.Model[S], n uint64,
+	alter func(r *rand.Rand, h *history.History) *history.History) {
 	counts := map[checker.Verdict]int{}
-	for seed := uint64(0); seed < perModel; seed++ {
+	for seed := uint64(0); seed < n; seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x11ea7))
 		cfg := smallConfig(r, name)
 		h, err := randhist.New(r, cfg)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if alter != nil {
+			if h = alter(r, h); h == nil {
+				t.Fatalf("seed %d: altering the history failed", seed)
+			}
 		}
 		m := newModel(model.Options{Init: cfg.Init})
 		want, refErr := reference.Linearizable(context.Background(), m, h)
@@ -80,7 +93,7 @@ func differential[S comparable](t *testing.T, name string, newModel func(model.O
 			checkViolation(t, seed, m, h, got)
 		}
 	}
-	if counts[checker.True] < perModel/10 || counts[checker.False] < perModel/10 {
+	if counts[checker.True] < int(n/10) || counts[checker.False] < int(n/10) {
 		t.Errorf("verdicts too one-sided: %v", counts)
 	}
 	t.Logf("%v", counts)
@@ -142,4 +155,26 @@ func TestDifferentialKV(t *testing.T) {
 func TestDifferentialMutex(t *testing.T) {
 	t.Parallel()
 	differential(t, "mutex", model.NewMutex)
+}
+
+// weakenSome weakens each operation with probability 0.4, as shrinking
+// does: writes become optional and pending from the start, which is where
+// the search skips optional blind writes that nothing observes next.
+func weakenSome(r *rand.Rand, h *history.History) *history.History {
+	var pos []int
+	for i := range h.Ops {
+		if r.IntN(5) < 2 {
+			pos = append(pos, i)
+		}
+	}
+	return shrink.Weaken(h, pos)
+}
+
+func TestDifferentialWeakened(t *testing.T) {
+	t.Parallel()
+	t.Run("register", func(t *testing.T) { differentialOn(t, "register", model.NewRegister, perModel/2, weakenSome) })
+	t.Run("cas-register", func(t *testing.T) {
+		differentialOn(t, "cas-register", model.NewCASRegister, perModel/2, weakenSome)
+	})
+	t.Run("kv", func(t *testing.T) { differentialOn(t, "kv", model.NewKV, perModel/2, weakenSome) })
 }

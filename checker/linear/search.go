@@ -79,6 +79,18 @@ type searcher[S comparable] struct {
 	// this tames the many weakened copies a core's shrinking makes.
 	twin []int32
 
+	// When the model classifies blind writes (model.ReadWriteRegister),
+	// an optional blind write is worth taking only right before an
+	// operation that observes the state: any order that follows it with
+	// another blind write, or with an operation that observes nothing,
+	// works as well without it or with it moved later (its return never
+	// comes). optBlind marks those writes and observes the operations that
+	// may follow one; whether the last operation taken was an optional
+	// blind write is bit flagBit of bits, so that the memo tells the two
+	// configurations apart. nil when the model does not classify.
+	optBlind, observes []bool
+	flagBit            int32
+
 	bits  []uint64 // the set of linearized operations
 	zob   []uint64 // Zobrist value of each operation
 	sh    *stateHasher[S]
@@ -114,6 +126,24 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 		s.doomed = f.Doomed(ops)
 	}
 	s.twin = twins(ops)
+	flags := 0
+	if rw, ok := m.(model.ReadWriteRegister); ok {
+		s.optBlind = make([]bool, n)
+		s.observes = make([]bool, n)
+		for i := range ops {
+			switch rw.Class(&ops[i]) {
+			case model.WriteOp:
+				s.optBlind[i] = ops[i].Unknown
+				flags = 1
+			case model.ReadOp, model.OtherOp:
+				s.observes[i] = true
+			}
+		}
+		if flags == 0 {
+			s.optBlind, s.observes = nil, nil
+		}
+	}
+	s.flagBit = int32(n)
 	type event struct {
 		t     int64
 		op    int32
@@ -162,9 +192,9 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 	s.prev[0] = 0
 	s.e = s.next[0]
 
-	words := (n + 63) / 64
+	words := (n + flags + 63) / 64
 	s.bits = make([]uint64, words)
-	s.zob = make([]uint64, n)
+	s.zob = make([]uint64, n+flags)
 	x := uint64(0x9e3779b97f4a7c15) ^ uint64(n)
 	for i := range s.zob {
 		s.zob[i] = splitmix(&x)
@@ -187,6 +217,9 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 	state, h, e, need := s.state, s.h, s.e, s.need
 	stack := s.stack
 	steps := s.res.states
+	optBlind, observes, fb := s.optBlind, s.observes, s.flagBit
+	// flag: the last operation taken was an optional blind write.
+	flag := optBlind != nil && bits[fb>>6]&(1<<(uint(fb)&63)) != 0
 	for iter := 1; ; iter++ {
 		if iter&(ctxCheckEvery-1) == 0 {
 			if stop.Load() {
@@ -211,6 +244,10 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 				e = next[e] // its twin, earlier in the list, stands for it
 				continue
 			}
+			if flag && !observes[op] {
+				e = next[e]
+				continue
+			}
 			steps++
 			ns, ok := s.m.Step(state, &ops[op])
 			// An optional operation that changes nothing here is never
@@ -221,9 +258,14 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 			}
 			nh := h ^ zob[op]
 			bits[op>>6] |= 1 << (uint(op) & 63)
+			nflag := optBlind != nil && optBlind[op]
+			if nflag != flag {
+				nh ^= zob[fb]
+				bits[fb>>6] ^= 1 << (uint(fb) & 63)
+			}
 			if mm.add(nh^sh.hash(ns), ns, bits) {
 				stack = append(stack, frame[S]{e, state})
-				state, h = ns, nh
+				state, h, flag = ns, nh, nflag
 				// Lift the call and its return out of the list.
 				next[prev[e]] = next[e]
 				prev[next[e]] = prev[e]
@@ -250,6 +292,9 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 				continue
 			}
 			bits[op>>6] &^= 1 << (uint(op) & 63)
+			if nflag != flag {
+				bits[fb>>6] ^= 1 << (uint(fb) & 63)
+			}
 			e = next[e]
 			continue
 		}
@@ -283,6 +328,14 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 		bits[op>>6] &^= 1 << (uint(op) & 63)
 		if !ops[op].Unknown {
 			need++
+		}
+		if optBlind != nil {
+			pflag := len(stack) > 0 && optBlind[entOp[stack[len(stack)-1].e]]
+			if pflag != flag {
+				h ^= zob[fb]
+				bits[fb>>6] ^= 1 << (uint(fb) & 63)
+				flag = pflag
+			}
 		}
 		next[prev[r]] = r
 		prev[next[r]] = r
