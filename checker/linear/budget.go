@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -20,13 +21,18 @@ const fallbackMemory = 4 << 30
 // DefaultMaxMemory returns the memory limit used when Options.MaxMemory is
 // 0: a quarter of the machine's physical memory (4 GiB where that cannot be
 // read), leaving room for the history itself and for other processes.
-func DefaultMaxMemory() int64 {
+func DefaultMaxMemory() int64 { return defaultMaxMemory() }
+
+// defaultMaxMemory reads the machine's memory once per process: a check
+// that shrinks a violation runs thousands of small searches, and opening
+// /proc/meminfo for each cost more than the searches themselves.
+var defaultMaxMemory = sync.OnceValue(func() int64 {
 	total, err := memTotal("/proc/meminfo")
 	if err != nil || total <= 0 {
 		return fallbackMemory
 	}
 	return total / 4
-}
+})
 
 // memTotal reads MemTotal, in bytes, from a meminfo file.
 func memTotal(path string) (int64, error) {
