@@ -288,11 +288,21 @@ type opChunks struct {
 	n      int
 }
 
-const opChunk = 4096
+const (
+	opChunk      = 4096
+	firstOpChunk = 64
+)
 
 func (c *opChunks) add(o Op) {
 	if c.n%opChunk == 0 {
-		c.chunks = append(c.chunks, make([]Op, 0, opChunk))
+		size := opChunk
+		if c.n == 0 {
+			// Most histories are short: the first chunk starts small and
+			// grows by append up to opChunk, so that reading many small
+			// files does not allocate and clear a full chunk for each.
+			size = firstOpChunk
+		}
+		c.chunks = append(c.chunks, make([]Op, 0, size))
 	}
 	k := len(c.chunks) - 1
 	c.chunks[k] = append(c.chunks[k], o)
