@@ -45,9 +45,7 @@ var hardCorpus = map[string]bool{}
 // others' (the mutex's core is large: with no owner recorded, the violation
 // is a count of acquires against releases, so every acquire is needed).
 var slowCorpus = map[string]bool{
-	"knossos/mutex/bad/etcd.edn":  true,
-	"porcupine-etcd/etcd_057.log": true,
-	"porcupine-etcd/etcd_099.log": true,
+	"knossos/mutex/bad/etcd.edn": true,
 }
 
 // TestCorpus shrinks every invalid history of the shared corpus and proves

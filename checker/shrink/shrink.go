@@ -178,10 +178,6 @@ func (s *shrinker) test(forms []form) (checker.Result, bool, error) {
 	if f, ok := s.cache[key]; ok && !f {
 		return checker.Result{}, false, nil
 	}
-	if s.quickPass(forms) {
-		s.cache[key] = false
-		return checker.Result{Valid: checker.True}, false, nil
-	}
 	hh, _, err := build(s.h, forms)
 	if err != nil {
 		return checker.Result{}, false, err
@@ -217,44 +213,6 @@ func (s *shrinker) accept(forms []form) (bool, error) {
 	}
 	s.forms = forms
 	return true, nil
-}
-
-// quickPass reports whether the history forms describe passes for certain
-// because it passes without its weakened operations: those are optional,
-// so any order that works without them works with them. Checking the kept
-// operations alone is cheap, while weakened operations, pending all the
-// time, can make the full check slow; ddmin asks about many such
-// histories that plainly pass.
-func (s *shrinker) quickPass(forms []form) bool {
-	hasWeak := false
-	for _, f := range forms {
-		if f == weak {
-			hasWeak = true
-			break
-		}
-	}
-	if !hasWeak {
-		return false
-	}
-	bare := append([]form(nil), forms...)
-	for i, f := range bare {
-		if f == weak {
-			bare[i] = dropped
-		}
-	}
-	hh, _, err := build(s.h, bare)
-	if err != nil {
-		return false
-	}
-	s.checks++
-	ctx := s.ctx
-	if s.budget > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.budget)
-		defer cancel()
-	}
-	res, err := s.check(ctx, hh)
-	return err == nil && res.Valid == checker.True
 }
 
 func formsKey(forms []form) string {
