@@ -35,10 +35,12 @@ type partResult[S comparable] struct {
 }
 
 // frame is one linearized operation on the search stack: the call entry
-// that was lifted out of the event list and the state before it.
+// that was lifted out of the event list, whether it was the only candidate
+// tried (a legal read, see searcher.enter), and the state before it.
 type frame[S comparable] struct {
-	e     int32
-	state S
+	e      int32
+	forced bool
+	state  S
 }
 
 // ctxCheckEvery is how many search steps pass between looks at the context
@@ -90,6 +92,10 @@ type searcher[S comparable] struct {
 	// configurations apart. nil when the model does not classify.
 	optBlind, observes []bool
 	flagBit            int32
+	// reads marks the completed operations the model classifies as reads
+	// (nil when it does not classify): one that is legal when its turn may
+	// come is taken at once, as the only candidate (see enter).
+	reads []bool
 
 	bits  []uint64 // the set of linearized operations
 	zob   []uint64 // Zobrist value of each operation
@@ -99,10 +105,13 @@ type searcher[S comparable] struct {
 	state S
 	h     uint64 // Zobrist hash of bits
 	e     int32  // the entry the search looks at next
-	need  int    // operations that completed and are not linearized
-	best  int    // deepest stack seen at a backtrack
-	res   partResult[S]
-	done  bool
+	// forced is the entry of the read enter chose as the only candidate
+	// of the current configuration, or 0.
+	forced int32
+	need   int // operations that completed and are not linearized
+	best   int // deepest stack seen at a backtrack
+	res    partResult[S]
+	done   bool
 	// budget, when set, bounds the memory of the memos of all partitions;
 	// charged is this search's share of it.
 	budget  *memBudget
@@ -130,12 +139,18 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 	if rw, ok := m.(model.ReadWriteRegister); ok {
 		s.optBlind = make([]bool, n)
 		s.observes = make([]bool, n)
+		s.reads = make([]bool, n)
 		for i := range ops {
 			switch rw.Class(&ops[i]) {
 			case model.WriteOp:
 				s.optBlind[i] = ops[i].Unknown
 				flags = 1
-			case model.ReadOp, model.OtherOp:
+			case model.ReadOp:
+				s.observes[i] = true
+				s.reads[i] = !ops[i].Unknown
+			case model.AnyReadOp:
+				s.reads[i] = !ops[i].Unknown
+			case model.OtherOp:
 				s.observes[i] = true
 			}
 		}
@@ -202,7 +217,45 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 	s.sh = newStateHasher[S]()
 	s.memo = newMemo[S](words, s.sh.size)
 	s.stack = make([]frame[S], 0, n)
+	s.e, s.forced = s.enter(init)
 	return s
+}
+
+// enter returns the entry to look at first in the configuration just
+// reached, and that entry again when it is the only one to try.
+//
+// When a completed operation waiting for its turn can never take effect
+// (model.Foresight), that is its return: every order from here fails.
+// When a completed read may come next and is legal in the state, it is the
+// only candidate: any order that takes it later works with it moved here,
+// since its call has passed (no operation still to come returned before
+// it was called) and it changes no state. Reads then never multiply the
+// orders the search explores.
+func (s *searcher[S]) enter(state S) (e, forced int32) {
+	next, match, entOp := s.next, s.match, s.entOp
+	e = next[0]
+	if s.doomed != nil {
+		for x := e; match[x] != 0; x = next[x] {
+			if o := entOp[x]; !s.ops[o].Unknown && s.doomed(state, int(o), s.bits) {
+				return match[x], 0
+			}
+		}
+	}
+	if s.reads != nil {
+		for x := e; match[x] != 0; x = next[x] {
+			o := entOp[x]
+			if !s.reads[o] {
+				continue
+			}
+			if t := s.twin[o]; t >= 0 && s.bits[t>>6]&(1<<(uint(t)&63)) == 0 {
+				continue
+			}
+			if ns, ok := s.m.Step(state, &s.ops[o]); ok && ns == state {
+				return x, x
+			}
+		}
+	}
+	return e, 0
 }
 
 // run continues the search for at most budget steps, or until ctx is done
@@ -214,7 +267,7 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 	}
 	ops, next, prev, entOp, match := s.ops, s.next, s.prev, s.entOp, s.match
 	bits, zob, mm, sh := s.bits, s.zob, s.memo, s.sh
-	state, h, e, need := s.state, s.h, s.e, s.need
+	state, h, e, need, forced := s.state, s.h, s.e, s.need, s.forced
 	stack := s.stack
 	steps := s.res.states
 	optBlind, observes, fb := s.optBlind, s.observes, s.flagBit
@@ -264,7 +317,7 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 				bits[fb>>6] ^= 1 << (uint(fb) & 63)
 			}
 			if mm.add(nh^sh.hash(ns), ns, bits) {
-				stack = append(stack, frame[S]{e, state})
+				stack = append(stack, frame[S]{e, e == forced, state})
 				state, h, flag = ns, nh, nflag
 				// Lift the call and its return out of the list.
 				next[prev[e]] = next[e]
@@ -278,22 +331,18 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 						break
 					}
 				}
-				e = next[0]
-				if s.doomed != nil {
-					// A pending operation that can never take effect ends
-					// this order: go to its return, as if its time ran out.
-					for x := e; match[x] != 0; x = next[x] {
-						if o := entOp[x]; !ops[o].Unknown && s.doomed(state, int(o), bits) {
-							e = match[x]
-							break
-						}
-					}
-				}
+				e, forced = s.enter(state)
 				continue
 			}
 			bits[op>>6] &^= 1 << (uint(op) & 63)
 			if nflag != flag {
 				bits[fb>>6] ^= 1 << (uint(fb) & 63)
+			}
+			if e == forced {
+				// The only candidate leads where the search has been:
+				// this configuration fails too.
+				e = s.tail
+				continue
 			}
 			e = next[e]
 			continue
@@ -341,9 +390,15 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 		prev[next[r]] = r
 		next[prev[e]] = e
 		prev[next[e]] = e
+		forced = 0
+		if top.forced {
+			// It was the only candidate: the configuration it left fails.
+			e = s.tail
+			continue
+		}
 		e = next[e]
 	}
-	s.state, s.h, s.e, s.need, s.stack = state, h, e, need, stack
+	s.state, s.h, s.e, s.need, s.stack, s.forced = state, h, e, need, stack, forced
 	s.res.states = steps
 	s.res.memo = mm.size()
 	if s.done && s.res.outcome == found {
