@@ -49,8 +49,15 @@ func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []
 // has). Equal values have equal ids, so the sweep sees the same equalities
 // the model does.
 func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteRegister, init int64) (*history.History, regdp.Options, bool) {
-	sub := &history.History{Ops: make([]history.Op, len(c.Ops))}
 	var opts regdp.Options
+	for i := range c.Ops {
+		if rw.Class(&c.Ops[i]) == model.OtherOp {
+			// Look before building anything: most partitions of a
+			// key-value history with appends or cas end here.
+			return nil, opts, false
+		}
+	}
+	sub := &history.History{Ops: make([]history.Op, len(c.Ops))}
 	values := make(map[history.Value]bool)
 	for i := range c.Ops {
 		values[h.Ops[c.Pos[i]].Value] = true
