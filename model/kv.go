@@ -338,7 +338,8 @@ type kvValues struct {
 	leaves []history.Value // values given whole, by kvEntry.leaf
 	// buckets maps a bucket key (hash and length) to the first string id
 	// with it; appends maps s<<32|suffix to 1 + the id of the
-	// concatenation, or to 1 when the value is not a string.
+	// concatenation, or to 1 when the value is not a string, for the
+	// appends that rope cannot answer.
 	buckets, appends idTable
 }
 
@@ -515,6 +516,9 @@ func (v *kvValues) appendTo(s, suffix int64) (int64, bool) {
 	key := uint64(s)<<32 | uint64(suffix)
 	v.rlock()
 	r, ok := v.appends.get(key)
+	if !ok {
+		r, ok = v.rope(s, suffix)
+	}
 	v.runlock()
 	if ok {
 		return r - 1, r > 1
@@ -525,6 +529,9 @@ func (v *kvValues) appendTo(s, suffix int64) (int64, bool) {
 		// Another goroutine may have added it meanwhile.
 		if r, ok := v.appends.get(key); ok {
 			return r - 1, r > 1
+		}
+		if r, ok := v.rope(s, suffix); ok {
+			return r - 1, true
 		}
 	}
 	if s <= 0 || s >= int64(len(v.vals)) || suffix <= 0 || suffix >= int64(len(v.vals)) || s >= 1<<31 || suffix >= 1<<31 {
@@ -550,12 +557,40 @@ func (v *kvValues) appendTo(s, suffix int64) (int64, bool) {
 		}
 	}
 	if r == 0 {
+		// A new rope node: rope finds it from now on.
 		e.next = int32(first)
 		r = v.add(e)
 		v.buckets.put(k, r)
+		return r, true
 	}
+	// The same text under another name (a leaf, or a rope split
+	// elsewhere): remember the answer, since comparing texts is slow.
 	v.appends.put(key, r+1)
 	return r, true
+}
+
+// rope returns 1 + the id of the rope node joining the string s and
+// suffix, when there is one; the caller holds mu. Most appends the search
+// takes again find their node here, so that only appends whose answer
+// took comparing texts need a place in the appends table.
+func (v *kvValues) rope(s, suffix int64) (int64, bool) {
+	if s <= 0 || s >= int64(len(v.vals)) || suffix <= 0 || suffix >= int64(len(v.vals)) {
+		return 0, false
+	}
+	b, x := &v.vals[s], &v.vals[suffix]
+	if !b.str {
+		return 0, false
+	}
+	first, ok := v.buckets.get(bucketKey(b.hash*x.pow+x.hash, b.n+x.n))
+	if !ok {
+		return 0, false
+	}
+	for id := first; id != 0; id = int64(v.vals[id].next) {
+		if e := &v.vals[id]; e.leaf < 0 && int64(e.parent) == s && int64(e.suffix) == suffix {
+			return id + 1, true
+		}
+	}
+	return 0, false
 }
 
 // equalsConcat reports whether string c has the text of s (nil counting as
