@@ -29,7 +29,11 @@ func Compile[S comparable](m model.Model[S], h *history.History, positions []int
 	if t == nil {
 		t = model.NewTable()
 	}
-	c := &Compiled{Table: t}
+	n := len(positions)
+	if positions == nil {
+		n = len(h.Ops)
+	}
+	c := &Compiled{Table: t, Ops: make([]model.Op, 0, n), Pos: make([]int, 0, n)}
 	add := func(i int) error {
 		op := &h.Ops[i]
 		if op.Status == history.Fail {

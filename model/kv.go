@@ -175,7 +175,7 @@ func (m *kv) Doomed(ops []Op) func(s int64, i int, taken []uint64) bool {
 	useful := false
 	for i := range ops {
 		o := &ops[i]
-		if o.Kind != kvRead || o.Unknown || o.B == anyRead || o.A <= 0 || o.A >= int64(len(v.vals)) || !v.vals[o.A].str {
+		if o.Kind != kvRead || o.Unknown || o.B == anyRead || o.A <= 0 || o.A >= int64(len(v.vals)) || !v.vals[o.A].isString() {
 			continue
 		}
 		reads[i], useful = true, true
@@ -208,7 +208,7 @@ func (m *kv) Doomed(ops []Op) func(s int64, i int, taken []uint64) bool {
 	prefix = func(s, a int64, g string) bool {
 		e := &v.vals[s]
 		switch {
-		case !e.str:
+		case !e.isString():
 			return e.leaf >= 0 && v.leaves[e.leaf].Kind() == history.Nil
 		case e.n > int64(len(g)):
 			return false
@@ -219,7 +219,7 @@ func (m *kv) Doomed(ops []Op) func(s int64, i int, taken []uint64) bool {
 		if r, ok := known.get(key); ok {
 			return r == 1
 		}
-		pn := v.vals[e.parent].n
+		pn := max(v.vals[e.parent].n, 0) // a nil parent counts as ""
 		ok := prefix(int64(e.parent), a, g) && v.equalsText(int64(e.suffix), g[pn:e.n])
 		r := int64(2)
 		if ok {
@@ -240,7 +240,7 @@ func (m *kv) Doomed(ops []Op) func(s int64, i int, taken []uint64) bool {
 		a := ops[i].A
 		v.rlock()
 		defer v.runlock()
-		if s <= 0 || s >= int64(len(v.vals)) || s >= 1<<31 || a >= 1<<31 || !v.vals[s].str {
+		if s <= 0 || s >= int64(len(v.vals)) || s >= 1<<31 || a >= 1<<31 || !v.vals[s].isString() {
 			return false
 		}
 		return !prefix(s, a, v.text(a))
@@ -254,7 +254,7 @@ func (v *kvValues) prefixOf(id int64, g string) bool {
 		return false
 	}
 	e := &v.vals[id]
-	if !e.str {
+	if !e.isString() {
 		return e.leaf >= 0 && v.leaves[e.leaf].Kind() == history.Nil
 	}
 	return e.n <= int64(len(g)) && v.equalsText(id, g[:e.n])
@@ -345,16 +345,18 @@ type kvValues struct {
 
 // kvEntry is an interned value. A value given whole has its index in
 // leaves; a rope has leaf −1 and joins parent and suffix. Strings also keep
-// the rolling hash of their text, rollBase^len, their length, and the next
-// id with the same bucket key (0 ends the chain).
+// the rolling hash of their text, their length, and the next id with the
+// same bucket key (0 ends the chain). An entry takes 32 bytes: the search
+// makes one per new state.
 type kvEntry struct {
-	hash, pow      uint64
-	n              int64
+	hash           uint64
+	n              int64 // the text's length; −1 for a value that is not a string
 	next           int32
 	parent, suffix int32
 	leaf           int32
-	str            bool
 }
+
+func (e *kvEntry) isString() bool { return e.n >= 0 }
 
 // rollBase is the multiplier of the rolling hash (odd, so powers never vanish
 // modulo 2^64).
@@ -362,17 +364,27 @@ const rollBase = 0x100000001b3
 
 func newKVValues() *kvValues {
 	vals := make([]kvEntry, 1, 16)
-	vals[0] = kvEntry{pow: 1, leaf: -1}
+	vals[0] = kvEntry{n: -1, leaf: -1}
 	return &kvValues{ids: make(map[history.Value]int64), vals: vals}
 }
 
-func rollHash(s string) (h, pow uint64) {
-	pow = 1
+func rollHash(s string) (h uint64) {
 	for i := 0; i < len(s); i++ {
 		h = h*rollBase + uint64(s[i])
-		pow *= rollBase
 	}
-	return h, pow
+	return h
+}
+
+// rollPow returns rollBase^n, the factor that shifts a hash past n bytes.
+func rollPow(n int64) uint64 {
+	p, b := uint64(1), uint64(rollBase)
+	for ; n > 0; n >>= 1 {
+		if n&1 != 0 {
+			p *= b
+		}
+		b *= b
+	}
+	return p
 }
 
 func bucketKey(h uint64, n int64) uint64 { return h ^ uint64(n)*0x9e3779b97f4a7c15 }
@@ -413,15 +425,15 @@ func (v *kvValues) id(x history.Value) int64 {
 	if id, ok := v.lookup(x); ok {
 		return id
 	}
-	e := kvEntry{leaf: int32(len(v.leaves)), pow: 1}
+	e := kvEntry{leaf: int32(len(v.leaves)), n: -1}
 	v.leaves = append(v.leaves, x)
 	if x.Kind() != history.String {
 		id = v.add(e)
 		v.ids[x] = id
 		return id
 	}
-	e.str, e.n = true, int64(len(x.Text()))
-	e.hash, e.pow = rollHash(x.Text())
+	e.n = int64(len(x.Text()))
+	e.hash = rollHash(x.Text())
 	return v.addString(e)
 }
 
@@ -432,7 +444,7 @@ func (v *kvValues) lookup(x history.Value) (int64, bool) {
 		return id, ok
 	}
 	text := x.Text()
-	h, _ := rollHash(text)
+	h := rollHash(text)
 	first, _ := v.buckets.get(bucketKey(h, int64(len(text))))
 	for id := first; id != 0; id = int64(v.vals[id].next) {
 		if v.equalsText(id, text) {
@@ -470,7 +482,7 @@ func (v *kvValues) text(id int64) string {
 		end -= int64(len(suf))
 		copy(buf[end:], suf)
 	}
-	if e.str {
+	if e.isString() {
 		copy(buf, v.leaves[e.leaf].Text())
 	}
 	return string(buf)
@@ -482,7 +494,7 @@ func (v *kvValues) equalsText(id int64, t string) bool {
 	for {
 		e := &v.vals[id]
 		if e.leaf >= 0 {
-			if !e.str {
+			if !e.isString() {
 				return t == ""
 			}
 			return v.leaves[e.leaf].Text() == t
@@ -538,15 +550,15 @@ func (v *kvValues) appendTo(s, suffix int64) (int64, bool) {
 		return 0, false
 	}
 	b, x := v.vals[s], v.vals[suffix]
-	if !b.str {
+	if !b.isString() {
 		if b.leaf < 0 || v.leaves[b.leaf].Kind() != history.Nil {
 			v.appends.put(key, 1)
 			return 0, false
 		}
-		b.hash, b.pow, b.n = 0, 1, 0
+		b.hash, b.n = 0, 0
 	}
-	e := kvEntry{hash: b.hash*x.pow + x.hash, pow: b.pow * x.pow, n: b.n + x.n,
-		parent: int32(s), suffix: int32(suffix), leaf: -1, str: true}
+	e := kvEntry{hash: b.hash*rollPow(x.n) + x.hash, n: b.n + x.n,
+		parent: int32(s), suffix: int32(suffix), leaf: -1}
 	k := bucketKey(e.hash, e.n)
 	first, _ := v.buckets.get(k)
 	r = 0
@@ -578,10 +590,10 @@ func (v *kvValues) rope(s, suffix int64) (int64, bool) {
 		return 0, false
 	}
 	b, x := &v.vals[s], &v.vals[suffix]
-	if !b.str {
+	if !b.isString() {
 		return 0, false
 	}
-	first, ok := v.buckets.get(bucketKey(b.hash*x.pow+x.hash, b.n+x.n))
+	first, ok := v.buckets.get(bucketKey(b.hash*rollPow(x.n)+x.hash, b.n+x.n))
 	if !ok {
 		return 0, false
 	}
