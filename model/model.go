@@ -151,17 +151,20 @@ type ReadWriteRegister interface {
 // Foresight is implemented by models that can tell early that an
 // operation will never become legal, so that a search abandons an order as
 // soon as it dooms an operation rather than when the operation's time runs
-// out (for kv: once a key holds "ab", a pending read of "ba" can only
+// out (for kv: once a key holds "ab", a later read of "ba" can only
 // succeed after a write).
 type Foresight[S comparable] interface {
 	// Doomed returns, for the operations of one partition, a test that
 	// reports whether ops[i] is illegal in s and in every state that the
 	// operations not yet taken can lead to from s (taken is the set of
 	// operations already linearized, a bitset over ops), given that an
-	// operation can only come after ops[i] if it was called before ops[i]
-	// returned. It returns nil when the model can tell nothing for these
-	// operations. A test may answer false when unsure, never true wrongly.
-	// It is called by one goroutine at a time.
+	// operation can only come before ops[i] if it was called before ops[i]
+	// returned. Checkers ask it about every completed operation not yet
+	// taken, whether or not its call has come: a read recorded much later
+	// can doom an order long before its turn. It returns nil when the
+	// model can tell nothing for these operations. A test may answer false
+	// when unsure, never true wrongly. It is called by one goroutine at a
+	// time.
 	Doomed(ops []Op) func(s S, i int, taken []uint64) bool
 }
 

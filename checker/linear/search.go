@@ -3,6 +3,7 @@ package linear
 import (
 	"cmp"
 	"context"
+	"math/bits"
 	"slices"
 	"sync/atomic"
 
@@ -80,6 +81,10 @@ type searcher[S comparable] struct {
 	// are interchangeable, so the search takes them in index order only:
 	// this tames the many weakened copies a core's shrinking makes.
 	twin []int32
+	// required is the set of operations that completed, and retOf the
+	// return entry of each operation.
+	required []uint64
+	retOf    []int32
 
 	// When the model classifies blind writes (model.ReadWriteRegister),
 	// an optional blind write is worth taking only right before an
@@ -88,10 +93,10 @@ type searcher[S comparable] struct {
 	// works as well without it or with it moved later (its return never
 	// comes). optBlind marks those writes and observes the operations that
 	// may follow one; whether the last operation taken was an optional
-	// blind write is bit flagBit of bits, so that the memo tells the two
-	// configurations apart. nil when the model does not classify.
+	// blind write is the bit after the operations' in bits, so that the
+	// memo tells the two configurations apart. nil when the model does not
+	// classify or there is no blind write.
 	optBlind, observes []bool
-	flagBit            int32
 	// reads marks the completed operations the model classifies as reads
 	// (nil when it does not classify): one that is legal when its turn may
 	// come is taken at once, as the only candidate (see enter).
@@ -158,7 +163,6 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 			s.optBlind, s.observes = nil, nil
 		}
 	}
-	s.flagBit = int32(n)
 	type event struct {
 		t     int64
 		op    int32
@@ -194,6 +198,7 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 			retOf[evs[j].op] = e
 		}
 	}
+	s.retOf = retOf
 	for j := range evs {
 		if !evs[j].isRet {
 			s.match[j+1] = retOf[evs[j].op]
@@ -205,10 +210,17 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 	}
 	s.next[s.tail] = s.tail
 	s.prev[0] = 0
-	s.e = s.next[0]
 
 	words := (n + flags + 63) / 64
 	s.bits = make([]uint64, words)
+	if s.doomed != nil {
+		s.required = make([]uint64, words)
+		for i := range ops {
+			if !ops[i].Unknown {
+				s.required[i>>6] |= 1 << (uint(i) & 63)
+			}
+		}
+	}
 	s.zob = make([]uint64, n+flags)
 	x := uint64(0x9e3779b97f4a7c15) ^ uint64(n)
 	for i := range s.zob {
@@ -224,8 +236,11 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 // enter returns the entry to look at first in the configuration just
 // reached, and that entry again when it is the only one to try.
 //
-// When a completed operation waiting for its turn can never take effect
-// (model.Foresight), that is its return: every order from here fails.
+// When a completed operation not yet taken can never take effect
+// (model.Foresight), that is its return: every order from here fails. All
+// of them are asked, not only those whose call has come: for appends, a
+// read recorded much later already rules out most orders of the appends
+// before it, which would otherwise multiply until its call.
 // When a completed read may come next and is legal in the state, it is the
 // only candidate: any order that takes it later works with it moved here,
 // since its call has passed (no operation still to come returned before
@@ -235,9 +250,11 @@ func (s *searcher[S]) enter(state S) (e, forced int32) {
 	next, match, entOp := s.next, s.match, s.entOp
 	e = next[0]
 	if s.doomed != nil {
-		for x := e; match[x] != 0; x = next[x] {
-			if o := entOp[x]; !s.ops[o].Unknown && s.doomed(state, int(o), s.bits) {
-				return match[x], 0
+		for w, req := range s.required {
+			for left := req &^ s.bits[w]; left != 0; left &= left - 1 {
+				if o := w<<6 | bits.TrailingZeros64(left); s.doomed(state, o, s.bits) {
+					return s.retOf[o], 0
+				}
 			}
 		}
 	}
@@ -270,7 +287,7 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 	state, h, e, need, forced := s.state, s.h, s.e, s.need, s.forced
 	stack := s.stack
 	steps := s.res.states
-	optBlind, observes, fb := s.optBlind, s.observes, s.flagBit
+	optBlind, observes, fb := s.optBlind, s.observes, int32(len(ops))
 	// flag: the last operation taken was an optional blind write.
 	flag := optBlind != nil && bits[fb>>6]&(1<<(uint(fb)&63)) != 0
 	for iter := 1; ; iter++ {
@@ -417,23 +434,32 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 // twins links each operation to the previous one identical to it for the
 // model (Proc aside, which models must not depend on), or -1.
 func twins(ops []model.Op) []int32 {
-	type key struct {
-		kind          uint8
-		unknown       bool
-		a, b, c       int64
-		call, return_ int64
-	}
-	last := make(map[key]int32)
-	tw := make([]int32, len(ops))
-	for i := range ops {
-		o := &ops[i]
-		k := key{o.Kind, o.Unknown, o.A, o.B, o.C, o.Call, o.Return}
-		if j, ok := last[k]; ok {
-			tw[i] = j
-		} else {
-			tw[i] = -1
+	key := func(o *model.Op) [6]int64 {
+		u := int64(0)
+		if o.Unknown {
+			u = 1
 		}
-		last[k] = int32(i)
+		return [6]int64{int64(o.Kind)<<1 | u, o.A, o.B, o.C, o.Call, o.Return}
+	}
+	// Sorting positions by (key, position) puts each operation right
+	// after its previous twin.
+	idx := make([]int32, len(ops))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(x, y int32) int {
+		kx, ky := key(&ops[x]), key(&ops[y])
+		if c := slices.Compare(kx[:], ky[:]); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
+	tw := make([]int32, len(ops))
+	for k, i := range idx {
+		tw[i] = -1
+		if k > 0 && key(&ops[idx[k-1]]) == key(&ops[i]) {
+			tw[i] = idx[k-1]
+		}
 	}
 	return tw
 }
