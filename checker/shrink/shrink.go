@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -71,10 +72,11 @@ var ErrNotViolating = errors.New("shrink: the history does not violate the crite
 //
 // First it cuts: operations that failed and reads of unknown outcome are
 // dropped (they change no verdict); then, when the checker decides
-// linearizability, only the failing key is kept for a keyed model (exact by
-// locality), and the history is truncated after the earliest return at
-// which it already fails (operations still running become of unknown
-// outcome, later ones are dropped). Sequential consistency is not local and
+// linearizability, only one failing key is kept for a keyed model (exact by
+// locality; of several, the one that fails earliest), and the history is
+// truncated after the earliest return at which it already fails
+// (operations still running become of unknown outcome, later ones are
+// dropped). Sequential consistency is not local and
 // its order is not tied to time, so it is not cut. Then delta debugging
 // (Zeller and Hildebrandt's ddmin) weakens as many operations as it can
 // while the checker still rejects the history, weakened writes whose value
@@ -107,7 +109,8 @@ func Minimize(ctx context.Context, h *history.History, check Checker, keyed bool
 	if err != nil {
 		return Core{}, err
 	}
-	s.budget = max(minCheckBudget, checkBudgetFactor*time.Since(start))
+	firstCheck := time.Since(start)
+	s.budget = max(minCheckBudget, checkBudgetFactor*firstCheck)
 	if !fails {
 		if res.Valid == checker.Unknown && res.Reason != "" {
 			return Core{}, fmt.Errorf("%w (%s)", ErrNotViolating, res.Reason)
@@ -117,12 +120,13 @@ func Minimize(ctx context.Context, h *history.History, check Checker, keyed bool
 	s.last = res
 	s.criterion = res.Criterion
 	if s.criterion == checker.Linearizable {
+		cut := s.prefixCut
 		if keyed {
-			if err := s.keyCut(res); err != nil {
-				return Core{}, err
+			cut = func() error {
+				return s.keyCut(res, max(minKeyScan, keyScanFactor*firstCheck), max(minScanBudget, scanBudgetFactor*firstCheck))
 			}
 		}
-		if err := s.prefixCut(res); err != nil {
+		if err := cut(); err != nil {
 			return Core{}, err
 		}
 	}
@@ -165,6 +169,17 @@ type shrinker struct {
 const (
 	minCheckBudget    = 250 * time.Millisecond
 	checkBudgetFactor = 10
+)
+
+// Looking for the failing key that fails earliest may take keyScanFactor
+// times what the whole history took, but at least minKeyScan, once one
+// failing key is known; each check then gets scanBudgetFactor times what
+// the whole history took, but at least minScanBudget.
+const (
+	minKeyScan       = 250 * time.Millisecond
+	keyScanFactor    = 20
+	minScanBudget    = 10 * time.Millisecond
+	scanBudgetFactor = 2
 )
 
 // done reports whether the context ended, so that the search stops with
@@ -223,13 +238,19 @@ func formsKey(forms []form) string {
 	return string(b)
 }
 
-// keyCut keeps only the failing key. For linearizability a history fails
-// exactly when one of its keys does, so this is exact; the checker's
-// violation names the key to try first.
-func (s *shrinker) keyCut(res checker.Result) error {
+// keyCut keeps only one failing key, cut after the earliest return at
+// which it fails (see prefixCut). For linearizability a history fails
+// exactly when one of its keys does, so this is exact. When several keys
+// fail, the one that fails earliest is kept: shrinking the rest of a long
+// prefix can take long, and a violation that needs an operation running
+// until late cannot be cut short. Keys are tried with the violation's key
+// first, and the others while scan allows; the failing ones are cut in the
+// order of how late their violations end, with each check bounded by
+// scanBudget, while scan allows.
+func (s *shrinker) keyCut(res checker.Result, scan, scanBudget time.Duration) error {
 	keys, groups := checker.Partition(s.h)
 	if len(keys) < 2 {
-		return nil
+		return s.prefixCut()
 	}
 	hint := ""
 	if len(res.Violations) > 0 {
@@ -243,9 +264,20 @@ func (s *shrinker) keyCut(res checker.Result) error {
 			order = append(order, g)
 		}
 	}
+	type failing struct {
+		forms []form
+		last  checker.Result
+		end   int64
+	}
+	var fails []failing
+	start := time.Now()
+	over := func() bool { return s.done() || len(fails) > 0 && time.Since(start) > scan }
+	budget := s.budget
+	defer func() { s.budget = budget }()
+	s.budget = scanBudget
 	for _, g := range order {
-		if s.done() {
-			return nil
+		if over() {
+			break
 		}
 		in := make([]bool, len(s.h.Ops))
 		for _, i := range groups[g] {
@@ -257,9 +289,32 @@ func (s *shrinker) keyCut(res checker.Result) error {
 				next[i] = dropped
 			}
 		}
-		ok, err := s.accept(next)
-		if err != nil || ok {
+		r, fail, err := s.test(next)
+		if err != nil {
 			return err
+		}
+		if fail {
+			fails = append(fails, failing{next, r, s.violationEnd(r, next)})
+		}
+	}
+	if len(fails) == 0 {
+		// Every key passed within the scan's budget: cut the whole
+		// history with the full budget.
+		s.budget = budget
+		return s.prefixCut()
+	}
+	sort.SliceStable(fails, func(a, b int) bool { return fails[a].end < fails[b].end })
+	bestAt := int64(math.MaxInt64)
+	for k, f := range fails {
+		if k > 0 && over() {
+			break
+		}
+		forms, last, at, err := s.cutPrefix(f.forms, f.last)
+		if err != nil {
+			return err
+		}
+		if k == 0 || at < bestAt {
+			s.forms, s.last, bestAt = forms, last, at
 		}
 	}
 	return nil
@@ -290,22 +345,30 @@ func (s *shrinker) truncate(forms []form, t int64) []form {
 // already fails. A shorter prefix is a truncation of a longer one, so
 // failing is monotone in the cut time and a binary search finds it; the
 // return of the operation the checker could not place is tried first.
-func (s *shrinker) prefixCut(res checker.Result) error {
+func (s *shrinker) prefixCut() error {
+	forms, last, _, err := s.cutPrefix(s.forms, s.last)
+	s.forms, s.last = forms, last
+	return err
+}
+
+// cutPrefix is prefixCut on forms, whose checker result is last: it
+// returns the forms cut, their result, and the time of the cut
+// (math.MaxInt64 when no cut fails).
+func (s *shrinker) cutPrefix(forms []form, last checker.Result) ([]form, checker.Result, int64, error) {
 	var times []int64
 	for i := range s.h.Ops {
-		if s.forms[i] == kept && s.h.Ops[i].Status == history.OK {
+		if forms[i] == kept && s.h.Ops[i].Status == history.OK {
 			times = append(times, s.h.Ops[i].Return)
 		}
 	}
 	sort.Slice(times, func(a, b int) bool { return times[a] < times[b] })
 	times = dedup(times)
-	full := s.forms
-	best, bestLast := s.forms, s.last
+	best, bestLast := forms, last
 	// lo is the largest index whose cut is known to pass (or -1), hi the
 	// smallest known to fail, where len(times) stands for the uncut history.
 	lo, hi := -1, len(times)
 	try := func(k int) error {
-		next := s.truncate(full, times[k])
+		next := s.truncate(forms, times[k])
 		r, fails, err := s.test(next)
 		if err != nil {
 			return err
@@ -317,31 +380,60 @@ func (s *shrinker) prefixCut(res checker.Result) error {
 		}
 		return nil
 	}
-	if t, ok := s.failingReturn(res); ok {
+	if t, ok := s.failingReturn(last, forms); ok {
 		if k := sort.Search(len(times), func(i int) bool { return times[i] >= t }); k < len(times) {
 			if err := try(k); err != nil {
-				return err
+				return forms, last, math.MaxInt64, err
 			}
 		}
 	}
 	for hi-lo > 1 && !s.done() {
 		if err := try((lo + hi) / 2); err != nil {
-			return err
+			return forms, last, math.MaxInt64, err
 		}
 	}
-	s.forms, s.last = best, bestLast
-	return nil
+	at := int64(math.MaxInt64)
+	if hi < len(times) {
+		at = times[hi]
+	}
+	return best, bestLast, at, nil
+}
+
+// violationEnd is the latest return among the completed operations of the
+// checker's violation in the history forms describe: the operation it
+// could not place and the order that led there. A prefix cut cannot keep
+// the violation before that.
+func (s *shrinker) violationEnd(res checker.Result, forms []form) int64 {
+	if len(res.Violations) == 0 {
+		return math.MaxInt64
+	}
+	_, origin, err := build(s.h, forms)
+	if err != nil {
+		return math.MaxInt64
+	}
+	v := res.Violations[0]
+	end := int64(math.MinInt64)
+	for _, ps := range [][]int{v.Ops, v.Prefix} {
+		for _, p := range ps {
+			if p < 0 || p >= len(origin) {
+				return math.MaxInt64
+			}
+			if o := &s.h.Ops[origin[p]]; o.Status == history.OK {
+				end = max(end, o.Return)
+			}
+		}
+	}
+	return end
 }
 
 // failingReturn is the return time of the completed operation the checker
-// could not place, the natural place to cut.
-func (s *shrinker) failingReturn(res checker.Result) (int64, bool) {
+// could not place in the history forms describe, the natural place to cut.
+func (s *shrinker) failingReturn(res checker.Result, forms []form) (int64, bool) {
 	if len(res.Violations) == 0 || len(res.Violations[0].Ops) == 0 {
 		return 0, false
 	}
-	// The checker saw the history built from the current forms; map its
-	// position back.
-	_, origin, err := build(s.h, s.forms)
+	// The checker saw the history built from forms; map its position back.
+	_, origin, err := build(s.h, forms)
 	if err != nil {
 		return 0, false
 	}
