@@ -27,6 +27,10 @@ type Core struct {
 	Explanation string `json:"explanation"`
 	// Timeline draws the core's operations as text, one lane per process.
 	Timeline string `json:"timeline"`
+	// Key is the key the core's operations act on, for a keyed model. It
+	// may differ from the violation's: when several keys fail, the core
+	// is taken from the one that fails earliest.
+	Key string `json:"key,omitempty"`
 }
 
 // NewCore describes a core that shrink.Minimize found in h.
@@ -42,6 +46,7 @@ func NewCore(h *history.History, c shrink.Core) *Core {
 		Minimal:     c.Minimal,
 		Explanation: shrink.Explain(h, c, crit, c.Violation.Explanation),
 		Timeline:    shrink.Timeline(h, all),
+		Key:         c.Violation.Key,
 	}
 	return out
 }

@@ -131,3 +131,26 @@ func TestNewCoreOutOfRange(t *testing.T) {
 		t.Errorf("story %q facts %q minimal %v", c.Story(), c.Facts(), c.Minimal)
 	}
 }
+
+// TestTextCoreKey checks that a core taken from another key than the
+// violation's says so, and that one on the same key does not repeat it.
+func TestTextCoreKey(t *testing.T) {
+	for _, tc := range []struct {
+		violation, core, want string
+	}{
+		{"0", "3", "core on key 3: "},
+		{"3", "3", "core: "},
+		{"", "", "core: "},
+	} {
+		c := &Core{Ops: []Op{{Label: "A:r(k, 1)"}}, Weakened: []Op{}, Minimal: true, Key: tc.core}
+		r := &Report{Histories: []History{{File: "h", Results: []Result{{Consistency: checker.Linearizable, Valid: checker.False,
+			Violations: []Violation{{Key: tc.violation, Ops: []Op{{Label: "A:r(k, 1)"}}, Core: c}}}}}}}
+		var b strings.Builder
+		if err := Text(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "    "+tc.want+"A:r(k, 1)") {
+			t.Errorf("violation key %q, core key %q: want %q in\n%s", tc.violation, tc.core, tc.want, b.String())
+		}
+	}
+}

@@ -128,7 +128,7 @@ func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {
 			}
 		}
 		if v.Core != nil {
-			writeCore(w, v.Core, indent+"  ", o)
+			writeCore(w, v.Core, v.Key, indent+"  ", o)
 		}
 	}
 	if r.Valid.String() == "unknown" && r.Reason != "" {
@@ -193,7 +193,7 @@ const MaxTextCoreTimeline = 8
 // writeCore writes a violation's core compactly: one line naming its
 // operations, its timeline, and the story of the explanation (with the
 // facts under it when asked).
-func writeCore(w *bufio.Writer, c *Core, pad string, o TextOptions) {
+func writeCore(w *bufio.Writer, c *Core, key, pad string, o TextOptions) {
 	labels := func(ops []Op) string {
 		ls := make([]string, len(ops))
 		for i, op := range ops {
@@ -202,6 +202,9 @@ func writeCore(w *bufio.Writer, c *Core, pad string, o TextOptions) {
 		return elide(ls, MaxTextCoreTimeline, ", ")
 	}
 	head := pad + "core: " + labels(c.Ops)
+	if c.Key != "" && c.Key != key {
+		head = pad + "core on key " + c.Key + ": " + labels(c.Ops)
+	}
 	if len(c.Weakened) > 0 {
 		head += "; weakened: " + labels(c.Weakened)
 	}
