@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/histcheck/histcheck/history"
@@ -279,7 +280,13 @@ func (p *ednParser) char(line int) (*ednNode, error) {
 			return &ednNode{kind: ednString, text: string(rune(n)), line: line}, nil
 		}
 	}
-	return nil, p.errorf(line, "unknown character literal \\%s", name)
+	shown := `\` + name
+	if strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		// A backslash before a newline or a control character: quote it,
+		// so that the message stays on one line and shows what is there.
+		shown = strconv.Quote(shown)
+	}
+	return nil, p.errorf(line, "unknown character literal %s", shown)
 }
 
 func (p *ednParser) atom(tok string, line int) (*ednNode, error) {

@@ -72,6 +72,7 @@ func TestEDNErrors(t *testing.T) {
 		{"1e999", 1, "bad number 1e999"},
 		{":", 1, "a keyword needs a name after ':'"},
 		{`\bogus`, 1, `unknown character literal \bogus`},
+		{"\\\n0", 1, `unknown character literal "\\\n0"`},
 		{"{:a}", 1, "map has a key without a value"},
 		{"1 2", 1, `unexpected text after the value: "2"`},
 	}
