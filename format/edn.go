@@ -249,7 +249,7 @@ func (p *ednParser) str(line int) (*ednNode, error) {
 				sb.WriteRune(rune(r))
 				p.pos += 4
 			default:
-				return nil, p.errorf(p.line, "unknown escape \\%c in string", e)
+				return nil, p.errorf(p.line, "unknown escape %s in string", shown(`\`+string(rune(e))))
 			}
 		default:
 			sb.WriteByte(c)
@@ -280,13 +280,17 @@ func (p *ednParser) char(line int) (*ednNode, error) {
 			return &ednNode{kind: ednString, text: string(rune(n)), line: line}, nil
 		}
 	}
-	shown := `\` + name
-	if strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) {
-		// A backslash before a newline or a control character: quote it,
-		// so that the message stays on one line and shows what is there.
-		shown = strconv.Quote(shown)
+	return nil, p.errorf(line, "unknown character literal %s", shown(`\`+name))
+}
+
+// shown is text from the input as an error message shows it: as it is, or
+// quoted when it holds a newline or another character that does not print,
+// so that the message stays on one line and says what is there.
+func shown(text string) string {
+	if strings.ContainsFunc(text, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return strconv.Quote(text)
 	}
-	return nil, p.errorf(line, "unknown character literal %s", shown)
+	return text
 }
 
 func (p *ednParser) atom(tok string, line int) (*ednNode, error) {

@@ -73,6 +73,8 @@ func TestEDNErrors(t *testing.T) {
 		{":", 1, "a keyword needs a name after ':'"},
 		{`\bogus`, 1, `unknown character literal \bogus`},
 		{"\\\n0", 1, `unknown character literal "\\\n0"`},
+		{"\"\\\n", 1, `unknown escape "\\\n" in string`},
+		{`"\q"`, 1, `unknown escape \q in string`},
 		{"{:a}", 1, "map has a key without a value"},
 		{"1 2", 1, `unexpected text after the value: "2"`},
 	}
