@@ -269,16 +269,7 @@ func (s *shrinker) keyCut(res checker.Result, scan, scanBudget time.Duration) er
 		last  checker.Result
 		end   int64
 	}
-	var fails []failing
-	start := time.Now()
-	over := func() bool { return s.done() || len(fails) > 0 && time.Since(start) > scan }
-	budget := s.budget
-	defer func() { s.budget = budget }()
-	s.budget = scanBudget
-	for _, g := range order {
-		if over() {
-			break
-		}
+	only := func(g int) []form {
 		in := make([]bool, len(s.h.Ops))
 		for _, i := range groups[g] {
 			in[i] = true
@@ -289,6 +280,19 @@ func (s *shrinker) keyCut(res checker.Result, scan, scanBudget time.Duration) er
 				next[i] = dropped
 			}
 		}
+		return next
+	}
+	var fails []failing
+	start := time.Now()
+	over := func() bool { return s.done() || time.Since(start) > scan }
+	budget := s.budget
+	defer func() { s.budget = budget }()
+	s.budget = scanBudget
+	for k, g := range order {
+		if k > 0 && over() {
+			break
+		}
+		next := only(g)
 		r, fail, err := s.test(next)
 		if err != nil {
 			return err
@@ -298,9 +302,12 @@ func (s *shrinker) keyCut(res checker.Result, scan, scanBudget time.Duration) er
 		}
 	}
 	if len(fails) == 0 {
-		// Every key passed within the scan's budget: cut the whole
-		// history with the full budget.
+		// No key failed within the scan's budget: take the violation's
+		// key with the full budget, or else cut the whole history.
 		s.budget = budget
+		if _, err := s.accept(only(order[0])); err != nil {
+			return err
+		}
 		return s.prefixCut()
 	}
 	sort.SliceStable(fails, func(a, b int) bool { return fails[a].end < fails[b].end })
