@@ -159,9 +159,9 @@ type Foresight[S comparable] interface {
 	// operations not yet taken can lead to from s (taken is the set of
 	// operations already linearized, a bitset over ops), given that an
 	// operation can only come before ops[i] if it was called before ops[i]
-	// returned. Checkers ask it about every completed operation not yet
-	// taken, whether or not its call has come: a read recorded much later
-	// can doom an order long before its turn. It returns nil when the
+	// returned. Checkers ask it about completed operations not yet taken,
+	// whether or not their call has come: a read recorded later can doom
+	// an order long before its turn. It returns nil when the
 	// model can tell nothing for these operations. A test may answer false
 	// when unsure, never true wrongly. It is called by one goroutine at a
 	// time.

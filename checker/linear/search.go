@@ -233,14 +233,20 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 	return s
 }
 
+// foresightAhead is how many of the completed operations not yet taken, in
+// call order, enter asks the model's foresight about: the nearest ones
+// constrain the state soonest, and asking about every one of them made
+// each step cost as much as the history is long.
+const foresightAhead = 32
+
 // enter returns the entry to look at first in the configuration just
 // reached, and that entry again when it is the only one to try.
 //
 // When a completed operation not yet taken can never take effect
-// (model.Foresight), that is its return: every order from here fails. All
-// of them are asked, not only those whose call has come: for appends, a
-// read recorded much later already rules out most orders of the appends
-// before it, which would otherwise multiply until its call.
+// (model.Foresight), that is its return: every order from here fails. The
+// nearest foresightAhead of them are asked, not only those whose call has
+// come: for appends, a read recorded later already rules out most orders
+// of the appends before it, which would otherwise multiply until its call.
 // When a completed read may come next and is legal in the state, it is the
 // only candidate: any order that takes it later works with it moved here,
 // since its call has passed (no operation still to come returned before
@@ -250,8 +256,14 @@ func (s *searcher[S]) enter(state S) (e, forced int32) {
 	next, match, entOp := s.next, s.match, s.entOp
 	e = next[0]
 	if s.doomed != nil {
+		asked := 0
+	scan:
 		for w, req := range s.required {
 			for left := req &^ s.bits[w]; left != 0; left &= left - 1 {
+				if asked == foresightAhead {
+					break scan
+				}
+				asked++
 				if o := w<<6 | bits.TrailingZeros64(left); s.doomed(state, o, s.bits) {
 					return s.retOf[o], 0
 				}
