@@ -148,8 +148,9 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 		for i := range ops {
 			switch rw.Class(&ops[i]) {
 			case model.WriteOp:
-				s.optBlind[i] = ops[i].Unknown
-				flags = 1
+				if ops[i].Unknown {
+					s.optBlind[i], flags = true, 1
+				}
 			case model.ReadOp:
 				s.observes[i] = true
 				s.reads[i] = !ops[i].Unknown
