@@ -230,7 +230,7 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 	s.sh = newStateHasher[S]()
 	s.memo = newMemo[S](words, s.sh.size)
 	s.stack = make([]frame[S], 0, n)
-	s.e, s.forced = s.enter(init)
+	s.e, s.forced = s.enter(init, false)
 	return s
 }
 
@@ -252,8 +252,9 @@ const foresightAhead = 32
 // only candidate: any order that takes it later works with it moved here,
 // since its call has passed (no operation still to come returned before
 // it was called) and it changes no state. Reads then never multiply the
-// orders the search explores.
-func (s *searcher[S]) enter(state S) (e, forced int32) {
+// orders the search explores. After an optional blind write (flag) only a
+// read that observes the state may come next (see searcher.optBlind).
+func (s *searcher[S]) enter(state S, flag bool) (e, forced int32) {
 	next, match, entOp := s.next, s.match, s.entOp
 	e = next[0]
 	if s.doomed != nil {
@@ -274,7 +275,7 @@ func (s *searcher[S]) enter(state S) (e, forced int32) {
 	if s.reads != nil {
 		for x := e; match[x] != 0; x = next[x] {
 			o := entOp[x]
-			if !s.reads[o] {
+			if !s.reads[o] || flag && !s.observes[o] {
 				continue
 			}
 			if t := s.twin[o]; t >= 0 && s.bits[t>>6]&(1<<(uint(t)&63)) == 0 {
@@ -361,7 +362,7 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 						break
 					}
 				}
-				e, forced = s.enter(state)
+				e, forced = s.enter(state, flag)
 				continue
 			}
 			bits[op>>6] &^= 1 << (uint(op) & 63)
@@ -447,22 +448,21 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 // twins links each operation to the previous one identical to it for the
 // model (Proc aside, which models must not depend on), or -1.
 func twins(ops []model.Op) []int32 {
-	key := func(o *model.Op) [6]int64 {
+	keys := make([][6]int64, len(ops))
+	idx := make([]int32, len(ops))
+	for i := range ops {
+		o := &ops[i]
 		u := int64(0)
 		if o.Unknown {
 			u = 1
 		}
-		return [6]int64{int64(o.Kind)<<1 | u, o.A, o.B, o.C, o.Call, o.Return}
+		keys[i] = [6]int64{int64(o.Kind)<<1 | u, o.A, o.B, o.C, o.Call, o.Return}
+		idx[i] = int32(i)
 	}
 	// Sorting positions by (key, position) puts each operation right
 	// after its previous twin.
-	idx := make([]int32, len(ops))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
 	slices.SortFunc(idx, func(x, y int32) int {
-		kx, ky := key(&ops[x]), key(&ops[y])
-		if c := slices.Compare(kx[:], ky[:]); c != 0 {
+		if c := slices.Compare(keys[x][:], keys[y][:]); c != 0 {
 			return c
 		}
 		return cmp.Compare(x, y)
@@ -470,7 +470,7 @@ func twins(ops []model.Op) []int32 {
 	tw := make([]int32, len(ops))
 	for k, i := range idx {
 		tw[i] = -1
-		if k > 0 && key(&ops[idx[k-1]]) == key(&ops[i]) {
+		if k > 0 && keys[idx[k-1]] == keys[i] {
 			tw[i] = idx[k-1]
 		}
 	}
