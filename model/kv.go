@@ -358,6 +358,11 @@ type kvEntry struct {
 
 func (e *kvEntry) isString() bool { return e.n >= 0 }
 
+// joins reports whether e is the rope node that appends suffix to s.
+func (e *kvEntry) joins(s, suffix int64) bool {
+	return e.leaf < 0 && int64(e.parent) == s && int64(e.suffix) == suffix
+}
+
 // rollBase is the multiplier of the rolling hash (odd, so powers never vanish
 // modulo 2^64).
 const rollBase = 0x100000001b3
@@ -526,25 +531,23 @@ func (v *kvValues) value(id int64) history.Value {
 // nil counts as "", and false if s is neither a string nor nil.
 func (v *kvValues) appendTo(s, suffix int64) (int64, bool) {
 	key := uint64(s)<<32 | uint64(suffix)
-	v.rlock()
-	r, ok := v.appends.get(key)
-	if !ok {
-		r, ok = v.rope(s, suffix)
-	}
-	v.runlock()
-	if ok {
-		return r - 1, r > 1
-	}
-	v.lock()
-	defer v.unlock()
 	if !v.single {
-		// Another goroutine may have added it meanwhile.
-		if r, ok := v.appends.get(key); ok {
+		// Look under the read lock first; a single-goroutine table goes
+		// straight to the walk below, which finds the node just the same.
+		v.rlock()
+		r, ok := v.appends.get(key)
+		if !ok {
+			r, ok = v.rope(s, suffix)
+		}
+		v.runlock()
+		if ok {
 			return r - 1, r > 1
 		}
-		if r, ok := v.rope(s, suffix); ok {
-			return r - 1, true
-		}
+		v.lock()
+		defer v.unlock()
+	}
+	if r, ok := v.appends.get(key); ok {
+		return r - 1, r > 1
 	}
 	if s <= 0 || s >= int64(len(v.vals)) || suffix <= 0 || suffix >= int64(len(v.vals)) || s >= 1<<31 || suffix >= 1<<31 {
 		return 0, false
@@ -561,30 +564,28 @@ func (v *kvValues) appendTo(s, suffix int64) (int64, bool) {
 		parent: int32(s), suffix: int32(suffix), leaf: -1}
 	k := bucketKey(e.hash, e.n)
 	first, _ := v.buckets.get(k)
-	r = 0
 	for id := first; id != 0; id = int64(v.vals[id].next) {
+		if v.vals[id].joins(s, suffix) {
+			return id, true // the node an earlier append made
+		}
 		if v.equalsConcat(id, s, suffix, b.n) {
-			r = id
-			break
+			// The same text under another name (a leaf, or a rope split
+			// elsewhere): remember the answer, since comparing texts is
+			// slow.
+			v.appends.put(key, id+1)
+			return id, true
 		}
 	}
-	if r == 0 {
-		// A new rope node: rope finds it from now on.
-		e.next = int32(first)
-		r = v.add(e)
-		v.buckets.put(k, r)
-		return r, true
-	}
-	// The same text under another name (a leaf, or a rope split
-	// elsewhere): remember the answer, since comparing texts is slow.
-	v.appends.put(key, r+1)
+	e.next = int32(first)
+	r := v.add(e)
+	v.buckets.put(k, r)
 	return r, true
 }
 
 // rope returns 1 + the id of the rope node joining the string s and
 // suffix, when there is one; the caller holds mu. Most appends the search
-// takes again find their node here, so that only appends whose answer
-// took comparing texts need a place in the appends table.
+// takes again find their node by its hash, so that only appends whose
+// answer took comparing texts need a place in the appends table.
 func (v *kvValues) rope(s, suffix int64) (int64, bool) {
 	if s <= 0 || s >= int64(len(v.vals)) || suffix <= 0 || suffix >= int64(len(v.vals)) {
 		return 0, false
@@ -598,20 +599,18 @@ func (v *kvValues) rope(s, suffix int64) (int64, bool) {
 		return 0, false
 	}
 	for id := first; id != 0; id = int64(v.vals[id].next) {
-		if e := &v.vals[id]; e.leaf < 0 && int64(e.parent) == s && int64(e.suffix) == suffix {
+		if v.vals[id].joins(s, suffix) {
 			return id + 1, true
 		}
 	}
 	return 0, false
 }
 
-// equalsConcat reports whether string c has the text of s (nil counting as
-// "", of length sn) followed by that of suffix; the caller holds mu.
+// equalsConcat reports whether string c, which is not the rope node
+// joining s and suffix, has the text of s (nil counting as "", of length
+// sn) followed by that of suffix; the caller holds mu.
 func (v *kvValues) equalsConcat(c, s, suffix, sn int64) bool {
 	e := &v.vals[c]
-	if e.leaf < 0 && int64(e.parent) == s && int64(e.suffix) == suffix {
-		return true
-	}
 	if e.n != sn+v.vals[suffix].n {
 		return false
 	}
