@@ -80,3 +80,34 @@ func TestLaterReadsDoomEarly(t *testing.T) {
 		t.Errorf("%d states explored, want at most 1000", res.Stats.States)
 	}
 }
+
+// TestLegalReadsTakenAtOnce: sixteen reads of the initial value, each
+// with its own interval, overlap a write; a last read returns a value
+// nobody wrote. Without taking a legal read at once, the search tries
+// every subset of the reads before the write, and fails only at the end.
+func TestLegalReadsTakenAtOnce(t *testing.T) {
+	ops := []history.Op{{Client: "W", F: "write", Value: history.IntValue(1), Status: history.OK, Call: 0, Return: 100}}
+	for i := range 16 {
+		ops = append(ops, history.Op{Client: fmt.Sprintf("R%d", i), F: "read", Value: history.IntValue(0),
+			Status: history.OK, Call: int64(1 + i), Return: int64(200 + i)})
+	}
+	ops = append(ops, history.Op{Client: "Z", F: "read", Value: history.IntValue(5), Status: history.OK, Call: 300, Return: 301})
+	h, err := history.FromOps(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// NoZones keeps the register sweep, which would decide it at once,
+	// out of the way.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := Check(ctx, model.NewRegister(model.Options{Init: history.IntValue(0)}), h, Options{Workers: 1, NoZones: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Valid != checker.False {
+		t.Fatalf("verdict %v, want false", res.Valid)
+	}
+	if res.Stats.States > 200 {
+		t.Errorf("%d states explored, want at most 200", res.Stats.States)
+	}
+}
