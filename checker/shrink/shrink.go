@@ -414,20 +414,15 @@ func (s *shrinker) violationEnd(res checker.Result, forms []form) int64 {
 	if len(res.Violations) == 0 {
 		return math.MaxInt64
 	}
-	_, origin, err := build(s.h, forms)
-	if err != nil {
+	v := res.Violations[0]
+	ops, ok := s.originals(forms, v.Ops, v.Prefix)
+	if !ok {
 		return math.MaxInt64
 	}
-	v := res.Violations[0]
 	end := int64(math.MinInt64)
-	for _, ps := range [][]int{v.Ops, v.Prefix} {
-		for _, p := range ps {
-			if p < 0 || p >= len(origin) {
-				return math.MaxInt64
-			}
-			if o := &s.h.Ops[origin[p]]; o.Status == history.OK {
-				end = max(end, o.Return)
-			}
+	for _, o := range ops {
+		if o.Status == history.OK {
+			end = max(end, o.Return)
 		}
 	}
 	return end
@@ -439,20 +434,31 @@ func (s *shrinker) failingReturn(res checker.Result, forms []form) (int64, bool)
 	if len(res.Violations) == 0 || len(res.Violations[0].Ops) == 0 {
 		return 0, false
 	}
-	// The checker saw the history built from forms; map its position back.
+	ops, ok := s.originals(forms, res.Violations[0].Ops[:1])
+	if !ok || ops[0].Status != history.OK {
+		return 0, false
+	}
+	return ops[0].Return, true
+}
+
+// originals returns the operations of the original history at positions
+// of the history forms describe (where the checker reported them), and
+// false if a position is out of range.
+func (s *shrinker) originals(forms []form, positions ...[]int) ([]*history.Op, bool) {
 	_, origin, err := build(s.h, forms)
 	if err != nil {
-		return 0, false
+		return nil, false
 	}
-	p := res.Violations[0].Ops[0]
-	if p < 0 || p >= len(origin) {
-		return 0, false
+	var ops []*history.Op
+	for _, ps := range positions {
+		for _, p := range ps {
+			if p < 0 || p >= len(origin) {
+				return nil, false
+			}
+			ops = append(ops, &s.h.Ops[origin[p]])
+		}
 	}
-	o := &s.h.Ops[origin[p]]
-	if o.Status != history.OK {
-		return 0, false
-	}
-	return o.Return, true
+	return ops, true
 }
 
 func dedup(xs []int64) []int64 {
