@@ -62,6 +62,9 @@ func Compile[S comparable](m model.Model[S], h *history.History, positions []int
 			}
 		}
 	}
+	if err := finish(m, h, c.Ops, c.Pos, t); err != nil {
+		return nil, err
+	}
 	if p, ok := any(m).(model.Pruner); ok && prune {
 		keep := p.Keep(c.Ops)
 		n := 0
@@ -76,6 +79,30 @@ func Compile[S comparable](m model.Model[S], h *history.History, positions []int
 		c.Ops, c.Pos = c.Ops[:n], c.Pos[:n]
 	}
 	return c, nil
+}
+
+// finish lets a model that is a model.Finisher complete ops (compiled from
+// the operations of h at positions pos), and turns its complaint into an
+// input error naming the first operation concerned.
+func finish[S comparable](m model.Model[S], h *history.History, ops []model.Op, pos []int, t *model.Table) error {
+	f, ok := any(m).(model.Finisher)
+	if !ok {
+		return nil
+	}
+	err := f.Finish(ops, t)
+	if err == nil {
+		return nil
+	}
+	var oe *model.OpsError
+	if !errors.As(err, &oe) || len(oe.Ops) == 0 {
+		return err
+	}
+	msg := oe.Msg
+	if len(oe.Ops) > 1 {
+		msg += " (so does " + h.Ops[pos[oe.Ops[1]]].Label() + ")"
+	}
+	i := pos[oe.Ops[0]]
+	return OpError(&h.Ops[i], i, errors.New(msg))
 }
 
 // OpError wraps a model's complaint about the operation at position i as an

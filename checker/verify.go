@@ -64,26 +64,34 @@ func VerifyWitness[S comparable](m model.Model[S], h *history.History, order []i
 			}
 		}
 	}
-	// Replay in the model, one state per key for keyed models.
+	// Replay in the model, one state per key for keyed models. Every
+	// operation is compiled first, so that the table is complete before Init
+	// and a model.Finisher sees them all.
 	t := model.NewTable()
-	compiled := make([]model.Op, len(order))
-	for n, i := range order {
+	var all []model.Op
+	var pos []int
+	at := make([]int, len(h.Ops))
+	for i := range h.Ops {
 		op := &h.Ops[i]
+		if op.Status == history.Fail {
+			continue
+		}
 		mo, err := m.Compile(op, t)
 		if err != nil {
 			return OpError(op, i, err)
 		}
 		mo.Unknown = op.Status == history.Info
 		mo.Call, mo.Return, mo.Proc = op.Call, op.Return, int32(op.Process)
-		compiled[n] = mo
+		at[i] = len(all)
+		all = append(all, mo)
+		pos = append(pos, i)
 	}
-	// Compile every operation first so the table is complete before Init.
-	for i := range h.Ops {
-		if h.Ops[i].Status != history.Fail && !seen[i] {
-			if _, err := m.Compile(&h.Ops[i], t); err != nil {
-				return OpError(&h.Ops[i], i, err)
-			}
-		}
+	if err := finish(m, h, all, pos, t); err != nil {
+		return err
+	}
+	compiled := make([]model.Op, len(order))
+	for n, i := range order {
+		compiled[n] = all[at[i]]
 	}
 	keyed := m.Info().Keyed
 	states := make(map[history.Value]S)

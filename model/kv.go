@@ -30,16 +30,17 @@ const (
 // one goroutine and takes no locks); it only grows, so use one model value
 // per check.
 type kv struct {
-	info   Info
-	init   history.Value
-	nilAny bool
-	vals   *kvValues
+	info     Info
+	init     history.Value
+	nilAny   bool
+	versions bool // compile versions (Options.Versions)
+	vals     *kvValues
 }
 
 // NewKV returns the key-value model: every key is a register that starts at
 // opts.Init (default nil, meaning absent), with read, write, cas and append.
 func NewKV(opts Options) Model[int64] {
-	m := &kv{init: opts.Init, nilAny: opts.NilRead == NilIsAny, vals: newKVValues()}
+	m := &kv{init: opts.Init, nilAny: opts.NilRead == NilIsAny, versions: opts.Versions, vals: newKVValues()}
 	if m.init.IsNone() {
 		m.init = history.NilValue
 	}
@@ -58,6 +59,9 @@ func NewKV(opts Options) Model[int64] {
 	if m.nilAny {
 		m.info.Doc += " A read of nil is accepted in every state."
 	}
+	if m.versions {
+		m.info.Doc += " Versions order the writes of each key, and a read returns the write of its version."
+	}
 	return m
 }
 
@@ -72,9 +76,11 @@ func (m *kv) Fork() Model[int64] {
 	return &c
 }
 
-// Compile interns the operation's values in the model's own table (t is not
-// used: see the type's comment).
-func (m *kv) Compile(op *history.Op, _ *Table) (Op, error) {
+// Compile interns the operation's values in the model's own table (t only
+// numbers the keys of versioned operations: see the type's comment). With
+// Options.Versions, reads and writes are compiled with their versions (see
+// UsesVersions).
+func (m *kv) Compile(op *history.Op, t *Table) (Op, error) {
 	switch op.F {
 	case "read", "get", "r":
 		v := op.Value
@@ -85,18 +91,30 @@ func (m *kv) Compile(op *history.Op, _ *Table) (Op, error) {
 		if m.nilAny && v.IsNil() {
 			o.B = anyRead
 		}
+		if m.versions && o.B != anyRead && op.Status != history.Info {
+			return compileVersioned(op, false, o.A, t.ID(op.Key))
+		}
 		return o, nil
 	case "write", "put", "w":
 		if op.Value.IsNone() {
 			return Op{}, errors.New("write needs a value")
 		}
+		if m.versions {
+			return compileVersioned(op, true, m.vals.id(op.Value), t.ID(op.Key))
+		}
 		return Op{Kind: kvWrite, A: m.vals.id(op.Value)}, nil
 	case "append":
+		if m.versions {
+			return Op{}, errVersionedOther
+		}
 		if op.Value.Kind() != history.String {
 			return Op{}, fmt.Errorf("append needs a string value, got %s", describeValue(op.Value))
 		}
 		return Op{Kind: kvAppend, A: m.vals.id(op.Value)}, nil
 	case "cas", "compare-and-set":
+		if m.versions {
+			return Op{}, errVersionedOther
+		}
 		from, to, err := casArgs(op.Value)
 		if err != nil {
 			return Op{}, err
@@ -107,6 +125,18 @@ func (m *kv) Compile(op *history.Op, _ *Table) (Op, error) {
 }
 
 func (m *kv) Init(*Table) int64 { return m.vals.id(m.init) }
+
+// Finish completes versioned reads and writes (see finishVersions), each
+// key with a version order of its own; pairs are interned in the model's
+// table like every other value.
+func (m *kv) Finish(ops []Op, _ *Table) error {
+	if !m.versions {
+		return nil
+	}
+	return finishVersions(ops, m.vals.id(m.init), func(val, ver int64) int64 {
+		return m.vals.id(history.ListValue(m.vals.value(val), history.IntValue(ver)))
+	})
+}
 
 func (m *kv) Step(s int64, op *Op) (int64, bool) {
 	switch op.Kind {
@@ -126,13 +156,13 @@ func (m *kv) Step(s int64, op *Op) (int64, bool) {
 		}
 		return next, true
 	}
-	return s, false
+	return stepVersioned(s, op)
 }
 
 // Class classifies reads and writes; cas and append are OtherOp.
 func (m *kv) Class(op *Op) OpClass { return classify(op, kvRead, kvWrite) }
 
-func (m *kv) Describe(s int64, _ *Table) string { return describeValue(m.vals.value(s)) }
+func (m *kv) Describe(s int64, _ *Table) string { return describeState(s, m.vals.value(s&idMask)) }
 
 // Explain says why op is illegal in s.
 func (m *kv) Explain(s int64, op *Op, _ *Table) string {
@@ -144,7 +174,7 @@ func (m *kv) Explain(s int64, op *Op, _ *Table) string {
 	case kvAppend:
 		return fmt.Sprintf("append %s to %s, which is not a string", describeValue(m.vals.value(op.A)), m.Describe(s, nil))
 	}
-	return ""
+	return explainVersioned(op, "the key", func(id int64) string { return describeValue(m.vals.value(id)) }, m.Describe(s, nil))
 }
 
 // Doomed tells, for appends, that a read of string g can no longer succeed

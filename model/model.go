@@ -203,6 +203,12 @@ type Options struct {
 	NilRead NilRead
 	// TTL is a lease length in the history's time unit, for lease models.
 	TTL int64
+	// Versions makes the register, cas-register and kv models read each
+	// operation's explicit version: writes of a key take effect in version
+	// order and a read returns the write of its version (see UsesVersions,
+	// the one rule every criterion follows). checker/suite sets it from the
+	// history; other models ignore it.
+	Versions bool
 }
 
 // Table interns values to dense ids, so models compare small integers. Id 0

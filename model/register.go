@@ -21,10 +21,11 @@ const anyRead = 1
 // register is the read/write register and, with cas set, the CAS register.
 // States are Table ids of the current value.
 type register struct {
-	info   Info
-	cas    bool
-	init   history.Value
-	nilAny bool
+	info     Info
+	cas      bool
+	init     history.Value
+	nilAny   bool
+	versions bool // compile versions (Options.Versions)
 }
 
 // NewRegister returns the read/write register: one value, read and written
@@ -40,7 +41,7 @@ func NewCASRegister(opts Options) Model[int64] {
 }
 
 func newRegister(opts Options, cas bool) *register {
-	m := &register{cas: cas, init: opts.Init, nilAny: opts.NilRead == NilIsAny}
+	m := &register{cas: cas, init: opts.Init, nilAny: opts.NilRead == NilIsAny, versions: opts.Versions}
 	if m.init.IsNone() {
 		m.init = history.NilValue
 	}
@@ -58,25 +59,39 @@ func newRegister(opts Options, cas bool) *register {
 	if m.nilAny {
 		m.info.Doc += " A read of nil is accepted in every state."
 	}
+	if m.versions {
+		m.info.Doc += " Versions order the writes, and a read returns the write of its version."
+	}
 	return m
 }
 
 func (m *register) Info() Info { return m.info }
 
 // Compile reads the value of a read (an absent value reads as nil), write
-// (required) or cas (a [from to] list).
+// (required) or cas (a [from to] list). With Options.Versions, reads and
+// writes are compiled with their versions (see UsesVersions).
 func (m *register) Compile(op *history.Op, t *Table) (Op, error) {
 	switch op.F {
 	case "read", "r", "get":
-		return compileRead(op, t, m.nilAny), nil
+		o := compileRead(op, t, m.nilAny)
+		if m.versions && o.B != anyRead && op.Status != history.Info {
+			return compileVersioned(op, false, o.A, 0)
+		}
+		return o, nil
 	case "write", "w", "put":
 		if op.Value.IsNone() {
 			return Op{}, errors.New("write needs a value")
+		}
+		if m.versions {
+			return compileVersioned(op, true, t.ID(op.Value), 0)
 		}
 		return Op{Kind: regWrite, A: t.ID(op.Value)}, nil
 	case "cas", "compare-and-set":
 		if !m.cas {
 			break
+		}
+		if m.versions {
+			return Op{}, errVersionedOther
 		}
 		from, to, err := casArgs(op.Value)
 		if err != nil {
@@ -115,6 +130,17 @@ func casArgs(v history.Value) (from, to history.Value, err error) {
 
 func (m *register) Init(t *Table) int64 { return t.ID(m.init) }
 
+// Finish completes versioned reads and writes (see finishVersions); the
+// register is one object, so all its writes share one version order.
+func (m *register) Finish(ops []Op, t *Table) error {
+	if !m.versions {
+		return nil
+	}
+	return finishVersions(ops, t.ID(m.init), func(val, ver int64) int64 {
+		return t.ID(history.ListValue(t.Value(val), history.IntValue(ver)))
+	})
+}
+
 func (m *register) Step(s int64, op *Op) (int64, bool) {
 	switch op.Kind {
 	case regRead:
@@ -129,7 +155,7 @@ func (m *register) Step(s int64, op *Op) (int64, bool) {
 		}
 		return op.B, true
 	}
-	return s, false
+	return stepVersioned(s, op)
 }
 
 // Class classifies reads and writes; a cas is OtherOp.
@@ -146,11 +172,18 @@ func classify(op *Op, read, write uint8) OpClass {
 		return ReadOp
 	case write:
 		return WriteOp
+	case vRead:
+		// Legal exactly in the one state A names, and changes nothing.
+		if op.Unknown {
+			return AnyReadOp
+		}
+		return ReadOp
 	}
+	// A versioned write is not blind: it needs an older version.
 	return OtherOp
 }
 
-func (m *register) Describe(s int64, t *Table) string { return describeValue(t.Value(s)) }
+func (m *register) Describe(s int64, t *Table) string { return describeState(s, t.Value(s&idMask)) }
 
 func describeValue(v history.Value) string {
 	if v.IsNone() {
@@ -167,7 +200,7 @@ func (m *register) Explain(s int64, op *Op, t *Table) string {
 	case regCAS:
 		return fmt.Sprintf("cas from %s but the register holds %s", describeValue(t.Value(op.A)), m.Describe(s, t))
 	}
-	return ""
+	return explainVersioned(op, "the register", func(id int64) string { return describeValue(t.Value(id)) }, m.Describe(s, t))
 }
 
 // Keep drops reads of unknown outcome, and writes and cas of unknown outcome
@@ -181,6 +214,12 @@ func (m *register) Explain(s int64, op *Op, t *Table) string {
 // wrote v keeps every later operation legal and the state after the next
 // write unchanged. Values are compared by id, so duplicates are covered: if
 // any completed read returns v, every unknown writer of v is kept.
+//
+// With versions the argument is the same with states for values: a read
+// names the one state it is legal in, and while an unread versioned write's
+// state holds, only state-blind operations and later-versioned writes can
+// take effect; without the write, the state before it is older still, so
+// every later write stays legal.
 func (m *register) Keep(ops []Op) []bool {
 	return keepObserved(ops, regRead, regWrite, regCAS)
 }
@@ -196,6 +235,8 @@ func keepObserved(ops []Op, read, write, cas uint8) []bool {
 			observed[o.A] = true
 		case o.Kind == cas:
 			observed[o.A] = true
+		case o.Kind == vRead && !o.Unknown && o.A != noState:
+			observed[o.A] = true
 		}
 	}
 	keep := make([]bool, len(ops))
@@ -204,9 +245,9 @@ func keepObserved(ops []Op, read, write, cas uint8) []bool {
 		switch {
 		case !o.Unknown:
 			keep[i] = true
-		case o.Kind == read:
+		case o.Kind == read || o.Kind == vRead:
 			keep[i] = false
-		case o.Kind == write:
+		case o.Kind == write || o.Kind == vWrite:
 			keep[i] = observed[o.A]
 		case o.Kind == cas:
 			keep[i] = observed[o.B]

@@ -89,6 +89,9 @@ func Bind[S comparable](newModel func(model.Options) model.Model[S]) Model {
 	info := newModel(model.Options{}).Info()
 	criteria := []string{checker.Linearizable, checker.Sequential}
 	check := func(ctx context.Context, h *history.History, criterion string, mopts model.Options, opts Options) (checker.Result, error) {
+		// One rule decides whether versions count, for every criterion:
+		// the causal and session checkers apply the same one.
+		mopts.Versions = model.UsesVersions(h)
 		m := newModel(mopts)
 		var (
 			res checker.Result
