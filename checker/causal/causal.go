@@ -8,6 +8,16 @@
 // and differs from the initial value, or every operation carries an explicit
 // version. Other histories get the verdict unknown with the reason.
 //
+// When the operations carry versions (model.UsesVersions; Prepare applies
+// the same rule), reads-from comes from the versions and the version order
+// vo of each key's writes is a fact every serialisation keeps: the causal
+// past of each operation is serialised respecting co and vo, each session's
+// view (causal memory) respects vo, and the arbitration (causal convergence)
+// extends vo. Besides the patterns below, CC then also fails when a read of
+// w1 has in its causal past a write of the key with a newer version
+// (WriteCORead), or when co ∪ vo, restricted to the causal past of some
+// operation, is cyclic (CyclicCO); vo edges join the graphs of CCv and CM.
+//
 // With co = (po ∪ rf)+ (the smallest causal order, which suffices because a
 // larger one only adds constraints):
 //   - CC fails iff one of CyclicCO, ThinAirRead, WriteCOInitRead, WriteCORead;
@@ -63,7 +73,9 @@ func Check(ctx context.Context, h *history.History, criterion string, opts Optio
 		return checker.Result{}, fmt.Errorf("causal: unknown criterion %q (want %s, %s or %s)",
 			criterion, checker.Causal, checker.CausalMemory, checker.CausalConvergence)
 	}
-	p, err := Prepare(h, opts.Init, PreferValues)
+	// Versions, when every operation carries one, are what every other
+	// criterion reads too; values are used only without them.
+	p, err := Prepare(h, opts.Init, PreferVersions)
 	if err != nil {
 		return checker.Result{}, err
 	}
@@ -73,6 +85,7 @@ func Check(ctx context.Context, h *history.History, criterion string, opts Optio
 		res.Elapsed = time.Since(start)
 		return res, nil
 	}
+	matchVersionValues(p)
 	max := opts.MaxViolations
 	if max <= 0 {
 		max = 10
@@ -151,6 +164,10 @@ func (r *run) check(criterion string) error {
 		if o := &p.Ops[i]; !o.Write && o.RF == RFThinAir {
 			r.report(ThinAirRead, []int32{int32(i)}, func() string {
 				v := p.H.Ops[o.Pos].Value
+				if p.Versioned {
+					return fmt.Sprintf("%s returned %s at version %d, which is neither what the write of %s with that version wrote nor the initial value",
+						p.Label(int32(i)), v, o.Version, p.KeyName(o.Key))
+				}
 				return fmt.Sprintf("%s returned %s, which no write of %s wrote and which is not the initial value",
 					p.Label(int32(i)), v, p.KeyName(o.Key))
 			})
@@ -170,6 +187,11 @@ func (r *run) check(criterion string) error {
 	clk.compute(base, order)
 	if err := r.coPatterns(base, clk); err != nil {
 		return err
+	}
+	if p.Versioned {
+		if err := r.versionPatterns(base, clk); err != nil {
+			return err
+		}
 	}
 	switch criterion {
 	case checker.CausalConvergence:
@@ -228,6 +250,7 @@ func (r *run) coPatterns(base *dag, clk *clocks) error {
 func (r *run) cyclicCF(clk *clocks) error {
 	p := r.p
 	d := newDag(p)
+	r.addVersionOrder(d, nil)
 	for i := range p.Ops {
 		if i%4096 == 0 {
 			if err := r.ctx.Err(); err != nil {
@@ -278,6 +301,10 @@ func (r *run) causalMemory(base *dag, baseClk *clocks) error {
 			continue
 		}
 		d := newDag(p)
+		// The view of q's last operation holds its causal past, so the
+		// version order binds the writes of that past.
+		last := p.Procs[q][len(p.Procs[q])-1]
+		r.addVersionOrder(d, func(w int32) bool { return baseClk.before(p, w, last) })
 		for {
 			if err := r.ctx.Err(); err != nil {
 				return err
@@ -423,6 +450,9 @@ func (r *run) steps(d *dag, nodes []int32, closed bool) []string {
 		case edgeHB:
 			out = append(out, fmt.Sprintf("%s read %s although %s precedes it in %s's view, so %s must see %s before %s",
 				p.Label(w.read), p.Label(b), p.Label(a), p.Client(w.read), p.Client(w.read), p.Label(a), p.Label(b)))
+		case edgeVO:
+			out = append(out, fmt.Sprintf("%s has version %d, older than %s's version %d, so it takes effect first",
+				p.Label(a), p.Ops[a].Version, p.Label(b), p.Ops[b].Version))
 		}
 		i++
 	}

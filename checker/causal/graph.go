@@ -14,6 +14,7 @@ const (
 	edgeRF              // reads-from
 	edgeCF              // conflict: a read forces an arbitration order
 	edgeHB              // a session's view forces an order (causal memory)
+	edgeVO              // explicit versions order two writes of a key
 )
 
 // why says why an extra edge w1 → w2 exists: read r returned w2 while w1

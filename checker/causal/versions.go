@@ -1,0 +1,125 @@
+package causal
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/histcheck/histcheck/history"
+)
+
+// matchVersionValues makes a versioned read that returned another value
+// than the write of its version wrote a read of a value nobody wrote
+// (RFThinAir), as the models read it (see model.UsesVersions): the version
+// names the write, and the value must be that write's. Prepare maps reads
+// by version alone.
+func matchVersionValues(p *Prepared) {
+	if !p.Versioned {
+		return
+	}
+	changed := false
+	for i := range p.Ops {
+		o := &p.Ops[i]
+		if o.Write || o.RF < 0 {
+			continue
+		}
+		if valueOf(p, o.Pos) != valueOf(p, p.Ops[o.RF].Pos) {
+			o.RF, changed = RFThinAir, true
+		}
+	}
+	if changed {
+		p.index()
+	}
+}
+
+func valueOf(p *Prepared, pos int) history.Value {
+	v := p.H.Ops[pos].Value
+	if v.IsNone() {
+		return history.NilValue
+	}
+	return v
+}
+
+// addVersionOrder adds to d, for each key, an edge from each write to the
+// next one in version order, among the writes for which in is true (all of
+// them when in is nil): the order of a key's writes that every
+// serialisation keeps when the operations carry versions.
+func (r *run) addVersionOrder(d *dag, in func(int32) bool) {
+	p := r.p
+	if !p.Versioned {
+		return
+	}
+	for k := range p.Keys {
+		var ws []int32
+		for _, pw := range p.byKey[k] {
+			for _, w := range pw.Ops {
+				if in == nil || in(w) {
+					ws = append(ws, w)
+				}
+			}
+		}
+		sort.Slice(ws, func(a, b int) bool { return p.Ops[ws[a]].Version < p.Ops[ws[b]].Version })
+		for i := 1; i < len(ws); i++ {
+			d.add(ws[i-1], ws[i], why{kind: edgeVO, read: -1})
+		}
+	}
+}
+
+// versionPatterns finds what versions add to causal consistency: a read of
+// w1 whose causal past holds a write of the key with a newer version (it
+// would have to follow w1 in the serialisation and precede the read), and a
+// cycle in co ∪ vo within the causal past of some operation. The causal
+// pasts of a process's operations grow along its order, so checking the
+// past of each process's last operation covers them all; a cycle through a
+// past never leaves it, since nothing outside a past precedes anything in
+// it causally.
+func (r *run) versionPatterns(base *dag, clk *clocks) error {
+	p := r.p
+	for i := range p.Ops {
+		if i%4096 == 0 {
+			if err := r.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		rd := int32(i)
+		o := &p.Ops[i]
+		if o.Write || o.RF < 0 {
+			continue
+		}
+		w1 := o.RF
+		for _, pw := range p.byKey[o.Key] {
+			n := clk.at(rd, pw.Proc)
+			for j, idx := range pw.Idx {
+				if idx >= n {
+					break
+				}
+				w2 := pw.Ops[j]
+				if p.Ops[w2].Version <= p.Ops[w1].Version {
+					continue
+				}
+				r.report(WriteCORead, []int32{w1, w2, rd}, func() string {
+					return fmt.Sprintf("%s returned the value of %s (version %d) although %s, version %d, precedes it causally: %s",
+						p.Label(rd), p.Label(w1), p.Ops[w1].Version, p.Label(w2), p.Ops[w2].Version,
+						r.explainPath(base, r.path(base, clk, w2, rd)))
+				})
+			}
+		}
+	}
+	for q := range p.Procs {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		ops := p.Procs[q]
+		last := ops[len(ops)-1]
+		d := newDag(p)
+		r.addVersionOrder(d, func(w int32) bool { return clk.before(p, w, last) })
+		if _, rest := d.topo(); rest != nil {
+			for _, cyc := range d.cycles(rest) {
+				r.report(CyclicCO, cyc, func() string {
+					return fmt.Sprintf("the causal past of %s cannot be ordered with the writes' versions: %s",
+						p.Label(last), r.explainCycle(d, cyc))
+				})
+			}
+		}
+	}
+	return nil
+}
