@@ -47,6 +47,9 @@ type Config struct {
 	FailRate float64
 	// Corrupt is the chance one completed operation is altered afterwards.
 	Corrupt float64
+	// Versions is the chance a history's reads and writes carry versions
+	// (see versions.go); with chance Corrupt one version is then altered.
+	Versions float64
 }
 
 // Default returns a configuration for the model that gives roughly half
@@ -246,10 +249,16 @@ func (g *gen) cas(st *state, op *history.Op, value func() history.Value) {
 func (g *gen) run(step func(*state, *history.Op)) *history.History {
 	r, cfg := g.r, g.cfg
 	st := &state{regs: make(map[history.Value]history.Value), seen: []history.Value{cfg.Init}}
-	ops := g.timeline(func(op *history.Op, _ int64) { step(st, op) })
+	vs := g.versioner()
+	ops := g.timeline(func(op *history.Op, _ int64) {
+		before := len(st.seen)
+		step(st, op)
+		vs.assign(op, len(st.seen) > before)
+	})
 	if r.Float64() < cfg.Corrupt {
 		g.corrupt(st, ops)
 	}
+	vs.corrupt(ops)
 	return g.assemble(ops)
 }
 
