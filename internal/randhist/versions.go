@@ -9,16 +9,16 @@ import (
 // Versions.
 //
 // With chance Config.Versions a history's reads and writes carry versions
-// as a versioned store would record them: the writes that take effect get
-// 2, 4, 6, … per key in the order they take effect, a write of unknown
-// outcome that never took effect an odd version between its neighbours
-// (unique, read by nobody), and a completed read the version of the write
-// it read (0 for the initial value). Failed operations and reads of
-// unknown outcome carry none, as nothing returned. A history with cas or
-// append carries none either (versions are understood on reads and writes
-// only). With chance Config.Corrupt one completed read or write then gets
-// another version: an older or newer one of its key, or one nobody wrote,
-// which breaks the agreement between versions and values or their order.
+// as a versioned store would record them: the writes of a key get 1, 2,
+// 3, … in the order they take effect (a write of unknown outcome that never
+// took effect gets the next one too, and nobody reads it), and a completed
+// read the version of the write it read (0 for the initial value). Failed
+// operations and reads of unknown outcome carry none, as nothing returned.
+// A history with cas or append carries none either (versions are
+// understood on reads and writes only). With chance Config.Corrupt one
+// completed read or write then gets another version: one of its key's, 0,
+// or one nobody wrote, which breaks the agreement between versions and
+// values or their order.
 
 // KVReadWrite generates a history of get and put of integers on
 // Config.Keys keys ("x", "y", …): the read/write histories every criterion,
@@ -37,9 +37,10 @@ func KVReadWrite(r *rand.Rand, cfg Config) *history.History {
 
 // versioner assigns versions while an execution runs.
 type versioner struct {
-	g   *gen
-	on  bool
-	cur map[history.Value]int64 // key -> version of the write in effect
+	g    *gen
+	on   bool
+	cur  map[history.Value]int64 // key -> version of the write in effect
+	last map[history.Value]int64 // key -> last version given to a write
 	// writes lists, per key, the versions given to writes.
 	writes map[history.Value][]int64
 }
@@ -51,6 +52,7 @@ func (g *gen) versioner() *versioner {
 	if g.cfg.Versions > 0 && g.r.Float64() < g.cfg.Versions {
 		v.on = true
 		v.cur = make(map[history.Value]int64)
+		v.last = make(map[history.Value]int64)
 		v.writes = make(map[history.Value][]int64)
 	}
 	return v
@@ -67,12 +69,10 @@ func (v *versioner) assign(op *history.Op, applied bool) {
 		if op.Status == history.Fail {
 			return
 		}
-		n := v.cur[op.Key] + 1 // odd: between the last version and the next
+		n := v.last[op.Key] + 1
+		v.last[op.Key] = n
 		if applied {
-			n = v.cur[op.Key] + 2
 			v.cur[op.Key] = n
-		} else if op.Status == history.OK {
-			return // a completed write always applies
 		}
 		op.Version = history.IntValue(n)
 		v.writes[op.Key] = append(v.writes[op.Key], n)
