@@ -3,10 +3,13 @@ package ladder_test
 import (
 	"context"
 	"math/rand"
+	"path/filepath"
 	"testing"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/checker/suite"
+	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
@@ -245,5 +248,59 @@ func TestVersionedCriteriaAgainstBruteForce(t *testing.T) {
 		if k[0] < n/20 || k[1] < n/20 {
 			t.Errorf("%s: the random histories are unbalanced (%d true, %d false)", c, k[0], k[1])
 		}
+	}
+}
+
+// versionedFiles lists, per history in testdata/histories/versions, the
+// criteria it violates (all others hold), as the README there says.
+var versionedFiles = map[string][]string{
+	"older-version-after-newer.json": {checker.Linearizable, checker.Sequential, checker.CausalMemory,
+		checker.CausalConvergence, checker.Causal, checker.PRAM, checker.MonotonicReads},
+	"newer-version-after-older.json": nil,
+}
+
+// TestVersionedHistories checks the named histories with versions through
+// the suite, as histcheck check -c all does: every verdict as expected, and
+// a ladder without contradiction.
+func TestVersionedHistories(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/histories/versions/*.json")
+	if err != nil || len(files) != len(versionedFiles) {
+		t.Fatalf("want %d files, found %d (%v)", len(versionedFiles), len(files), err)
+	}
+	m, err := suite.Lookup(suite.Builtin(), "register")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		name := filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			h, err := format.ReadFile(f, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !model.UsesVersions(h) {
+				t.Fatal("the history does not use versions")
+			}
+			violated := map[string]bool{}
+			for _, c := range versionedFiles[name] {
+				violated[c] = true
+			}
+			results := map[string]checker.Result{}
+			for _, c := range checker.AllCriteria {
+				res, err := suite.Run(context.Background(), m, h, c, model.Options{Init: history.IntValue(0)}, suite.Options{Verify: true})
+				if err != nil {
+					t.Fatalf("%s: %v", c, err)
+				}
+				if res.Valid != verdict(!violated[c]) {
+					t.Errorf("%s: histcheck says %s, expected %v", c, res.Valid, !violated[c])
+				}
+				results[c] = res
+			}
+			for _, r := range ladder.Build(results).Table {
+				if r.Note != "" {
+					t.Errorf("ladder: %s: %s", r.Criterion, r.Note)
+				}
+			}
+		})
 	}
 }
