@@ -115,7 +115,7 @@ func TestFastCheckersAgreeWithReference(t *testing.T) {
 			}
 			for _, e := range ladder.Implies() {
 				if versioned && !sessionOnly[e.Strong] {
-					continue // linearizable, sequential and causal read no versions
+					continue // these references read no versions (versions_test.go has those that do)
 				}
 				if ref[e.Strong] && !ref[e.Weak] {
 					t.Fatalf("history %d (versions %v): %s holds but %s does not, against the ladder\n%s", i, versioned, e.Strong, e.Weak, sh.String())
