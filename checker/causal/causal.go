@@ -85,7 +85,7 @@ func Check(ctx context.Context, h *history.History, criterion string, opts Optio
 		res.Elapsed = time.Since(start)
 		return res, nil
 	}
-	matchVersionValues(p)
+	MatchVersionValues(p)
 	max := opts.MaxViolations
 	if max <= 0 {
 		max = 10

@@ -7,12 +7,13 @@ import (
 	"github.com/histcheck/histcheck/history"
 )
 
-// matchVersionValues makes a versioned read that returned another value
+// MatchVersionValues makes a versioned read that returned another value
 // than the write of its version wrote a read of a value nobody wrote
 // (RFThinAir), as the models read it (see model.UsesVersions): the version
 // names the write, and the value must be that write's. Prepare maps reads
-// by version alone.
-func matchVersionValues(p *Prepared) {
+// by version alone, so every checker that reads a Prepared history calls
+// this after Prepare.
+func MatchVersionValues(p *Prepared) {
 	if !p.Versioned {
 		return
 	}

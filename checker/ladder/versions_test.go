@@ -257,6 +257,7 @@ var versionedFiles = map[string][]string{
 	"older-version-after-newer.json": {checker.Linearizable, checker.Sequential, checker.CausalMemory,
 		checker.CausalConvergence, checker.Causal, checker.PRAM, checker.MonotonicReads},
 	"newer-version-after-older.json": nil,
+	"value-differs-from-version.json": checker.AllCriteria,
 }
 
 // TestVersionedHistories checks the named histories with versions through
