@@ -256,7 +256,7 @@ func TestVersionedCriteriaAgainstBruteForce(t *testing.T) {
 var versionedFiles = map[string][]string{
 	"older-version-after-newer.json": {checker.Linearizable, checker.Sequential, checker.CausalMemory,
 		checker.CausalConvergence, checker.Causal, checker.PRAM, checker.MonotonicReads},
-	"newer-version-after-older.json": nil,
+	"newer-version-after-older.json":  nil,
 	"value-differs-from-version.json": checker.AllCriteria,
 }
 
