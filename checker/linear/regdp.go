@@ -76,6 +76,9 @@ func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteReg
 	var plainNil history.Value
 	for i := range c.Ops {
 		o := h.Ops[c.Pos[i]]
+		// The model classified these as blind writes and plain reads, so it
+		// did not read versions; neither does the sweep.
+		o.Version = history.Value{}
 		switch rw.Class(&c.Ops[i]) {
 		case model.ReadOp:
 			if o.Value.IsNone() {

@@ -9,8 +9,10 @@ import (
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/linear"
 	"github.com/histcheck/histcheck/checker/reference"
+	"github.com/histcheck/histcheck/checker/regdp"
 	"github.com/histcheck/histcheck/checker/sequential"
 	"github.com/histcheck/histcheck/checker/suite"
+	"github.com/histcheck/histcheck/checker/zones"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/internal/randhist"
 	"github.com/histcheck/histcheck/model"
@@ -244,4 +246,38 @@ func byDefinition(h *history.History, criterion string, opts model.Options) chec
 		return checker.True
 	}
 	return checker.False
+}
+
+// TestVersionsStayOutOfValueEngines checks that the engines which assume
+// values identify writes (zones, the register sweep) never decide a history
+// whose versions say more: A's write of 1 carries version 2 and B's later
+// write of 2 version 1, so A's write must take effect after B's although it
+// returned before B's was called. The values alone are linearizable.
+func TestVersionsStayOutOfValueEngines(t *testing.T) {
+	op := func(c, f string, v, ver, call int64) history.Op {
+		return history.Op{Client: c, F: f, Value: history.IntValue(v), Version: history.IntValue(ver),
+			Call: call, Return: call + 1, Status: history.OK}
+	}
+	h, err := history.FromOps([]history.Op{op("A", "write", 1, 2, 0), op("B", "write", 2, 1, 2), op("C", "read", 2, 1, 4)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	init := history.IntValue(0)
+	if zones.Applies(h, init) {
+		t.Error("zones claims a versioned history")
+	}
+	if _, err := regdp.Check(context.Background(), h, regdp.Options{Init: init}); err == nil {
+		t.Error("the register sweep checked a versioned history")
+	}
+	res, err := linear.Check(context.Background(), model.NewRegister(model.Options{Init: init, Versions: true}), h, linear.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Valid != checker.False || res.Method == zones.Method || res.Method == regdp.Method {
+		t.Errorf("linearizable: %s by %s, want false by the search", res.Valid, res.Method)
+	}
+	plain := model.NewRegister(model.Options{Init: init})
+	if res, err := linear.Check(context.Background(), plain, h, linear.Options{}); err != nil || res.Valid != checker.True {
+		t.Errorf("without versions: %s (%v), want true", res.Valid, err)
+	}
 }

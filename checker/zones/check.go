@@ -22,7 +22,10 @@ var ErrNotApplicable = errors.New("zones: the history is not made of reads and w
 // against: the key-value store when operations carry keys, else the
 // register.
 func registerModel(h *history.History, init history.Value, nilAny bool) model.Model[int64] {
-	o := model.Options{Init: init}
+	// With versions, writes are not blind (they follow the version order),
+	// so the models classify them as other operations and zones does not
+	// apply: it assumes values alone identify writes.
+	o := model.Options{Init: init, Versions: model.UsesVersions(h)}
 	if nilAny {
 		o.NilRead = model.NilIsAny
 	}
