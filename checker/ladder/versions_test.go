@@ -21,11 +21,16 @@ import (
 // and the writes of a key are ordered by version (vo) in every
 // serialisation, view and arbitration.
 
-// corruptVersion alters one operation's version with chance 1/2: a read
-// gets another version (one of its key's, 0, or one nobody wrote), or two
-// writes of a key swap theirs; writes' versions stay unique per key.
+// corruptVersion alters versions with chance 1/2: a third of the time every
+// key's writes are ordered anew (reorderVersions), otherwise one read gets
+// another version (one of its key's, 0, or one nobody wrote) or two writes
+// of a key swap theirs; writes' versions stay unique per key.
 func corruptVersion(rng *rand.Rand, h *small) {
 	if len(h.ops) == 0 || rng.Intn(2) == 0 {
+		return
+	}
+	if rng.Intn(3) == 0 {
+		reorderVersions(rng, h)
 		return
 	}
 	i := rng.Intn(len(h.ops))
@@ -44,6 +49,32 @@ func corruptVersion(rng *rand.Rand, h *small) {
 		if w := &h.ops[j]; j != i && w.write && w.key == o.key {
 			o.ver, w.ver = w.ver, o.ver
 			return
+		}
+	}
+}
+
+// reorderVersions deals each key's write versions out anew, and each read
+// of a write follows its write: versions still agree with the values, but
+// order the writes at random rather than as the simulated store did.
+func reorderVersions(rng *rand.Rand, h *small) {
+	for k := 0; k < h.keys; k++ {
+		var ws []int
+		for i, o := range h.ops {
+			if o.write && o.key == k {
+				ws = append(ws, i)
+			}
+		}
+		perm := rng.Perm(len(ws))
+		renum := map[int]int{}
+		for j, i := range ws {
+			renum[h.ops[i].ver] = h.ops[ws[perm[j]]].ver
+		}
+		for i := range h.ops {
+			if o := &h.ops[i]; o.key == k {
+				if v, ok := renum[o.ver]; ok && o.ver != 0 {
+					o.ver = v
+				}
+			}
 		}
 	}
 }
