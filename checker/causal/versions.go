@@ -70,11 +70,12 @@ func (r *run) addVersionOrder(d *dag, in func(int32) bool) {
 // would have to follow w1 in the serialisation and precede the read), and a
 // cycle in co ∪ vo within the causal past of some operation. The causal
 // pasts of a process's operations grow along its order, so checking the
-// past of each process's last operation covers them all; a cycle through a
-// past never leaves it, since nothing outside a past precedes anything in
-// it causally.
+// past of each process's last operation covers them all (and a past that
+// lies inside another need not be checked); a cycle through a past never
+// leaves it, since nothing outside a past precedes anything in it causally.
 func (r *run) versionPatterns(base *dag, clk *clocks) error {
 	p := r.p
+	newest := newestWrites(p)
 	for i := range p.Ops {
 		if i%4096 == 0 {
 			if err := r.ctx.Err(); err != nil {
@@ -87,30 +88,42 @@ func (r *run) versionPatterns(base *dag, clk *clocks) error {
 			continue
 		}
 		w1 := o.RF
-		for _, pw := range p.byKey[o.Key] {
+		for j := range p.byKey[o.Key] {
+			pw := &p.byKey[o.Key][j]
 			n := clk.at(rd, pw.Proc)
-			for j, idx := range pw.Idx {
-				if idx >= n {
-					break
-				}
-				w2 := pw.Ops[j]
-				if p.Ops[w2].Version <= p.Ops[w1].Version {
-					continue
-				}
-				r.report(WriteCORead, []int32{w1, w2, rd}, func() string {
-					return fmt.Sprintf("%s returned the value of %s (version %d) although %s, version %d, precedes it causally: %s",
-						p.Label(rd), p.Label(w1), p.Ops[w1].Version, p.Label(w2), p.Ops[w2].Version,
-						r.explainPath(base, r.path(base, clk, w2, rd)))
-				})
+			k := sort.Search(len(pw.Idx), func(k int) bool { return pw.Idx[k] >= n })
+			if k == 0 {
+				continue
 			}
+			w2 := newest[o.Key][j][k-1]
+			if p.Ops[w2].Version <= p.Ops[w1].Version {
+				continue
+			}
+			r.report(WriteCORead, []int32{w1, w2, rd}, func() string {
+				return fmt.Sprintf("%s returned the value of %s (version %d) although %s, version %d, precedes it causally: %s",
+					p.Label(rd), p.Label(w1), p.Ops[w1].Version, p.Label(w2), p.Ops[w2].Version,
+					r.explainPath(base, r.path(base, clk, w2, rd)))
+			})
 		}
 	}
+	var lasts []int32
 	for q := range p.Procs {
+		lasts = append(lasts, p.Procs[q][len(p.Procs[q])-1])
+	}
+	for _, last := range lasts {
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
-		ops := p.Procs[q]
-		last := ops[len(ops)-1]
+		inside := false
+		for _, other := range lasts {
+			if other != last && clk.before(p, last, other) {
+				inside = true
+				break
+			}
+		}
+		if inside {
+			continue
+		}
 		d := newDag(p)
 		r.addVersionOrder(d, func(w int32) bool { return clk.before(p, w, last) })
 		if _, rest := d.topo(); rest != nil {
@@ -123,4 +136,25 @@ func (r *run) versionPatterns(base *dag, clk *clocks) error {
 		}
 	}
 	return nil
+}
+
+// newestWrites returns, per key and per writing process of it (in the
+// order of Prepared.Writers), for each prefix of that process's writes of
+// the key, the one with the highest version.
+func newestWrites(p *Prepared) [][][]int32 {
+	out := make([][][]int32, len(p.Keys))
+	for k := range p.Keys {
+		out[k] = make([][]int32, len(p.byKey[k]))
+		for j, pw := range p.byKey[k] {
+			best := make([]int32, len(pw.Ops))
+			for i, w := range pw.Ops {
+				best[i] = w
+				if i > 0 && p.Ops[best[i-1]].Version > p.Ops[w].Version {
+					best[i] = best[i-1]
+				}
+			}
+			out[k][j] = best
+		}
+	}
+	return out
 }
