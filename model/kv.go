@@ -124,6 +124,9 @@ func (m *kv) Compile(op *history.Op, t *Table) (Op, error) {
 	return Op{}, UnknownOpError(m.info, op.F)
 }
 
+// Versioned implements VersionOrder.
+func (m *kv) Versioned(op *Op) (VersionKind, int64) { return versionedOp(op) }
+
 func (m *kv) Init(*Table) int64 { return m.vals.id(m.init) }
 
 // Finish completes versioned reads and writes (see finishVersions), each

@@ -128,6 +128,9 @@ func casArgs(v history.Value) (from, to history.Value, err error) {
 	return e[0], e[1], nil
 }
 
+// Versioned implements VersionOrder.
+func (m *register) Versioned(op *Op) (VersionKind, int64) { return versionedOp(op) }
+
 func (m *register) Init(t *Table) int64 { return t.ID(m.init) }
 
 // Finish completes versioned reads and writes (see finishVersions); the

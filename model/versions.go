@@ -188,6 +188,47 @@ func finishVersions(ops []Op, initID int64, pair func(val, ver int64) int64) err
 	return nil
 }
 
+// VersionKind says what a compiled operation is as far as versions go.
+type VersionKind uint8
+
+// Version kinds.
+const (
+	// NotVersioned: the operation carries no version the model reads (a
+	// model without Options.Versions, a read of unknown outcome, a read of
+	// nil under NilIsAny).
+	NotVersioned VersionKind = iota
+	// VersionedWrite: a write, at its place in its key's version order.
+	VersionedWrite
+	// VersionedRead: a read of known outcome, legal only right after the
+	// write at its place (0: the initial value, -1: nowhere).
+	VersionedRead
+)
+
+// VersionOrder is implemented by models that compile versions: checkers
+// that know the facts of versions (each write's place in its key's order,
+// the write each read read) can decide from them directly, rather than
+// search. Places are those of one finished set of operations (one key's,
+// for keyed models).
+type VersionOrder interface {
+	Versioned(op *Op) (VersionKind, int64)
+}
+
+func versionedOp(op *Op) (VersionKind, int64) {
+	switch op.Kind {
+	case vWrite:
+		return VersionedWrite, op.A >> rankShift
+	case vRead:
+		switch {
+		case op.Unknown:
+			return NotVersioned, 0
+		case op.A == noState:
+			return VersionedRead, -1
+		}
+		return VersionedRead, op.A >> rankShift
+	}
+	return NotVersioned, 0
+}
+
 // stepVersioned is Step for the versioned codes.
 func stepVersioned(s int64, op *Op) (int64, bool) {
 	switch op.Kind {

@@ -3,9 +3,11 @@
 // for the model, with no real-time constraint.
 //
 // The problem is NP-complete and not local, so Check tries cheap answers
-// first: a linearization is also a sequential witness, and for read/write
-// histories with unique values a cycle in program order, reads-from and the
-// write orders they force refutes it with a small witness. Otherwise an
+// first: when reads and writes carry versions, these fix the order of each
+// key's writes and what each read read, and a cycle check decides; a
+// linearization is also a sequential witness; and for read/write histories
+// with unique values a cycle in program order, reads-from and the write
+// orders they force refutes it with a small witness. Otherwise an
 // exact search over each process's next operation decides, memoising the
 // configurations that failed.
 package sequential
@@ -72,6 +74,12 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 		return r, nil
 	}
 
+	if _, ok := any(m).(model.VersionOrder); ok {
+		// With versions every fact is known: decide from them at once.
+		if r, ok := byVersions(ctx, newProblem(m, h, c, info.Keyed)); ok {
+			return finish(r)
+		}
+	}
 	if !opts.NoLinearFirst {
 		if r, ok, err := linearFirst(ctx, m, h, opts.Workers, info.Keyed); err != nil {
 			return res, err
