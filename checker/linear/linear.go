@@ -42,8 +42,9 @@ type Options struct {
 	MaxMemory int64
 	// NoZones makes every partition go through the general search, even
 	// those the polynomial zones algorithm (reads and writes of unique
-	// values) or the register sweep (reads and writes of repeated values,
-	// checker/regdp) would decide: for cross-checking them.
+	// values), the register sweep (reads and writes of repeated values,
+	// checker/regdp) or the versions (checker.DecideByVersions) would
+	// decide: for cross-checking them.
 	NoZones bool
 }
 
@@ -107,13 +108,20 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	if !opts.NoZones {
 		swept = decideRegDP(ctx, h, parts)
 	}
+	versioned := 0
+	if !opts.NoZones {
+		versioned = decideVersions(ctx, h, parts)
+	}
 	switch {
 	case zoned > 0 && zoned == len(parts):
 		res.Method = zones.Method
 	case swept > 0 && swept == len(parts):
 		res.Method = regdp.Method
-	case zoned > 0 || swept > 0:
-		res.Reason = fmt.Sprintf("of %d keys, %d decided by zones and %d by the register sweep, the others by the search", len(parts), zoned, swept)
+	case versioned > 0 && versioned == len(parts):
+		res.Method = MethodVersions
+	case zoned > 0 || swept > 0 || versioned > 0:
+		res.Reason = fmt.Sprintf("of %d keys, %d decided by zones, %d by the register sweep and %d from versions, the others by the search",
+			len(parts), zoned, swept, versioned)
 	}
 
 	limit := opts.MaxMemory

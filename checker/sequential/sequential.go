@@ -76,7 +76,7 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 
 	if _, ok := any(m).(model.VersionOrder); ok {
 		// With versions every fact is known: decide from them at once.
-		if r, ok := byVersions(ctx, newProblem(m, h, c, info.Keyed)); ok {
+		if r, ok := byVersions(newProblem(m, h, c, info.Keyed)); ok {
 			return finish(r)
 		}
 	}

@@ -91,7 +91,7 @@ func TestVersionedEnginesAgainstReference(t *testing.T) {
 					t.Fatalf("%s, %s: the reference says %s, the definition %s\n%s", what, c, ref.Valid, want, dump(h))
 				}
 			}
-			if fast.Method == sequential.MethodVersions {
+			if fast.Method == sequential.MethodVersions || fast.Method == linear.MethodVersions {
 				byVersions++
 			}
 			if fast.Valid != ref.Valid {
@@ -115,8 +115,8 @@ func TestVersionedEnginesAgainstReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d histories, %d with versions, %d decided by sequential's version graph", n, versioned, byVersions)
-	if versioned < n/3 || byVersions < versioned/2 {
+	t.Logf("%d histories, %d with versions; %d verdicts decided from the version graph", n, versioned, byVersions)
+	if versioned < n/3 || byVersions < versioned {
 		t.Errorf("only %d of %d histories use versions, %d decided from them", versioned, n, byVersions)
 	}
 	for c, k := range counts {

@@ -1,0 +1,350 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/histcheck/histcheck/model"
+)
+
+// VersionDecision is the outcome of DecideByVersions.
+type VersionDecision struct {
+	Valid bool
+	// Order, when Valid, is an order of the operations that took effect
+	// (indices into the ops given), respecting the criterion's order.
+	Order []int
+	// Dropped, when Valid, lists the operations of unknown outcome left out
+	// (reads that observed nothing).
+	Dropped []int
+	// Nowhere, when not Valid and not negative, is a read legal in no state:
+	// what it returned is neither what the write of its version wrote nor,
+	// when no write has its version, the initial value.
+	Nowhere int
+	// Cycle, when not Valid and Nowhere is negative, lists the operations
+	// of a cycle of constraints, and Why the reason for each step from
+	// Cycle[i] to Cycle[i+1] (and from the last to the first).
+	Cycle []int
+	Why   []string
+}
+
+// Reasons of the steps of a version cycle.
+const (
+	WhyProcess  = "process order"   // the same process issued a first
+	WhyRealTime = "real time"       // a returned before b was called
+	WhyVersion  = "version order"   // a has an older version of the key
+	WhyReadFrom = "reads-from"      // b read the version a wrote
+	WhyReplaced = "read before new" // a read a version that b replaces
+)
+
+// DecideByVersions decides linearizability (ord RealTime) or sequential
+// consistency (ord ProcessOrder) of compiled, finished operations whose
+// model compiles versions (model.VersionOrder). Versions fix the order of
+// each key's writes and the write each read read, so the operations have a
+// legal order exactly when the criterion's order (real time, and each
+// process's order), the version order, each write before its reads, and
+// each read before the write that replaces what it read have no cycle; a
+// topological order is then one. Reads that observe nothing (of unknown
+// outcome, or nil under NilIsAny) keep only the criterion's order. The
+// writes of unknown outcome among ops took effect: a read observed each
+// (the model's Pruner dropped the others; without pruning an unobserved
+// one is placed like the rest, which changes no verdict, as the Pruner's
+// argument shows). keyOf gives each operation's key index (all zero for an
+// object without keys).
+//
+// It reports false when some operation is neither a versioned read or
+// write nor a read that observes nothing, or a read's write is missing.
+func DecideByVersions(m any, ops []model.Op, keyOf []int32, ord Order) (VersionDecision, bool) {
+	vo, ok := m.(model.VersionOrder)
+	rw, ok2 := m.(model.ReadWriteRegister)
+	if !ok || !ok2 {
+		return VersionDecision{}, false
+	}
+	n := len(ops)
+	kinds := make([]model.VersionKind, n)
+	ranks := make([]int64, n)
+	type keyRank struct {
+		key  int32
+		rank int64
+	}
+	writer := make(map[keyRank]int)
+	writes := make(map[int32][]int)
+	var keys []int32
+	versioned := false
+	for i := range ops {
+		k, r := vo.Versioned(&ops[i])
+		kinds[i], ranks[i] = k, r
+		switch k {
+		case model.NotVersioned:
+			if rw.Class(&ops[i]) != model.AnyReadOp {
+				return VersionDecision{}, false
+			}
+		case model.VersionedWrite:
+			versioned = true
+			writer[keyRank{keyOf[i], r}] = i
+			if _, seen := writes[keyOf[i]]; !seen {
+				keys = append(keys, keyOf[i])
+			}
+			writes[keyOf[i]] = append(writes[keyOf[i]], i)
+		case model.VersionedRead:
+			versioned = true
+			if r < 0 {
+				return VersionDecision{Nowhere: i}, true
+			}
+		}
+	}
+	if !versioned {
+		return VersionDecision{}, false
+	}
+	g := newVGraph(n)
+	g.process(ops)
+	if ord == RealTime {
+		g.realTime(ops)
+	}
+	next := make(map[int]int)
+	first := make(map[int32]int)
+	for _, k := range keys {
+		ws := writes[k]
+		sort.Slice(ws, func(a, b int) bool { return ranks[ws[a]] < ranks[ws[b]] })
+		first[k] = ws[0]
+		for j := 1; j < len(ws); j++ {
+			g.add(ws[j-1], ws[j], WhyVersion)
+			next[ws[j-1]] = ws[j]
+		}
+	}
+	for i := range ops {
+		if kinds[i] != model.VersionedRead {
+			continue
+		}
+		k := keyOf[i]
+		if ranks[i] == 0 {
+			if w, ok := first[k]; ok {
+				g.add(i, w, WhyReplaced)
+			}
+			continue
+		}
+		w, ok := writer[keyRank{k, ranks[i]}]
+		if !ok {
+			return VersionDecision{}, false
+		}
+		g.add(w, i, WhyReadFrom)
+		if nx, ok := next[w]; ok {
+			g.add(i, nx, WhyReplaced)
+		}
+	}
+	order, rest := g.topo()
+	if rest != nil {
+		cyc, why := g.cycle(rest)
+		return VersionDecision{Nowhere: -1, Cycle: cyc, Why: why}, true
+	}
+	d := VersionDecision{Valid: true, Nowhere: -1}
+	for _, v := range order {
+		if v >= n {
+			continue // a point of time
+		}
+		if ops[v].Unknown && kinds[v] != model.VersionedWrite {
+			d.Dropped = append(d.Dropped, v)
+			continue
+		}
+		d.Order = append(d.Order, v)
+	}
+	return d, true
+}
+
+// ExplainVersionCycle renders a VersionDecision's cycle in one sentence,
+// naming operations with label.
+func ExplainVersionCycle(d VersionDecision, label func(int) string) string {
+	s := ""
+	for i, a := range d.Cycle {
+		b := d.Cycle[(i+1)%len(d.Cycle)]
+		if i > 0 {
+			s += "; "
+		}
+		la, lb := label(a), label(b)
+		switch d.Why[i] {
+		case WhyProcess:
+			s += fmt.Sprintf("%s precedes %s in its process", la, lb)
+		case WhyRealTime:
+			s += fmt.Sprintf("%s returned before %s was called", la, lb)
+		case WhyVersion:
+			s += fmt.Sprintf("%s has an older version than %s", la, lb)
+		case WhyReadFrom:
+			s += fmt.Sprintf("%s read the version %s wrote", lb, la)
+		case WhyReplaced:
+			s += fmt.Sprintf("%s read a version that %s replaces", la, lb)
+		}
+	}
+	return s + fmt.Sprintf("; so %s would precede itself", label(d.Cycle[0]))
+}
+
+// vgraph is a graph over operations (nodes below n) and points of time
+// (nodes from n, for real time), with one reason per edge between
+// operations.
+type vgraph struct {
+	n    int
+	succ [][]int
+	why  map[[2]int]string
+}
+
+func newVGraph(n int) *vgraph {
+	return &vgraph{n: n, succ: make([][]int, n), why: make(map[[2]int]string)}
+}
+
+func (g *vgraph) add(a, b int, why string) {
+	if _, ok := g.why[[2]int{a, b}]; ok || a == b {
+		return
+	}
+	g.why[[2]int{a, b}] = why
+	g.succ[a] = append(g.succ[a], b)
+}
+
+// point adds a node standing for a point of time.
+func (g *vgraph) point() int {
+	g.succ = append(g.succ, nil)
+	return len(g.succ) - 1
+}
+
+// process adds each process's order, operations in order of call (ties
+// kept in the order given, which is the history's).
+func (g *vgraph) process(ops []model.Op) {
+	last := make(map[int32]int)
+	idx := make([]int, len(ops))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ops[idx[a]].Call < ops[idx[b]].Call })
+	for _, i := range idx {
+		if j, ok := last[ops[i].Proc]; ok {
+			g.add(j, i, WhyProcess)
+		}
+		last[ops[i].Proc] = i
+	}
+}
+
+// realTime adds real-time order in linear size: the calls and returns,
+// sorted by time (calls first at equal times, since intervals that touch
+// overlap), become a chain of points; an operation leads to the point of
+// its return and is led to from the point of its call, so a reaches b
+// through the chain exactly when a returned before b was called.
+func (g *vgraph) realTime(ops []model.Op) {
+	type event struct {
+		t   int64
+		ret bool
+		op  int
+	}
+	var evs []event
+	for i := range ops {
+		evs = append(evs, event{ops[i].Call, false, i})
+		if !ops[i].Unknown {
+			evs = append(evs, event{ops[i].Return, true, i})
+		}
+	}
+	sort.SliceStable(evs, func(a, b int) bool {
+		if evs[a].t != evs[b].t {
+			return evs[a].t < evs[b].t
+		}
+		return !evs[a].ret && evs[b].ret
+	})
+	prev := -1
+	for _, e := range evs {
+		pt := g.point()
+		if prev >= 0 {
+			g.succ[prev] = append(g.succ[prev], pt)
+		}
+		prev = pt
+		if e.ret {
+			g.succ[e.op] = append(g.succ[e.op], pt)
+		} else {
+			g.succ[pt] = append(g.succ[pt], e.op)
+		}
+	}
+}
+
+// topo returns a topological order, or the nodes left on or after cycles.
+func (g *vgraph) topo() (order, rest []int) {
+	total := len(g.succ)
+	indeg := make([]int32, total)
+	for _, ss := range g.succ {
+		for _, b := range ss {
+			indeg[b]++
+		}
+	}
+	for i := 0; i < total; i++ {
+		if indeg[i] == 0 {
+			order = append(order, i)
+		}
+	}
+	for j := 0; j < len(order); j++ {
+		for _, b := range g.succ[order[j]] {
+			if indeg[b]--; indeg[b] == 0 {
+				order = append(order, b)
+			}
+		}
+	}
+	if len(order) == total {
+		return order, nil
+	}
+	for i := 0; i < total; i++ {
+		if indeg[i] > 0 {
+			rest = append(rest, i)
+		}
+	}
+	return nil, rest
+}
+
+// cycle returns a cycle among rest as operations with the reason of each
+// step, a run through points of time being one real-time step. Every node
+// of rest has a predecessor in rest, so walking back must repeat.
+func (g *vgraph) cycle(rest []int) ([]int, []string) {
+	in := make(map[int]bool, len(rest))
+	for _, v := range rest {
+		in[v] = true
+	}
+	pred := make(map[int]int, len(rest))
+	for _, a := range rest {
+		for _, b := range g.succ[a] {
+			if in[b] {
+				pred[b] = a
+			}
+		}
+	}
+	seen := make(map[int]int)
+	v := rest[0]
+	var walk []int
+	for {
+		if at, ok := seen[v]; ok {
+			walk = walk[at:]
+			break
+		}
+		seen[v] = len(walk)
+		walk = append(walk, v)
+		v = pred[v]
+	}
+	// walk follows predecessors: reverse it into edge order, then start at
+	// an operation.
+	for i, j := 0, len(walk)-1; i < j; i, j = i+1, j-1 {
+		walk[i], walk[j] = walk[j], walk[i]
+	}
+	start := 0
+	for walk[start] >= g.n {
+		start++
+	}
+	walk = append(walk[start:], walk[:start]...)
+	var ops []int
+	var why []string
+	for i := 0; i < len(walk); {
+		a := walk[i]
+		j := i + 1
+		for j < len(walk) && walk[j] >= g.n {
+			j++
+		}
+		b := walk[j%len(walk)]
+		ops = append(ops, a)
+		if j == i+1 {
+			why = append(why, g.why[[2]int{a, b}])
+		} else {
+			why = append(why, WhyRealTime)
+		}
+		i = j
+	}
+	return ops, why
+}
