@@ -19,8 +19,8 @@ import (
 )
 
 // TestVersionedEnginesAgainstReference compares the linearizability and
-// sequential consistency engines, called directly and through the suite,
-// with the reference checker on random register and key-value histories
+// sequential consistency engines, called directly (linearizability also
+// by its search alone) and through the suite, with the reference checker on random register and key-value histories
 // of reads and writes: most carry versions (some altered afterwards), with
 // crashed and failed operations and often repeated values, so that the
 // engines that assume values identify writes must step aside.
@@ -89,6 +89,13 @@ func TestVersionedEnginesAgainstReference(t *testing.T) {
 			if opts.Versions {
 				if want := byDefinition(h, c, opts); ref.Valid != want {
 					t.Fatalf("%s, %s: the reference says %s, the definition %s\n%s", what, c, ref.Valid, want, dump(h))
+				}
+			}
+			if c == checker.Linearizable {
+				// The search alone, from the model, must agree too.
+				slow, err := linear.Check(ctx, newModel(opts), h, linear.Options{Workers: 1, Verify: true, NoZones: true})
+				if err != nil || slow.Valid != ref.Valid {
+					t.Fatalf("%s: the search alone says %s (%v), the reference %s\n%s", what, slow.Valid, err, ref.Valid, dump(h))
 				}
 			}
 			if fast.Method == sequential.MethodVersions || fast.Method == linear.MethodVersions {
