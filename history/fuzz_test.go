@@ -88,19 +88,60 @@ func checkInputError(t *testing.T, err error) {
 // sameAsRoundTrip checks that Pair reads h.Events() back as h.
 func sameAsRoundTrip(t *testing.T, h *history.History) {
 	t.Helper()
-	back, err := history.Pair(h.Events())
+	back, err := pairIn(h.Order, h.Events())
 	if err != nil {
 		t.Fatalf("pairing the history's own events: %v", err)
 	}
-	if len(back.Ops) != len(h.Ops) || back.Processes != h.Processes || back.Clients != h.Clients {
+	sameHistory(t, h, back)
+}
+
+// sameHistory checks that two histories hold the same operations in the
+// same real-time and process order. Operations are matched by their index
+// and client; the order of operations whose calls tie, the numbers of
+// logical processes and, in file order, the positions may differ.
+func sameHistory(t *testing.T, want, got *history.History) {
+	t.Helper()
+	if len(got.Ops) != len(want.Ops) || got.Processes != want.Processes || got.Clients != want.Clients {
 		t.Fatalf("round trip: %d ops, %d processes, %d clients; want %d, %d, %d",
-			len(back.Ops), back.Processes, back.Clients, len(h.Ops), h.Processes, h.Clients)
+			len(got.Ops), got.Processes, got.Clients, len(want.Ops), want.Processes, want.Clients)
 	}
-	for i := range h.Ops {
-		a, b := h.Ops[i], back.Ops[i]
-		a.Line, b.Line = 0, 0
+	type id struct {
+		index  int64
+		client string
+	}
+	at := map[id]int{}
+	for j := range got.Ops {
+		at[id{got.Ops[j].Index, got.Ops[j].Client}] = j
+	}
+	match := make([]int, len(want.Ops))
+	for i := range want.Ops {
+		j, ok := at[id{want.Ops[i].Index, want.Ops[i].Client}]
+		if !ok {
+			t.Fatalf("round trip: op %d (%s) is missing", i, want.Ops[i].Label())
+		}
+		match[i] = j
+		a, b := want.Ops[i], got.Ops[j]
+		a.Line, b.Line, a.Process, b.Process = 0, 0, 0, 0
+		a.Call, a.Return, b.Call, b.Return = 0, 0, 0, 0
+		if want.Order == history.FileOrder {
+			a.Times, b.Times = history.Span{}, history.Span{}
+		}
 		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("round trip: op %d:\n got %+v\nwant %+v", i, b, a)
+		}
+	}
+	rw, rg := want.RealTime(), got.RealTime()
+	for i := range want.Ops {
+		for k := range want.Ops {
+			x, y := match[i], match[k]
+			before := rw.Spans[i].Return < rw.Spans[k].Call
+			if rg.Spans[x].Return < rg.Spans[y].Call != before {
+				t.Fatalf("round trip: %s before %s is %v, want %v", want.Ops[i].Label(), want.Ops[k].Label(), !before, before)
+			}
+			same := want.Ops[i].Process == want.Ops[k].Process
+			if (got.Ops[x].Process == got.Ops[y].Process) != same {
+				t.Fatalf("round trip: %s and %s in one process is %v, want %v", want.Ops[i].Label(), want.Ops[k].Label(), !same, same)
+			}
 		}
 	}
 }
@@ -244,7 +285,7 @@ func TestValidateRejects(t *testing.T) {
 // invoke before its previous operation completed, even when every
 // operation on its own is well formed.
 func TestPairTimeOrder(t *testing.T) {
-	_, err := history.Pair(evs(
+	_, err := pairIn(history.TimeOrder, evs(
 		timed(ev("A", history.Invoke, "write", i1), 10),
 		timed(ev("A", history.OK, "write", i1), 20),
 		timed(ev("B", history.Invoke, "read", nilv), 3), // other processes may lag
@@ -307,4 +348,13 @@ func TestOverlapWithOneLineKnown(t *testing.T) {
 	if !errors.As(err, &ie) || ie.Line != 7 || ie.Msg != "process A has two operations open at once: line 7 and operation 2" {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// pairIn pairs events and puts the history in the order asked for.
+func pairIn(o history.Ordering, events []history.Event) (*history.History, error) {
+	h, err := history.Pair(events)
+	if err == nil && o == history.TimeOrder && h.Timed {
+		err = h.OrderByTimes()
+	}
+	return h, err
 }

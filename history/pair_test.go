@@ -176,7 +176,7 @@ func TestPairRules(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h, err := history.Pair(tc.events)
+			h, err := pairIn(history.TimeOrder, tc.events)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -248,7 +248,7 @@ func TestPairErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := history.Pair(tc.events)
+			_, err := pairIn(history.TimeOrder, tc.events)
 			var ie *history.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("got %v, want an *InputError", err)
@@ -306,22 +306,9 @@ func TestEventsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := history.Pair(h.Events())
+	back, err := pairIn(history.TimeOrder, h.Events())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Ops) != len(h.Ops) {
-		t.Fatalf("got %d ops back, want %d", len(back.Ops), len(h.Ops))
-	}
-	for i := range h.Ops {
-		a, b := h.Ops[i], back.Ops[i]
-		a.Line, b.Line = 0, 0
-		if !reflect.DeepEqual(a, b) {
-			t.Errorf("op %d:\n got %+v\nwant %+v", i, b, a)
-		}
-	}
-	if back.Processes != h.Processes || back.Clients != h.Clients || len(back.Warnings) != len(h.Warnings) {
-		t.Errorf("processes/clients/warnings = %d/%d/%d, want %d/%d/%d", back.Processes, back.Clients, len(back.Warnings),
-			h.Processes, h.Clients, len(h.Warnings))
-	}
+	sameHistory(t, h, back)
 }

@@ -248,7 +248,7 @@ func decideZones[S comparable](ctx context.Context, parts []*part[S]) int {
 	for _, p := range parts {
 		rw, ok := any(p.m).(model.ReadWriteRegister)
 		init, isID := any(p.init).(int64)
-		if !ok || !isID || !zones.Applicable(p.comp.Ops, rw, init) {
+		if !ok || !isID || p.comp.Touching || !zones.Applicable(p.comp.Ops, rw, init) {
 			continue
 		}
 		out, err := zones.Decide(ctx, p.comp.Ops, rw, init)
@@ -329,7 +329,7 @@ func run[S comparable](ctx context.Context, parts []*part[S], workers int, budge
 				p := parts[i]
 				s := searchers[i]
 				if s == nil {
-					s = newSearcher(p.m, p.comp.Ops, p.init)
+					s = newSearcher(p.m, p.comp.Ops, p.init, p.comp.Touching)
 					s.budget = budget
 					searchers[i] = s
 					slices[i] = firstSlice

@@ -18,7 +18,9 @@ import (
 func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []*part[S]) int {
 	n := 0
 	for _, p := range parts {
-		if p.done || len(p.comp.Ops) == 0 {
+		// The sweep orders by the recorded times, which tie where a
+		// process's operations touch: the search keeps their order.
+		if p.done || len(p.comp.Ops) == 0 || p.comp.Touching {
 			continue
 		}
 		rw, ok := any(p.m).(model.ReadWriteRegister)
