@@ -95,54 +95,11 @@ func sameAsRoundTrip(t *testing.T, h *history.History) {
 	sameHistory(t, h, back)
 }
 
-// sameHistory checks that two histories hold the same operations in the
-// same real-time and process order. Operations are matched by their index
-// and client; the order of operations whose calls tie, the numbers of
-// logical processes and, in file order, the positions may differ.
+// sameHistory fails the test unless got is equivalent to want.
 func sameHistory(t *testing.T, want, got *history.History) {
 	t.Helper()
-	if len(got.Ops) != len(want.Ops) || got.Processes != want.Processes || got.Clients != want.Clients {
-		t.Fatalf("round trip: %d ops, %d processes, %d clients; want %d, %d, %d",
-			len(got.Ops), got.Processes, got.Clients, len(want.Ops), want.Processes, want.Clients)
-	}
-	type id struct {
-		index  int64
-		client string
-	}
-	at := map[id]int{}
-	for j := range got.Ops {
-		at[id{got.Ops[j].Index, got.Ops[j].Client}] = j
-	}
-	match := make([]int, len(want.Ops))
-	for i := range want.Ops {
-		j, ok := at[id{want.Ops[i].Index, want.Ops[i].Client}]
-		if !ok {
-			t.Fatalf("round trip: op %d (%s) is missing", i, want.Ops[i].Label())
-		}
-		match[i] = j
-		a, b := want.Ops[i], got.Ops[j]
-		a.Line, b.Line, a.Process, b.Process = 0, 0, 0, 0
-		a.Call, a.Return, b.Call, b.Return = 0, 0, 0, 0
-		if want.Order == history.FileOrder {
-			a.Times, b.Times = history.Span{}, history.Span{}
-		}
-		if !reflect.DeepEqual(a, b) {
-			t.Fatalf("round trip: op %d:\n got %+v\nwant %+v", i, b, a)
-		}
-	}
-	rw, rg := want.RealTime(), got.RealTime()
-	for i := range want.Ops {
-		for k := range want.Ops {
-			x, y := match[i], match[k]
-			before := rw.Spans[i].Return < rw.Spans[k].Call
-			if rg.Spans[x].Return < rg.Spans[y].Call != before {
-				t.Fatalf("round trip: %s before %s is %v, want %v", want.Ops[i].Label(), want.Ops[k].Label(), !before, before)
-			}
-			same := want.Ops[i].Process == want.Ops[k].Process
-			if (got.Ops[x].Process == got.Ops[y].Process) != same {
-				t.Fatalf("round trip: %s and %s in one process is %v, want %v", want.Ops[i].Label(), want.Ops[k].Label(), !same, same)
-			}
-		}
+	if err := history.Equivalent(want, got); err != nil {
+		t.Fatalf("round trip: %v", err)
 	}
 }
 
