@@ -13,6 +13,7 @@ import (
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/checker/suite"
+	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 	"github.com/histcheck/histcheck/report"
@@ -29,6 +30,7 @@ type checkOptions struct {
 	timeout        time.Duration
 	output         string
 	format         string
+	order          string
 	workers        int
 	verify         bool
 	summary        bool
@@ -88,6 +90,8 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.DurationVar(&o.coreTime, "core-time", 0, "time shrinking a violation to its core may take per history and criterion (default 10s;\nnever more than --timeout leaves); a core not shown 1-minimal in time is reported as such")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "under each core's explanation, print the facts it rests on")
 	f.StringVar(&o.format, "format", "", "input format (default: detected from the file name and contents)")
+	f.StringVar(&o.order, "order", "", "how to order the operations of event histories: events (their order in the file) or times\n"+
+		"(their recorded times) (default: the file's own order setting, else events)")
 	f.IntVarP(&o.workers, "workers", "j", 0, "goroutines a checker may use (0: one per CPU)")
 	f.BoolVar(&o.verify, "verify-witness", false, "re-check every witness independently of the search that found it")
 	f.BoolVar(&o.summary, "summary", false, "print counts per file (operations by status, processes, clients, ignored events, warnings)")
@@ -109,6 +113,9 @@ func (o *checkOptions) validate(e *env) ([]string, error) {
 	case "", "value", "any":
 	default:
 		return nil, usagef("unknown --nil-read %q (accepted: value, any)", o.nilRead)
+	}
+	if _, ok := history.ParseOrdering(o.order); o.order != "" && !ok {
+		return nil, usagef("unknown --order %q (accepted: events, times)", o.order)
 	}
 	if o.format != "" && !contains(formatNames(), o.format) {
 		return nil, usagef("unknown input format %q (accepted: %s)", o.format, strings.Join(formatNames(), ", "))
@@ -289,7 +296,7 @@ func interrupted(ctx context.Context) bool {
 // checkFile reads and checks one file. Problems are printed on stderr; the
 // returned report is nil when the file could not be read.
 func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criteria []string, initFlag history.Value) (*report.History, ExitCode) {
-	in, err := readHistory(e, file, o.format)
+	in, err := readHistory(e, file, format.Options{Format: o.format, Order: o.order})
 	if err != nil {
 		printInputError(e, file, err)
 		return nil, ExitError
