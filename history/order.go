@@ -58,8 +58,8 @@ type inversions struct {
 // OrderByTimes puts a history read from events in time order: each
 // operation's Call and Return become its recorded times. It is an error
 // when the events carry no times, or when a process's own events go
-// backwards in time. The note that times contradict the file order is
-// dropped.
+// backwards in time. The note that times contradict the file order then
+// says the times are used.
 func (h *History) OrderByTimes() error {
 	if h.Order == TimeOrder {
 		return nil
@@ -77,18 +77,26 @@ func (h *History) OrderByTimes() error {
 			o.Return = Infinity
 		}
 	}
-	h.Warnings = removeString(h.Warnings, h.inv.note())
+	if n := h.inv.note(); n != "" {
+		h.Warnings = append(removeString(h.Warnings, n), h.inv.timesNote())
+	}
 	sort.SliceStable(h.Ops, func(i, j int) bool { return h.Ops[i].Call < h.Ops[j].Call })
 	renumber(h.Ops, h.Processes)
 	h.Order = TimeOrder
 	return nil
 }
 
+// note says where the times contradict the file order, in file order.
 func (v *inversions) note() string {
 	if v.count == 0 {
 		return ""
 	}
-	return fmt.Sprintf("the times of %d event(s) contradict their order in the input, first %s; the order in the input is used", v.count, v.first)
+	return fmt.Sprintf("the times of %d event(s) contradict their order in the input, first %s; the events are ordered as in the input", v.count, v.first)
+}
+
+// timesNote is note for a history put in time order.
+func (v *inversions) timesNote() string {
+	return fmt.Sprintf("the times of %d event(s) contradict their order in the input, first %s; the events are ordered by their times", v.count, v.first)
 }
 
 func removeString(ss []string, s string) []string {
