@@ -30,6 +30,12 @@ func TestOrder(t *testing.T) {
 			[]string{"\tlinearizable\tfalse"}, "the events are ordered as in the input"},
 		{"stale-read-file-order.json", []string{"-m", "register", "--init", "0", "--order", "times"}, ExitOK,
 			[]string{"\tlinearizable\ttrue"}, "the events are ordered by their times"},
+		// Both processes end a put and start a get at 5: each key is
+		// linearizable alone, but no order keeps both processes' order
+		// and the overlaps of their operations; sequential consistency
+		// refutes it.
+		{"tangled-keys.json", []string{"-c", "linearizable,sequential"}, ExitInvalid,
+			[]string{"\tlinearizable\tunknown", "\tsequential\tfalse"}, ""},
 	} {
 		t.Run(tc.name+" "+strings.Join(tc.args, " "), func(t *testing.T) {
 			path := filepath.Join(dir, tc.name)

@@ -88,7 +88,10 @@ type problem struct {
 // dropped, and writes of unknown outcome may take effect at any time after
 // their call, or never. When ctx is done first the verdict is Unknown and
 // Reason says how far the programme got. The error is non-nil for input the
-// register rejects (an unknown operation, a write without a value).
+// register rejects (an unknown operation, a write without a value). Tied
+// times overlap: a caller whose history has a process's operations touching
+// (history.RealTime.Touching) must order them otherwise, as the
+// linearizability checker does by leaving such histories to its search.
 func Check(ctx context.Context, h *history.History, opts Options) (checker.Result, error) {
 	start := time.Now()
 	res := checker.Result{Criterion: checker.Linearizable, Method: Method}

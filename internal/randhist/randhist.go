@@ -47,6 +47,12 @@ type Config struct {
 	FailRate float64
 	// Corrupt is the chance one completed operation is altered afterwards.
 	Corrupt float64
+	// Ties, above 1, coarsens the clock of the register, cas-register, kv
+	// and mutex histories: every time is divided by it, so that calls and
+	// returns tie within and across processes and a process's operations
+	// touch (one returns at the instant its next is called). The points
+	// of effect keep their order, so the execution is still a witness.
+	Ties int
 }
 
 // Default returns a configuration for the model that gives roughly half
@@ -247,10 +253,24 @@ func (g *gen) run(step func(*state, *history.Op)) *history.History {
 	r, cfg := g.r, g.cfg
 	st := &state{regs: make(map[history.Value]history.Value), seen: []history.Value{cfg.Init}}
 	ops := g.timeline(func(op *history.Op, _ int64) { step(st, op) })
+	if cfg.Ties > 1 {
+		coarsen(ops, int64(cfg.Ties))
+	}
 	if r.Float64() < cfg.Corrupt {
 		g.corrupt(st, ops)
 	}
 	return g.assemble(ops)
+}
+
+// coarsen divides every time by grain: floor keeps each process's
+// operations in order and every interval around its point of effect.
+func coarsen(ops []history.Op, grain int64) {
+	for i := range ops {
+		ops[i].Call /= grain
+		if ops[i].Return != history.Infinity {
+			ops[i].Return /= grain
+		}
+	}
 }
 
 // corrupt alters one completed operation, preferring those whose outcome
@@ -319,6 +339,7 @@ func (g *gen) assemble(ops []history.Op) *history.History {
 	logical := make(map[int]int)
 	for i := range ops {
 		ops[i].Index = int64(i)
+		ops[i].Times = history.Span{Call: ops[i].Call, Return: ops[i].Return}
 		p, ok := logical[ops[i].Process]
 		if !ok {
 			p = len(logical)
@@ -326,5 +347,5 @@ func (g *gen) assemble(ops []history.Op) *history.History {
 		}
 		ops[i].Process = p
 	}
-	return &history.History{Ops: ops, Processes: len(logical), Clients: len(logical)}
+	return &history.History{Ops: ops, Processes: len(logical), Clients: len(logical), Timed: true}
 }
