@@ -143,6 +143,8 @@ func TestPairRules(t *testing.T) {
 				{1, "b", "write", i1, 50, 60, history.OK, 0, 1},
 			},
 			processes: 2, clients: 2,
+			warnings: []string{"the times of 2 event(s) contradict their order in the input, first line 2 (time 10) after line 1 (time 50); " +
+				"the events are ordered by their times"},
 		},
 		{
 			name: "equal calls keep input order",
