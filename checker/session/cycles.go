@@ -262,9 +262,6 @@ func (r *run) segment(g *graph, c *csr, cyc []int32, i, j int, ops *[]int32) str
 		if k.kind != knowOwn {
 			*ops = append(*ops, k.a)
 		}
-		if k.kind == knowMW || k.kind == knowWFR {
-			*ops = append(*ops, k.b)
-		}
 	}
 	if eLast >= 0 && g.why[eLast] >= 0 {
 		rd := g.reasons[g.why[eLast]].read
