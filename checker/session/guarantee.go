@@ -143,7 +143,7 @@ func (r *run) guarantee() error {
 			r.walk(int32(s), sg)
 		}
 	}
-	r.cycles(g, "")
+	r.cycles(g)
 	return nil
 }
 
