@@ -63,7 +63,7 @@ func TestWeakCriteriaAgreeWithBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 2026))
 	type tally struct{ yes, no int }
 	counts := map[string]*tally{}
-	crashed := 0
+	seen := map[string]int{}
 	for _, c := range weakref.Criteria {
 		counts[c] = &tally{}
 	}
@@ -74,10 +74,9 @@ func TestWeakCriteriaAgreeWithBruteForce(t *testing.T) {
 	for i := 0; i < n; i++ {
 		h, init := randhist.ReadWrite(rng, randhist.WeakConfig{CrashRate: 0.15, FailRate: 0.1})
 		ref := map[string]bool{}
-		for _, o := range h.Ops {
-			if o.Status == history.Info && o.F == "write" {
-				crashed++
-				break
+		for k, ok := range shapes(h) {
+			if ok {
+				seen[k]++
 			}
 		}
 		for _, c := range weakref.Criteria {
@@ -105,14 +104,54 @@ func TestWeakCriteriaAgreeWithBruteForce(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d histories, %d with a write of unknown outcome", n, crashed)
+	t.Logf("%d histories", n)
+	for _, k := range shapeNames {
+		t.Logf("%-40s %5d histories", k, seen[k])
+		if seen[k] < n/20 {
+			t.Errorf("only %d histories have %s", seen[k], k)
+		}
+	}
 	for _, c := range weakref.Criteria {
 		t.Logf("%-20s %5d true %5d false", c, counts[c].yes, counts[c].no)
 		if counts[c].yes < n/20 || counts[c].no < n/20 {
 			t.Errorf("%s: the random histories are unbalanced (%d true, %d false)", c, counts[c].yes, counts[c].no)
 		}
 	}
-	if crashed < n/10 {
-		t.Errorf("only %d histories have a write of unknown outcome", crashed)
+}
+
+var shapeNames = []string{"a write of unknown outcome", "a read write of unknown outcome", "a failed write",
+	"a failed or unknown read", "a nil read", "several keys", "a tie across processes", "a tie inside a process"}
+
+// shapes says which of the input shapes the generator must cover h has.
+func shapes(h *history.History) map[string]bool {
+	out := map[string]bool{}
+	read := map[history.Value]bool{}
+	keys := map[history.Value]bool{}
+	last := map[int]int64{}
+	calls := map[int64]int{}
+	for i, o := range h.Ops {
+		if o.F == "read" && o.Status == history.OK {
+			read[o.Value] = true
+			out["a nil read"] = out["a nil read"] || o.Value.IsNil()
+		}
+		out["a failed or unknown read"] = out["a failed or unknown read"] || (o.F == "read" && o.Status != history.OK)
+		out["a failed write"] = out["a failed write"] || (o.F == "write" && o.Status == history.Fail)
+		keys[o.Key] = true
+		if r, ok := last[o.Process]; ok && r == o.Call {
+			out["a tie inside a process"] = true
+		}
+		last[o.Process] = o.Return
+		if j, ok := calls[o.Call]; ok && h.Ops[j].Process != o.Process {
+			out["a tie across processes"] = true
+		}
+		calls[o.Call] = i
 	}
+	for _, o := range h.Ops {
+		if o.F == "write" && o.Status == history.Info {
+			out["a write of unknown outcome"] = true
+			out["a read write of unknown outcome"] = out["a read write of unknown outcome"] || read[o.Value]
+		}
+	}
+	out["several keys"] = len(keys) > 1
+	return out
 }
