@@ -1,7 +1,8 @@
 // Package session decides the session guarantees of Terry et al. —
 // read-your-writes, monotonic-reads, monotonic-writes, writes-follow-reads —
-// and PRAM for read/write histories (register and key-value), one session
-// (process) at a time.
+// and PRAM for read/write histories (register and key-value): the
+// guarantees over one write order shared by every session, PRAM one process
+// view at a time.
 //
 // # Definitions
 //
