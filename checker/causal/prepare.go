@@ -254,6 +254,14 @@ func Prepare(h *history.History, init history.Value, id Identity) (*Prepared, er
 		keep = append(keep, raws[i])
 	}
 	raws = keep
+	// Map identities to positions in the kept operations only: indices
+	// taken before the drop would point at other operations.
+	writer = make(map[ident]int, len(writer))
+	for i := range raws {
+		if raws[i].write {
+			writer[idOf(&raws[i])] = i
+		}
+	}
 	// Group by process, in call order (h.Ops is sorted by Call already).
 	procIdx := map[int]int32{}
 	for i := range raws {
