@@ -178,7 +178,7 @@ func (b *htmlBuilder) addSource() {
 		l, ok := laneOf[o.Process]
 		if !ok {
 			perClient[o.Client]++
-			name := o.Client
+			name := history.Quote(o.Client)
 			if n := perClient[o.Client]; n > 1 {
 				name += "#" + strconv.Itoa(n)
 			}

@@ -63,7 +63,7 @@ func Timeline(h *history.History, ops []int) string {
 		l := byProc[o.Process]
 		if l == nil {
 			perClient[o.Client]++
-			name := o.Client
+			name := history.Quote(o.Client)
 			if n := perClient[o.Client]; n > 1 {
 				name += "#" + strconv.Itoa(n)
 			}
@@ -145,8 +145,8 @@ func fits(cells []byte, start, n int) bool {
 // to the right edge when it never returned.
 func drawBar(o *history.Op, col func(int64) int) []byte {
 	label := o.Label()
-	if i := strings.IndexByte(label, ':'); i >= 0 && label[:i] == o.Client {
-		label = label[i+1:]
+	if rest, ok := strings.CutPrefix(label, history.Quote(o.Client)+":"); ok {
+		label = rest
 	}
 	start := col(o.Call)
 	open := o.Return == history.Infinity
