@@ -381,3 +381,34 @@ func TestWarningsOnStderr(t *testing.T) {
 		t.Errorf("--summary: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 }
+
+// TestNamesKeepTheirCase: a sentence that starts with a value or a label
+// starts with the input's own text. Capitalising it named another process
+// ("Carl" for carl) or value ("Abc" for abc), and split a name that starts
+// with a multi-byte character ("élan") into invalid UTF-8.
+func TestNamesKeepTheirCase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "case.json")
+	data := `[{"process":"élan","f":"write","value":"abc","call":0,"return":10},
+		{"process":"bob","f":"read","value":"zzz","call":2,"return":4},
+		{"process":"carl","f":"write","value":"def","call":12,"return":14},
+		{"process":"élan","f":"read","value":"abc","call":16,"return":18}]`
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, nil, "check", "-m", "register", "--init", "zzz", "-v", "-c", "linearizable,sequential", path)
+	if code != ExitInvalid {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	terminalSafe(t, "text", out, true)
+	for _, bad := range []string{"Abc", "Carl", "Élan", `\x`, "\ufffd"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("output holds %q, not the input's own text:\n%s", bad, out)
+		}
+	}
+	for _, want := range []string{"\n      abc, written only by élan:w(abc), must be", "- élan:w(abc) finished at 10 before carl:w(def) began at 12.",
+		"- carl:w(def) finished at 14 before élan:r(abc) began at 16."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

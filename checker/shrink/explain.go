@@ -294,7 +294,9 @@ func (e *explainer) facts() []string {
 				}
 			}
 			if !implied {
-				out = append(out, upper(e.orderPhrase(a, b))+".")
+				// The phrase starts with a label, the input's own
+				// text: it is not capitalised.
+				out = append(out, e.orderPhrase(a, b)+".")
 			}
 		}
 	}
@@ -342,11 +344,4 @@ func (e *explainer) facts() []string {
 			e.label(p), span(o)))
 	}
 	return out
-}
-
-func upper(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
