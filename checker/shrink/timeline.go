@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/histcheck/histcheck/history"
 )
@@ -75,7 +76,7 @@ func Timeline(h *history.History, ops []int) string {
 	}
 	nameW := 0
 	for _, l := range lanes {
-		nameW = max(nameW, len(l.name))
+		nameW = max(nameW, utf8.RuneCountInString(l.name)) // columns, not bytes: élan
 	}
 
 	type row struct {
@@ -120,7 +121,7 @@ func Timeline(h *history.History, ops []int) string {
 	var sb strings.Builder
 	for _, r := range rows {
 		sb.WriteString(r.name)
-		sb.WriteString(strings.Repeat(" ", nameW-len(r.name)+1))
+		sb.WriteString(strings.Repeat(" ", nameW-utf8.RuneCountInString(r.name)+1))
 		sb.Write(r.cells)
 		sb.WriteString(strings.Repeat(" ", cellW-len(r.cells)+2))
 		sb.WriteString(strings.Join(r.times, " "))
