@@ -274,7 +274,7 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 	}
 	if o.html != "" {
 		if err := writeHTML(o.html, rep); err != nil {
-			fmt.Fprintf(e.stderr, "histcheck: %v\n", err)
+			fmt.Fprintf(e.stderr, "histcheck: %s\n", history.Escape(err.Error()))
 			code = worse(code, ExitError)
 		}
 	}
@@ -308,9 +308,16 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 			return nil, ExitError
 		}
 	}
+	// Warnings are about what the verdicts rest on (a client that went on
+	// after an operation of unknown outcome counts as a new process), so
+	// they are shown whatever the output form: once per file, on stderr,
+	// besides the JSON report and --summary.
+	for _, w := range h.Warnings {
+		e.fileNote(file, "warning: %s", w)
+	}
 	spec, how, err := chooseSpec(e.models, o.spec, h)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
+		e.fileNote(file, "%v", err)
 		return nil, ExitError
 	}
 	objs, err := spec.objects(e.models, h)
@@ -319,15 +326,15 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 		return nil, ExitError
 	}
 	if how == detected {
-		fmt.Fprintf(e.stderr, "%s: model %s (%s)\n", file, spec, how)
+		e.fileNote(file, "model %s (%s)", spec, how)
 	}
 	mopts, nilRead, err := modelOptions(o, h, initFlag)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
+		e.fileNote(file, "%v", err)
 		return nil, ExitError
 	}
 	if mopts.TTL, err = historyTTL(o.ttlSet, h, in.events); err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
+		e.fileNote(file, "%v", err)
 		return nil, ExitError
 	}
 	hr := report.NewHistory(file, spec.String(), h)
@@ -338,7 +345,7 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 	}
 	for _, obj := range objs {
 		if err := supported(obj.model, criteria); err != nil {
-			fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
+			e.fileNote(file, "%v", err)
 			return &hr, ExitError
 		}
 	}
@@ -364,13 +371,13 @@ criteria:
 					notLocal = append(notLocal, c)
 					continue
 				}
-				fmt.Fprintf(e.stderr, "%s: %s\n", file, notLocalMsg(c))
+				e.fileNote(file, "%s", notLocalMsg(c))
 				return &hr, ExitError
 			}
 			targets = []object{{model: objs[0].model, h: h}}
 		}
 		for _, obj := range targets {
-			stop := e.progress.start(fmt.Sprintf("checking %s (%s)", file, c))
+			stop := e.progress.start(fmt.Sprintf("checking %s (%s)", history.Quote(file), c))
 			res, err := runOne(ctx, obj.model, obj.h, c, mopts, sopts, o.timeout)
 			stop()
 			if err != nil && all && errors.Is(err, suite.ErrReadWriteOnly) {
@@ -387,11 +394,11 @@ criteria:
 			}
 			r := report.NewResult(h, obj.lift(res))
 			if !o.noCore && res.Valid == checker.False && hasCore(c) && len(r.Violations) > 0 {
-				stop := e.progress.start(fmt.Sprintf("finding the core of %s (%s)", file, c))
+				stop := e.progress.start(fmt.Sprintf("finding the core of %s (%s)", history.Quote(file), c))
 				core, err := findCore(ctx, &obj, h, c, mopts, sopts, coreBudget(o.timeout, res.Elapsed, o.coreTime))
 				stop()
 				if err != nil {
-					fmt.Fprintf(e.stderr, "%s: %s: no core: %v\n", file, c, err)
+					e.fileNote(file, "%s: no core: %v", c, err)
 				}
 				r.Violations[0].Core = core
 			}
@@ -418,10 +425,10 @@ criteria:
 		}
 	}
 	if len(skipped) > 0 {
-		fmt.Fprintf(e.stderr, "%s: not checked: %s (%v)\n", file, strings.Join(skipped, ", "), skipErr)
+		e.fileNote(file, "not checked: %s (%v)", strings.Join(skipped, ", "), skipErr)
 	}
 	if len(notLocal) > 0 {
-		fmt.Fprintf(e.stderr, "%s: not checked: %s\n", file, notLocalMsg(notLocal...))
+		e.fileNote(file, "not checked: %s", notLocalMsg(notLocal...))
 	}
 	if all {
 		hr.Ladder = buildLadder(results)
@@ -539,21 +546,31 @@ func printInputError(e *env, file string, err error) {
 				ie.File = stdinName
 			}
 		}
-		fmt.Fprintln(e.stderr, ie.Error())
+		fmt.Fprintln(e.stderr, ie.Error()) // escapes the input it quotes
 		return
 	}
-	fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
+	e.fileNote(file, "%v", err)
+}
+
+// fileNote prints one line about file on stderr, "FILE: message". Messages
+// quote the input (names, values, fragments of the file), so the file name
+// and message are escaped (history.Quote, history.Escape) like every text
+// from the input: whatever the input holds, the note is one line and sends
+// no control sequence to the terminal.
+func (e *env) fileNote(file, format string, args ...any) {
+	fmt.Fprintf(e.stderr, "%s: %s\n", history.Quote(file), history.Escape(fmt.Sprintf(format, args...)))
 }
 
 func printCheckError(e *env, file string, err error) {
 	var we *suite.WitnessError
 	if errors.As(err, &we) {
-		fmt.Fprintf(e.stderr, "%s: internal error: %v\nthis is a bug in histcheck; please report it with the input file\n", file, err)
+		e.fileNote(file, "internal error: %v", err)
+		fmt.Fprintln(e.stderr, "this is a bug in histcheck; please report it with the input file")
 		return
 	}
 	var ue *suite.UnsupportedError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
+		e.fileNote(file, "%v", err)
 		return
 	}
 	printInputError(e, file, err)

@@ -174,18 +174,22 @@ type InputError struct {
 	Msg  string
 }
 
+// Error renders the error on one line, with the file name and any input
+// text in the message escaped (see Quote and Escape): the message quotes
+// the input, which must not reach a terminal as it is.
 func (e *InputError) Error() string {
-	file := e.File
-	if file == "" {
-		file = "<input>"
+	file := "<input>"
+	if e.File != "" {
+		file = Quote(e.File)
 	}
+	msg := Escape(e.Msg)
 	switch {
 	case e.Line > 0:
-		return fmt.Sprintf("%s:%d: %s", file, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d: %s", file, e.Line, msg)
 	case e.Op > 0:
-		return fmt.Sprintf("%s: operation %d: %s", file, e.Op, e.Msg)
+		return fmt.Sprintf("%s: operation %d: %s", file, e.Op, msg)
 	}
-	return fmt.Sprintf("%s: %s", file, e.Msg)
+	return fmt.Sprintf("%s: %s", file, msg)
 }
 
 // Errorf returns an InputError at a line.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"unicode"
 )
 
 // IsNemesis reports whether a process name is Jepsen's fault injector, whose
@@ -31,26 +30,12 @@ func lineRef(line, pos int, unit string) string {
 	return unit + " " + strconv.Itoa(pos+1)
 }
 
-// display shows a name from the input in a one-line message: as it is,
-// or quoted when it is empty or holds characters that do not print.
-func display(s string) string {
-	for _, r := range s {
-		if !unicode.IsGraphic(r) {
-			return strconv.Quote(s)
-		}
-	}
-	if s == "" {
-		return `""`
-	}
-	return s
-}
-
 // article returns "a" or "an" for an operation name in messages.
 func article(f string) string {
 	if f != "" && (f[0] == 'a' || f[0] == 'e' || f[0] == 'i' || f[0] == 'o' || f[0] == 'u') {
-		return "an " + display(f)
+		return "an " + Quote(f)
 	}
-	return "a " + display(f)
+	return "a " + Quote(f)
 }
 
 // restarts collects, per client, the invocations that followed an operation
@@ -88,7 +73,7 @@ func (r *restarts) warnings() []string {
 			break
 		}
 		w := fmt.Sprintf("process %s invoked again after an operation with unknown outcome (%s); treating it as a new logical process",
-			display(c), lineRef(r.first[c], r.pos[c], r.unit))
+			Quote(c), lineRef(r.first[c], r.pos[c], r.unit))
 		if n := r.count[c]; n > 1 {
 			w += fmt.Sprintf(" (%d times in all)", n)
 		}
@@ -228,10 +213,10 @@ func (p *Pairer) add(e *Event, pos int) error {
 		case c.open >= 0:
 			o := p.ops.at(c.open)
 			return where(e.Line, pos, "process %s invokes %s but its %s from %s has not completed; a process runs one operation at a time",
-				display(e.Process), article(e.F), display(o.F), lineRef(o.Line, p.opened[c.open], "event"))
+				Quote(e.Process), article(e.F), Quote(o.F), lineRef(o.Line, p.opened[c.open], "event"))
 		case p.timed && e.Time < c.lastTime:
 			p.badOrder(where(e.Line, pos, "time %d is before the time %d of process %s's previous event (%s); each process's events must be in time order",
-				e.Time, c.lastTime, display(e.Process), lineRef(c.lastLine, c.lastPos, "event")))
+				e.Time, c.lastTime, Quote(e.Process), lineRef(c.lastLine, c.lastPos, "event")))
 		case c.unknown:
 			p.rs.add(e.Process, e.Line, pos)
 			c.proc = h.Processes
@@ -256,12 +241,12 @@ func (p *Pairer) add(e *Event, pos int) error {
 		return where(e.Line, pos, "event has unknown type %s", e.Type)
 	}
 	if c == nil || c.open < 0 {
-		return where(e.Line, pos, "process %s completes %s but has no open invocation", display(e.Process), article(e.F))
+		return where(e.Line, pos, "process %s completes %s but has no open invocation", Quote(e.Process), article(e.F))
 	}
 	o := p.ops.at(c.open)
 	if e.F != o.F {
 		return where(e.Line, pos, "process %s completes %s but its open invocation (%s) is %s",
-			display(e.Process), article(e.F), lineRef(o.Line, p.opened[c.open], "event"), article(o.F))
+			Quote(e.Process), article(e.F), lineRef(o.Line, p.opened[c.open], "event"), article(o.F))
 	}
 	if p.timed && e.Time < o.Times.Call {
 		p.badOrder(where(e.Line, pos, "completion time %d is before its invocation's time %d (%s)",
@@ -456,7 +441,7 @@ func FromOps(in []Op) (*History, error) {
 				a, b = "operations "+strconv.Itoa(pos[c.last]+1), strconv.Itoa(pos[i]+1)
 			}
 			line := max(p.Line, o.Line)
-			return nil, where(line, pos[i], "process %s has two operations open at once: %s and %s", display(o.Client), a, b)
+			return nil, where(line, pos[i], "process %s has two operations open at once: %s and %s", Quote(o.Client), a, b)
 		}
 		o.Process = c.proc
 		c.last = i

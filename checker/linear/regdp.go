@@ -114,6 +114,9 @@ func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteReg
 	if opts.Init.IsNone() {
 		opts.Init = fresh("\x00initial value")
 	}
+	// The values above are the sweep's own: its explanations name the
+	// operations as the user wrote them (a read of nil as r(nil)).
+	opts.Shown = func(pos int) *history.Op { return &h.Ops[c.Pos[pos]] }
 	return sub, opts, true
 }
 
