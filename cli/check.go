@@ -388,6 +388,15 @@ criteria:
 				skipped, skipErr = append(skipped, c), err
 				continue criteria
 			}
+			var internal *suite.InternalError
+			if errors.As(err, &internal) {
+				// A bug: say so, report the verdict as unknown, and go on
+				// with the other criteria and files.
+				e.fileNote(file, "%v", err)
+				fmt.Fprintln(e.stderr, "this is a bug in histcheck; please report it with the input file")
+				res.Reason = fmt.Sprintf("internal error checking %s of %s: %s", c, history.Quote(file), internal.Panic)
+				code, err = ExitError, nil
+			}
 			if err != nil {
 				printCheckError(e, file, err)
 				return &hr, ExitError
@@ -397,6 +406,10 @@ criteria:
 				stop := e.progress.start(fmt.Sprintf("finding the core of %s (%s)", history.Quote(file), c))
 				core, err := findCore(ctx, &obj, h, c, mopts, sopts, coreBudget(o.timeout, res.Elapsed, o.coreTime))
 				stop()
+				if errors.As(err, new(*suite.InternalError)) {
+					fmt.Fprintln(e.stderr, "this is a bug in histcheck; please report it with the input file")
+					code = ExitError
+				}
 				if err != nil {
 					e.fileNote(file, "%s: no core: %v", c, err)
 				}

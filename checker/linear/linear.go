@@ -231,16 +231,19 @@ func compileParts[S comparable](m model.Model[S], h *history.History, keys []his
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var ws checker.Workers
 	for w := 0; w < min(workers, len(groups)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer ws.Recover()
 			for i := int(next.Add(1) - 1); i < len(groups); i = int(next.Add(1) - 1) {
 				one(i)
 			}
 		}()
 	}
 	wg.Wait()
+	ws.Repanic()
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -320,13 +323,16 @@ func run[S comparable](ctx context.Context, parts []*part[S], workers int, budge
 	searchers := make([]*searcher[S], len(parts))
 	slices := make([]int, len(parts)) // each partition's next turn length
 	var wg sync.WaitGroup
+	var ws checker.Workers
+	defer ws.Repanic()
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer ws.Recover()
 			for {
 				mu.Lock()
-				if len(queue) == 0 || stop.Load() || ctx.Err() != nil {
+				if len(queue) == 0 || stop.Load() || ctx.Err() != nil || ws.Failed() {
 					mu.Unlock()
 					return
 				}
