@@ -371,7 +371,22 @@ func (p *Pairer) History() *History {
 // Processes are numbered in order of first call; Ops end up sorted by Call.
 // Operations of the fault injector ("nemesis") are left out, as Pair
 // leaves out its events.
-func FromOps(in []Op) (*History, error) {
+func FromOps(in []Op) (*History, error) { return fromOps(in, false) }
+
+// Derive validates operations taken from h (a part of it, or altered
+// copies of its operations) as FromOps does, into a history in h's order:
+// Call and Return mean what they mean in h (times, or positions in h's
+// input), and each operation keeps its recorded Times.
+func (h *History) Derive(ops []Op) (*History, error) {
+	out, err := fromOps(ops, true)
+	if err != nil {
+		return nil, err
+	}
+	out.Order, out.Timed = h.Order, h.Timed
+	return out, nil
+}
+
+func fromOps(in []Op, keepTimes bool) (*History, error) {
 	ops := make([]Op, 0, len(in))
 	pos := make([]int, 0, len(in)) // input position, for messages
 	ignored := 0
@@ -449,7 +464,9 @@ func FromOps(in []Op) (*History, error) {
 	sorted := make([]Op, len(ops))
 	for k, i := range order {
 		sorted[k] = ops[i]
-		sorted[k].Times = Span{Call: sorted[k].Call, Return: sorted[k].Return}
+		if !keepTimes {
+			sorted[k].Times = Span{Call: sorted[k].Call, Return: sorted[k].Return}
+		}
 	}
 	h.Ops = sorted
 	h.Timed = true

@@ -314,3 +314,32 @@ func TestEventsRoundTrip(t *testing.T) {
 	}
 	sameHistory(t, h, back)
 }
+
+// TestDerive checks that a part of a history in file order stays in file
+// order and keeps its recorded times, where FromOps would read positions
+// as times.
+func TestDerive(t *testing.T) {
+	h, err := history.Pair(evs(
+		timed(ev("A", history.Invoke, "write", i1), 100),
+		timed(ev("A", history.OK, "write", i1), 200),
+		timed(ev("B", history.Invoke, "read", nilv), 50),
+		timed(ev("B", history.OK, "read", i1), 300)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := h.Derive([]history.Op{h.Ops[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := part.Ops[0]
+	if part.Order != history.FileOrder || !part.Timed || o.Call != 2 || o.Return != 3 || o.Times != (history.Span{Call: 50, Return: 300}) {
+		t.Errorf("derived history: order %v, timed %v, op %+v", part.Order, part.Timed, o)
+	}
+	whole, err := history.FromOps([]history.Op{h.Ops[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Order != history.TimeOrder || whole.Ops[0].Times != (history.Span{Call: 2, Return: 3}) {
+		t.Errorf("FromOps: order %v, op %+v", whole.Order, whole.Ops[0])
+	}
+}
