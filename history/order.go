@@ -86,17 +86,18 @@ func (h *History) OrderByTimes() error {
 	return nil
 }
 
-// note says where the times contradict the file order, in file order.
-func (v *inversions) note() string {
+// note says where the times contradict the file order, and that the
+// file order is used; "" when they agree.
+func (v *inversions) note() string { return v.say("as in the input") }
+
+// timesNote is note for a history put in time order.
+func (v *inversions) timesNote() string { return v.say("by their times") }
+
+func (v *inversions) say(how string) string {
 	if v.count == 0 {
 		return ""
 	}
-	return fmt.Sprintf("the times of %d event(s) contradict their order in the input, first %s; the events are ordered as in the input", v.count, v.first)
-}
-
-// timesNote is note for a history put in time order.
-func (v *inversions) timesNote() string {
-	return fmt.Sprintf("the times of %d event(s) contradict their order in the input, first %s; the events are ordered by their times", v.count, v.first)
+	return fmt.Sprintf("the times of %d event(s) contradict their order in the input, first %s; the events are ordered %s", v.count, v.first, how)
 }
 
 func removeString(ss []string, s string) []string {
