@@ -18,6 +18,12 @@ type Compiled struct {
 	// model's Pruner showed nothing observed; they are not in Ops.
 	Dropped []int
 	Table   *model.Table
+	// Touching reports that some process's operation returns at the
+	// instant its next is called. Operations whose times tie overlap, so
+	// Call and Return then do not keep that process's order (a process
+	// runs one operation after another whatever its clock says): a
+	// search must keep it itself.
+	Touching bool
 }
 
 // Compile prepares the operations at the given positions of h (all of them
@@ -45,6 +51,7 @@ func Compile[S comparable](m model.Model[S], h *history.History, positions []int
 		}
 		mo.Unknown = op.Status == history.Info
 		mo.Call, mo.Return, mo.Proc = op.Call, op.Return, int32(op.Process)
+		mo.Start, mo.End = Clock(h, op)
 		c.Ops = append(c.Ops, mo)
 		c.Pos = append(c.Pos, i)
 		return nil
@@ -62,6 +69,7 @@ func Compile[S comparable](m model.Model[S], h *history.History, positions []int
 			}
 		}
 	}
+	c.Touching = touching(c.Ops)
 	if err := finish(m, h, c.Ops, c.Pos, t); err != nil {
 		return nil, err
 	}
@@ -79,6 +87,33 @@ func Compile[S comparable](m model.Model[S], h *history.History, positions []int
 		c.Ops, c.Pos = c.Ops[:n], c.Pos[:n]
 	}
 	return c, nil
+}
+
+// touching reports whether some process's operation returns at the
+// instant its next is called (ops are in call order, each process's in its
+// order).
+func touching(ops []model.Op) bool {
+	last := map[int32]int64{}
+	for i := range ops {
+		o := &ops[i]
+		if r, ok := last[o.Proc]; ok && r == o.Call {
+			return true
+		}
+		last[o.Proc] = o.Return
+	}
+	return false
+}
+
+// Clock returns an operation's recorded times: Call and Return in time
+// order, else the times its events carried, else its positions.
+func Clock(h *history.History, op *history.Op) (start, end int64) {
+	if h.Order == history.FileOrder && h.Timed {
+		if op.Status == history.Info {
+			return op.Times.Call, history.Infinity
+		}
+		return op.Times.Call, op.Times.Return
+	}
+	return op.Call, op.Return
 }
 
 // finish lets a model that is a model.Finisher complete ops (compiled from

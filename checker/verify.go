@@ -47,20 +47,18 @@ func VerifyWitness[S comparable](m model.Model[S], h *history.History, order []i
 	}
 	// Order constraints: compare every pair in the witness (quadratic, but
 	// this is a checker of checkers; clarity wins).
+	// A process's operations are in its order in h.Ops.
+	rt := h.RealTime()
 	for a := 0; a < len(order); a++ {
 		x := &h.Ops[order[a]]
 		for b := a + 1; b < len(order); b++ {
 			y := &h.Ops[order[b]]
-			switch ord {
-			case RealTime:
-				if y.Return < x.Call {
-					return fmt.Errorf("witness puts %s before %s, but %s returned (at %d) before %s was called (at %d)",
-						x.Label(), y.Label(), y.Label(), y.Return, x.Label(), x.Call)
-				}
-			case ProcessOrder:
-				if x.Process == y.Process && y.Call < x.Call {
-					return fmt.Errorf("witness puts %s before %s, against their process's order", x.Label(), y.Label())
-				}
+			switch {
+			case x.Process == y.Process && order[b] < order[a]:
+				return fmt.Errorf("witness puts %s before %s, against their process's order", x.Label(), y.Label())
+			case ord == RealTime && rt.Spans[order[b]].Return < rt.Spans[order[a]].Call:
+				return fmt.Errorf("witness puts %s before %s, but %s returned (at %d) before %s was called (at %d)",
+					x.Label(), y.Label(), y.Label(), y.Return, x.Label(), x.Call)
 			}
 		}
 	}
@@ -81,7 +79,9 @@ func VerifyWitness[S comparable](m model.Model[S], h *history.History, order []i
 			return OpError(op, i, err)
 		}
 		mo.Unknown = op.Status == history.Info
-		mo.Call, mo.Return, mo.Proc = op.Call, op.Return, int32(op.Process)
+		mo.Call, mo.Return = rt.Spans[i].Call, rt.Spans[i].Return
+		mo.Start, mo.End = Clock(h, op)
+		mo.Proc = int32(op.Process)
 		at[i] = len(all)
 		all = append(all, mo)
 		pos = append(pos, i)

@@ -203,16 +203,12 @@ func (g *vgraph) point() int {
 	return len(g.succ) - 1
 }
 
-// process adds each process's order, operations in order of call (ties
-// kept in the order given, which is the history's).
+// process adds each process's order: ops are in the history's order, in
+// which each process's operations are in the order the process issued
+// them, whatever their times say.
 func (g *vgraph) process(ops []model.Op) {
 	last := make(map[int32]int)
-	idx := make([]int, len(ops))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return ops[idx[a]].Call < ops[idx[b]].Call })
-	for _, i := range idx {
+	for i := range ops {
 		if j, ok := last[ops[i].Proc]; ok {
 			g.add(j, i, WhyProcess)
 		}

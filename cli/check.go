@@ -13,6 +13,7 @@ import (
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/checker/suite"
+	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 	"github.com/histcheck/histcheck/report"
@@ -29,6 +30,7 @@ type checkOptions struct {
 	timeout        time.Duration
 	output         string
 	format         string
+	order          string
 	workers        int
 	verify         bool
 	summary        bool
@@ -88,6 +90,8 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.DurationVar(&o.coreTime, "core-time", 0, "time shrinking a violation to its core may take per history and criterion (default 10s;\nnever more than --timeout leaves); a core not shown 1-minimal in time is reported as such")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "under each core's explanation, print the facts it rests on")
 	f.StringVar(&o.format, "format", "", "input format (default: detected from the file name and contents)")
+	f.StringVar(&o.order, "order", "", "how to order the operations of event histories: events (their order in the file) or times\n"+
+		"(their recorded times) (default: the file's own order setting, else events)")
 	f.IntVarP(&o.workers, "workers", "j", 0, "goroutines a checker may use (0: one per CPU)")
 	f.BoolVar(&o.verify, "verify-witness", false, "re-check every witness independently of the search that found it")
 	f.BoolVar(&o.summary, "summary", false, "print counts per file (operations by status, processes, clients, ignored events, warnings)")
@@ -109,6 +113,9 @@ func (o *checkOptions) validate(e *env) ([]string, error) {
 	case "", "value", "any":
 	default:
 		return nil, usagef("unknown --nil-read %q (accepted: value, any)", o.nilRead)
+	}
+	if _, ok := history.ParseOrdering(o.order); o.order != "" && !ok {
+		return nil, usagef("unknown --order %q (accepted: events, times)", o.order)
 	}
 	if o.format != "" && !contains(formatNames(), o.format) {
 		return nil, usagef("unknown input format %q (accepted: %s)", o.format, strings.Join(formatNames(), ", "))
@@ -267,7 +274,7 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 	}
 	if o.html != "" {
 		if err := writeHTML(o.html, rep); err != nil {
-			fmt.Fprintf(e.stderr, "histcheck: %v\n", err)
+			fmt.Fprintf(e.stderr, "histcheck: %s\n", history.Escape(err.Error()))
 			code = worse(code, ExitError)
 		}
 	}
@@ -289,7 +296,7 @@ func interrupted(ctx context.Context) bool {
 // checkFile reads and checks one file. Problems are printed on stderr; the
 // returned report is nil when the file could not be read.
 func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criteria []string, initFlag history.Value) (*report.History, ExitCode) {
-	in, err := readHistory(e, file, o.format)
+	in, err := readHistory(e, file, format.Options{Format: o.format, Order: o.order})
 	if err != nil {
 		printInputError(e, file, err)
 		return nil, ExitError
@@ -301,9 +308,16 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 			return nil, ExitError
 		}
 	}
+	// Warnings are about what the verdicts rest on (a client that went on
+	// after an operation of unknown outcome counts as a new process), so
+	// they are shown whatever the output form: once per file, on stderr,
+	// besides the JSON report and --summary.
+	for _, w := range h.Warnings {
+		e.fileNote(file, "warning: %s", w)
+	}
 	spec, how, err := chooseSpec(e.models, o.spec, h)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
+		e.fileNote(file, "%v", err)
 		return nil, ExitError
 	}
 	objs, err := spec.objects(e.models, h)
@@ -312,15 +326,15 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 		return nil, ExitError
 	}
 	if how == detected {
-		fmt.Fprintf(e.stderr, "%s: model %s (%s)\n", file, spec, how)
+		e.fileNote(file, "model %s (%s)", spec, how)
 	}
 	mopts, nilRead, err := modelOptions(o, h, initFlag)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
+		e.fileNote(file, "%v", err)
 		return nil, ExitError
 	}
 	if mopts.TTL, err = historyTTL(o.ttlSet, h, in.events); err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
+		e.fileNote(file, "%v", err)
 		return nil, ExitError
 	}
 	hr := report.NewHistory(file, spec.String(), h)
@@ -331,7 +345,7 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 	}
 	for _, obj := range objs {
 		if err := supported(obj.model, criteria); err != nil {
-			fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
+			e.fileNote(file, "%v", err)
 			return &hr, ExitError
 		}
 	}
@@ -357,13 +371,13 @@ criteria:
 					notLocal = append(notLocal, c)
 					continue
 				}
-				fmt.Fprintf(e.stderr, "%s: %s\n", file, notLocalMsg(c))
+				e.fileNote(file, "%s", notLocalMsg(c))
 				return &hr, ExitError
 			}
 			targets = []object{{model: objs[0].model, h: h}}
 		}
 		for _, obj := range targets {
-			stop := e.progress.start(fmt.Sprintf("checking %s (%s)", file, c))
+			stop := e.progress.start(fmt.Sprintf("checking %s (%s)", history.Quote(file), c))
 			res, err := runOne(ctx, obj.model, obj.h, c, mopts, sopts, o.timeout)
 			stop()
 			if err != nil && all && errors.Is(err, suite.ErrReadWriteOnly) {
@@ -374,17 +388,30 @@ criteria:
 				skipped, skipErr = append(skipped, c), err
 				continue criteria
 			}
+			var internal *suite.InternalError
+			if errors.As(err, &internal) {
+				// A bug: say so, report the verdict as unknown, and go on
+				// with the other criteria and files.
+				e.fileNote(file, "%v", err)
+				fmt.Fprintln(e.stderr, "this is a bug in histcheck; please report it with the input file")
+				res.Reason = fmt.Sprintf("internal error checking %s of %s: %s", c, history.Quote(file), internal.Panic)
+				code, err = ExitError, nil
+			}
 			if err != nil {
 				printCheckError(e, file, err)
 				return &hr, ExitError
 			}
 			r := report.NewResult(h, obj.lift(res))
 			if !o.noCore && res.Valid == checker.False && hasCore(c) && len(r.Violations) > 0 {
-				stop := e.progress.start(fmt.Sprintf("finding the core of %s (%s)", file, c))
+				stop := e.progress.start(fmt.Sprintf("finding the core of %s (%s)", history.Quote(file), c))
 				core, err := findCore(ctx, &obj, h, c, mopts, sopts, coreBudget(o.timeout, res.Elapsed, o.coreTime))
 				stop()
+				if errors.As(err, new(*suite.InternalError)) {
+					fmt.Fprintln(e.stderr, "this is a bug in histcheck; please report it with the input file")
+					code = ExitError
+				}
 				if err != nil {
-					fmt.Fprintf(e.stderr, "%s: %s: no core: %v\n", file, c, err)
+					e.fileNote(file, "%s: no core: %v", c, err)
 				}
 				r.Violations[0].Core = core
 			}
@@ -411,10 +438,10 @@ criteria:
 		}
 	}
 	if len(skipped) > 0 {
-		fmt.Fprintf(e.stderr, "%s: not checked: %s (%v)\n", file, strings.Join(skipped, ", "), skipErr)
+		e.fileNote(file, "not checked: %s (%v)", strings.Join(skipped, ", "), skipErr)
 	}
 	if len(notLocal) > 0 {
-		fmt.Fprintf(e.stderr, "%s: not checked: %s\n", file, notLocalMsg(notLocal...))
+		e.fileNote(file, "not checked: %s", notLocalMsg(notLocal...))
 	}
 	if all {
 		hr.Ladder = buildLadder(results)
@@ -532,21 +559,31 @@ func printInputError(e *env, file string, err error) {
 				ie.File = stdinName
 			}
 		}
-		fmt.Fprintln(e.stderr, ie.Error())
+		fmt.Fprintln(e.stderr, ie.Error()) // escapes the input it quotes
 		return
 	}
-	fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
+	e.fileNote(file, "%v", err)
+}
+
+// fileNote prints one line about file on stderr, "FILE: message". Messages
+// quote the input (names, values, fragments of the file), so the file name
+// and message are escaped (history.Quote, history.Escape) like every text
+// from the input: whatever the input holds, the note is one line and sends
+// no control sequence to the terminal.
+func (e *env) fileNote(file, format string, args ...any) {
+	fmt.Fprintf(e.stderr, "%s: %s\n", history.Quote(file), history.Escape(fmt.Sprintf(format, args...)))
 }
 
 func printCheckError(e *env, file string, err error) {
 	var we *suite.WitnessError
 	if errors.As(err, &we) {
-		fmt.Fprintf(e.stderr, "%s: internal error: %v\nthis is a bug in histcheck; please report it with the input file\n", file, err)
+		e.fileNote(file, "internal error: %v", err)
+		fmt.Fprintln(e.stderr, "this is a bug in histcheck; please report it with the input file")
 		return
 	}
 	var ue *suite.UnsupportedError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(e.stderr, "%s: %v\n", file, err)
+		e.fileNote(file, "%v", err)
 		return
 	}
 	printInputError(e, file, err)

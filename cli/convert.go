@@ -56,7 +56,7 @@ func runConvert(e *env, o *convertOptions, file string) error {
 	if o.format != "" && !contains(formatNames(), o.format) {
 		return usagef("unknown input format %q (accepted: %s)", o.format, strings.Join(formatNames(), ", "))
 	}
-	in, err := readHistory(e, file, o.format)
+	in, err := readHistory(e, file, format.Options{Format: o.format})
 	if err != nil {
 		printInputError(e, file, err)
 		return &exitError{code: ExitError}

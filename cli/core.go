@@ -43,7 +43,12 @@ func coreBudget(timeout, elapsed, own time.Duration) time.Duration {
 // minimal core, and describes it in terms of the whole history h. It
 // returns nil without error when no core could be found in the time given.
 func findCore(ctx context.Context, obj *object, h *history.History, criterion string, mopts model.Options,
-	sopts suite.Options, budget time.Duration) (*report.Core, error) {
+	sopts suite.Options, budget time.Duration) (core *report.Core, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			core, err = nil, &suite.InternalError{Criterion: criterion, Panic: checker.AsPanic(r)}
+		}
+	}()
 	if budget <= 0 {
 		return nil, nil
 	}
@@ -53,7 +58,7 @@ func findCore(ctx context.Context, obj *object, h *history.History, criterion st
 	check := func(ctx context.Context, hh *history.History) (checker.Result, error) {
 		return suite.Run(ctx, obj.model, hh, criterion, mopts, sopts)
 	}
-	core, err := shrink.Minimize(ctx, obj.h, check, obj.model.Info.Keyed)
+	c, err := shrink.Minimize(ctx, obj.h, check, obj.model.Info.Keyed)
 	if errors.Is(err, shrink.ErrNotViolating) {
 		// The first check of the search ran out of time.
 		return nil, nil
@@ -62,9 +67,9 @@ func findCore(ctx context.Context, obj *object, h *history.History, criterion st
 		return nil, err
 	}
 	if obj.pos != nil {
-		core = liftCore(core, obj.pos)
+		c = liftCore(c, obj.pos)
 	}
-	return report.NewCore(h, core), nil
+	return report.NewCore(h, c), nil
 }
 
 // liftCore renames a core's positions in an object's history by their

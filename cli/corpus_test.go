@@ -53,8 +53,13 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 
-	// Files the tables do not list must still parse.
+	// Files the tables do not list must still parse, except in jepsen/:
+	// transactions and the inputs of Jepsen's own checkers, which
+	// histcheck does not read yet.
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == "jepsen" {
+			return filepath.SkipDir
+		}
 		if err != nil || d.IsDir() || listed[filepath.Clean(path)] {
 			return err
 		}

@@ -39,7 +39,7 @@ func (h *headRecorder) Read(p []byte) (int, error) {
 }
 
 // readHistory reads a history file, or standard input for "-".
-func readHistory(e *env, file, forced string) (*input, error) {
+func readHistory(e *env, file string, opts format.Options) (*input, error) {
 	name := file
 	var r io.Reader = e.stdin
 	if file == "-" {
@@ -53,11 +53,11 @@ func readHistory(e *env, file, forced string) (*input, error) {
 		r = f
 	}
 	rec := &headRecorder{r: r}
-	h, err := format.Read(name, rec, forced)
+	h, err := format.ReadWith(name, rec, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &input{h: h, events: jepsenEvents(name, forced, rec.head)}, nil
+	return &input{h: h, events: jepsenEvents(name, opts.Format, rec.head)}, nil
 }
 
 func unwrapped(err error) error {

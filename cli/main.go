@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/histcheck/histcheck/checker/suite"
+	"github.com/histcheck/histcheck/history"
 )
 
 // ExitCode is the status histcheck exits with.
@@ -108,7 +109,7 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if errors.As(err, &xe) {
 		return int(xe.code)
 	}
-	fmt.Fprintf(stderr, "histcheck: %v\n", err)
+	fmt.Fprintf(stderr, "histcheck: %s\n", history.Escape(err.Error()))
 	if cmd, _, ferr := root.Find(args); ferr == nil && cmd != nil {
 		fmt.Fprintf(stderr, "run '%s --help' for usage\n", cmd.CommandPath())
 	}

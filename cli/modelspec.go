@@ -261,7 +261,7 @@ func subHistory(h *history.History, positions []int) (*history.History, error) {
 	for i, p := range positions {
 		ops[i] = h.Ops[p]
 	}
-	sub, err := history.FromOps(ops)
+	sub, err := h.Derive(ops)
 	if err != nil {
 		return nil, fmt.Errorf("splitting the history by key: %w", err)
 	}

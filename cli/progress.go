@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/histcheck/histcheck/history"
 )
 
 // progress shows, on a terminal, what a long check is doing: after a
@@ -60,7 +62,7 @@ func (p *progress) start(label string) (stop func()) {
 				return
 			case <-timer.C:
 				secs := int(time.Since(begin).Round(time.Second) / time.Second)
-				fmt.Fprintf(p.w, "\r\033[K%s … %ds", label, secs)
+				fmt.Fprintf(p.w, "\r\033[K%s … %ds", history.Escape(label), secs)
 				shown = true
 				timer.Reset(p.tick)
 			}

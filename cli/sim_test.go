@@ -82,7 +82,8 @@ func TestSimHistoryRoundTrip(t *testing.T) {
 			if code != ExitOK {
 				t.Fatalf("%v: exit %d: %s", args, code, errs)
 			}
-			back, err := format.Read("emitted."+to, strings.NewReader(text), to)
+			// JSON Lines carries no settings, the order among them.
+			back, err := format.ReadWith("emitted."+to, strings.NewReader(text), format.Options{Format: to, Order: "times"})
 			if err != nil {
 				t.Fatalf("%v: reading back: %v", args, err)
 			}
@@ -106,6 +107,7 @@ func TestSimHistoryRoundTrip(t *testing.T) {
 			if out.Options.TTL > 0 {
 				wantMeta["ttl"] = history.IntValue(out.Options.TTL)
 			}
+			wantMeta[format.OrderKey] = history.StringValue("times")
 			for k, v := range wantMeta {
 				if back.Meta[k] != v {
 					t.Errorf("%s %s: meta %s = %v, want %v", s.Name, to, k, back.Meta[k], v)

@@ -81,7 +81,7 @@ func TestDetect(t *testing.T) {
 		for _, c := range []struct{ name, forced string }{
 			{"h1.txt", ""}, {"h1", ""}, {"h1" + ext[enc], ""}, {"h1.dat", forced[enc]},
 		} {
-			h, err := format.Read(c.name, strings.NewReader(text), c.forced)
+			h, err := format.ReadWith(c.name, strings.NewReader(text), format.Options{Format: c.forced, Order: "times"})
 			if err != nil {
 				t.Errorf("%s as %s (format %q): %v", enc, c.name, c.forced, err)
 				continue
@@ -165,11 +165,15 @@ func TestWriteValues(t *testing.T) {
 		if err := format.Write(&buf, h, c.to); err != nil {
 			t.Fatal(err)
 		}
-		back, err := format.Read("out."+c.to, bytes.NewReader(buf.Bytes()), "")
+		back, err := format.ReadWith("out."+c.to, bytes.NewReader(buf.Bytes()), format.Options{Order: "times"})
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", c.to, err, buf.String())
 		}
 		sameOps(t, c.to, h, back)
+		if got := back.Meta[format.OrderKey]; c.meta && got != history.StringValue("times") {
+			t.Errorf("%s: order %v, want times", c.to, got)
+		}
+		delete(back.Meta, format.OrderKey)
 		if c.meta && !reflect.DeepEqual(back.Meta, h.Meta) {
 			t.Errorf("%s: meta %v, want %v", c.to, back.Meta, h.Meta)
 		}
@@ -186,7 +190,7 @@ func TestByteOrderMarkAndDepth(t *testing.T) {
 	for _, c := range []struct{ enc, name string }{
 		{"jsonl", "h1.txt"}, {"jsonl", "h1.jsonl"}, {"json", "h1.json"}, {"notation", "h1.hist"}, {"edn", "h1.txt"},
 	} {
-		h, err := format.Read(c.name, strings.NewReader("\ufeff"+h1Encodings[c.enc]), "")
+		h, err := format.ReadWith(c.name, strings.NewReader("\ufeff"+h1Encodings[c.enc]), format.Options{Order: "times"})
 		if err != nil {
 			t.Fatalf("%s with a byte order mark: %v", c.name, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/histcheck/histcheck/history"
@@ -249,7 +248,7 @@ func (p *ednParser) str(line int) (*ednNode, error) {
 				sb.WriteRune(rune(r))
 				p.pos += 4
 			default:
-				return nil, p.errorf(p.line, "unknown escape %s in string", shown(`\`+string(rune(e))))
+				return nil, p.errorf(p.line, "unknown escape %s in string", history.Quote(`\`+string(rune(e))))
 			}
 		default:
 			sb.WriteByte(c)
@@ -280,17 +279,7 @@ func (p *ednParser) char(line int) (*ednNode, error) {
 			return &ednNode{kind: ednString, text: string(rune(n)), line: line}, nil
 		}
 	}
-	return nil, p.errorf(line, "unknown character literal %s", shown(`\`+name))
-}
-
-// shown is text from the input as an error message shows it: as it is, or
-// quoted when it holds a newline or another character that does not print,
-// so that the message stays on one line and says what is there.
-func shown(text string) string {
-	if strings.ContainsFunc(text, func(r rune) bool { return !unicode.IsPrint(r) }) {
-		return strconv.Quote(text)
-	}
-	return text
+	return nil, p.errorf(line, "unknown character literal %s", history.Quote(`\`+name))
 }
 
 func (p *ednParser) atom(tok string, line int) (*ednNode, error) {

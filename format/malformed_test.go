@@ -35,7 +35,7 @@ func TestMalformed(t *testing.T) {
 			"process 1 invokes a write but its read from line 1 has not completed"},
 		{"completion of another operation", "h.edn", "", "[{:process 0 :type :invoke :f :read}\n {:process 0 :type :ok :f :write :value 1}]", 2,
 			"process 0 completes a write but its open invocation (line 1) is a read"},
-		{"return before call (events)", "h.jsonl", "", "{\"process\": 0, \"type\": \"invoke\", \"f\": \"read\", \"time\": 50}\n{\"process\": 0, \"type\": \"ok\", \"f\": \"read\", \"value\": 1, \"time\": 40}\n", 2,
+		{"return before call (events), by times", "h.jsonl", "", "{\"process\": 0, \"type\": \"invoke\", \"f\": \"read\", \"time\": 50}\n{\"process\": 0, \"type\": \"ok\", \"f\": \"read\", \"value\": 1, \"time\": 40}\n", 2,
 			"completion time 40 is before its invocation's time 50 (line 1)"},
 		{"return before call (ops)", "h.json", "", "[{\"process\": \"A\", \"f\": \"w\", \"value\": 1, \"call\": 0, \"return\": 10},\n {\"process\": \"B\", \"f\": \"r\", \"value\": 1, \"call\": 9, \"return\": 3}]", 2,
 			"return time 3 is before call time 9"},
@@ -108,7 +108,7 @@ func TestMalformed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := format.Read(tc.file, strings.NewReader(tc.input), tc.forced)
+			_, err := format.ReadWith(tc.file, strings.NewReader(tc.input), format.Options{Format: tc.forced, Order: orderOf(tc.name)})
 			var ie *history.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("got %v, want an *history.InputError", err)

@@ -31,18 +31,39 @@ func Formats() []string {
 	return []string{JSON, JSONL, Ops, Tuples, EDN, JepsenLog, Notation}
 }
 
+// Options say how to read a history.
+type Options struct {
+	// Format names the encoding, or "" to detect it from the file name's
+	// extension and the content.
+	Format string
+	// Order says how to order the operations of an event history: "events"
+	// (their order in the input) or "times" (their recorded times); ""
+	// takes the file's own "order" setting, else the order in the input.
+	// Operations written with call and return times are always in time
+	// order.
+	Order string
+}
+
+// OrderKey is the setting of a self-describing file that names its order.
+const OrderKey = "order"
+
 // ReadFile reads a history from a file ("-" is standard input); forced
 // names the format, or "" to detect it.
 func ReadFile(path string, forced string) (*history.History, error) {
+	return ReadFileWith(path, Options{Format: forced})
+}
+
+// ReadFileWith is ReadFile with options.
+func ReadFileWith(path string, opts Options) (*history.History, error) {
 	if path == "-" {
-		return Read("<stdin>", os.Stdin, forced)
+		return ReadWith("<stdin>", os.Stdin, opts)
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &history.InputError{File: path, Msg: fmt.Sprintf("cannot open: %v", errors.Unwrap(err))}
 	}
 	defer f.Close()
-	return Read(path, f, forced)
+	return ReadWith(path, f, opts)
 }
 
 // Read reads a history from r. name is the file name, for messages and for
@@ -50,7 +71,15 @@ func ReadFile(path string, forced string) (*history.History, error) {
 // detect it from the extension and the content. Errors are
 // *history.InputError naming the file and, wherever possible, the line.
 func Read(name string, r io.Reader, forced string) (*history.History, error) {
-	h, err := read(name, r, forced)
+	return ReadWith(name, r, Options{Format: forced})
+}
+
+// ReadWith is Read with options.
+func ReadWith(name string, r io.Reader, opts Options) (*history.History, error) {
+	h, err := read(name, r, opts.Format)
+	if err == nil {
+		err = order(h, opts.Order)
+	}
 	if err != nil {
 		var ie *history.InputError
 		if !errors.As(err, &ie) {
@@ -61,6 +90,28 @@ func Read(name string, r io.Reader, forced string) (*history.History, error) {
 		return nil, &out
 	}
 	return h, nil
+}
+
+// order puts an event history in the order asked for, or the file's own.
+func order(h *history.History, want string) error {
+	if want == "" {
+		if v, ok := h.Meta[OrderKey].Str(); ok {
+			want = v
+		} else if !h.Meta[OrderKey].IsNone() {
+			return history.Errorf(0, "the file's order is %s; expected \"events\" or \"times\"", h.Meta[OrderKey])
+		}
+	}
+	if want == "" || h.Order == history.TimeOrder {
+		return nil
+	}
+	o, ok := history.ParseOrdering(want)
+	if !ok {
+		return fmt.Errorf("unknown order %q; expected events or times", want)
+	}
+	if o == history.TimeOrder {
+		return h.OrderByTimes()
+	}
+	return nil
 }
 
 func read(name string, r io.Reader, forced string) (*history.History, error) {

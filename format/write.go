@@ -52,14 +52,31 @@ func sortedMetaKeys(m map[string]history.Value) []string {
 	return ks
 }
 
+// settings returns the settings to write before a history's events: the
+// history's own, and its order when that is time order, so that the file
+// is read back in the same order (events alone would be read in the order
+// they are written, which cannot keep every tie of times).
+func settings(h *history.History) map[string]history.Value {
+	if h.Order != history.TimeOrder || !h.Timed {
+		return h.Meta
+	}
+	m := make(map[string]history.Value, len(h.Meta)+1)
+	for k, v := range h.Meta {
+		m[k] = v
+	}
+	m[OrderKey] = history.StringValue("times")
+	return m
+}
+
 func writeJSON(w *bufio.Writer, h *history.History) error {
 	events := h.Events()
 	indent := ""
-	if len(h.Meta) > 0 {
+	meta := settings(h)
+	if len(meta) > 0 {
 		w.WriteString("{")
-		for _, k := range sortedMetaKeys(h.Meta) {
+		for _, k := range sortedMetaKeys(meta) {
 			kb, _ := json.Marshal(k)
-			vb, err := json.Marshal(h.Meta[k].JSON())
+			vb, err := json.Marshal(meta[k].JSON())
 			if err != nil {
 				return fmt.Errorf("meta %s: %w", k, err)
 			}
@@ -80,7 +97,7 @@ func writeJSON(w *bufio.Writer, h *history.History) error {
 		w.Write(b)
 	}
 	w.WriteString("]")
-	if len(h.Meta) > 0 {
+	if len(meta) > 0 {
 		w.WriteString("}")
 	}
 	w.WriteString("\n")
@@ -102,10 +119,11 @@ func writeJSONL(w *bufio.Writer, h *history.History) error {
 func writeEDN(w *bufio.Writer, h *history.History) error {
 	events := h.Events()
 	indent := ""
-	if len(h.Meta) > 0 {
+	meta := settings(h)
+	if len(meta) > 0 {
 		w.WriteString("{")
-		for _, k := range sortedMetaKeys(h.Meta) {
-			w.WriteString(ednName(k) + " " + ednValue(h.Meta[k]) + "\n ")
+		for _, k := range sortedMetaKeys(meta) {
+			w.WriteString(ednName(k) + " " + ednValue(meta[k]) + "\n ")
 		}
 		w.WriteString(":history ")
 		indent = "          "
@@ -118,7 +136,7 @@ func writeEDN(w *bufio.Writer, h *history.History) error {
 		w.WriteString(ednEventText(&e))
 	}
 	w.WriteString("]")
-	if len(h.Meta) > 0 {
+	if len(meta) > 0 {
 		w.WriteString("}")
 	}
 	w.WriteString("\n")

@@ -100,9 +100,15 @@ type Op struct {
 	Key     Value // None if absent
 	Version Value // None if absent
 	Token   Value // None if absent
-	// Call and Return are the operation's real-time interval. Return is
-	// Infinity when the outcome is unknown.
+	// Call and Return are the operation's real-time interval: its
+	// recorded times, or, in a history in file order (History.Order), the
+	// positions of its events in the input. Return is Infinity when the
+	// outcome is unknown.
 	Call, Return int64
+	// Times are the operation's recorded times when the input gave them
+	// (History.Timed): the same as Call and Return in time order, and only
+	// informational in file order.
+	Times Span
 	// Status is OK (took effect, value as observed), Fail (did not happen) or
 	// Info (unknown: may take effect any time after Call, or never).
 	Status Type
@@ -128,9 +134,16 @@ type History struct {
 	Ignored int
 	// Warnings are notes for the user, one line each.
 	Warnings []string
+	// Order says whether Call and Return are recorded times or positions
+	// in the input.
+	Order Ordering
+	// Timed reports that the input recorded times for its operations.
+	Timed bool
 	// Meta holds settings a self-describing file gave (wrapper object or
 	// notation header): "model", "init", "time_unit", "nil_read", …
 	Meta map[string]Value
+
+	inv inversions // where times contradict the file order
 }
 
 // Counts summarises a history's operations by status.
@@ -161,18 +174,22 @@ type InputError struct {
 	Msg  string
 }
 
+// Error renders the error on one line, with the file name and any input
+// text in the message escaped (see Quote and Escape): the message quotes
+// the input, which must not reach a terminal as it is.
 func (e *InputError) Error() string {
-	file := e.File
-	if file == "" {
-		file = "<input>"
+	file := "<input>"
+	if e.File != "" {
+		file = Quote(e.File)
 	}
+	msg := Escape(e.Msg)
 	switch {
 	case e.Line > 0:
-		return fmt.Sprintf("%s:%d: %s", file, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d: %s", file, e.Line, msg)
 	case e.Op > 0:
-		return fmt.Sprintf("%s: operation %d: %s", file, e.Op, e.Msg)
+		return fmt.Sprintf("%s: operation %d: %s", file, e.Op, msg)
 	}
-	return fmt.Sprintf("%s: %s", file, e.Msg)
+	return fmt.Sprintf("%s: %s", file, msg)
 }
 
 // Errorf returns an InputError at a line.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"unicode"
 )
 
 // IsNemesis reports whether a process name is Jepsen's fault injector, whose
@@ -31,26 +30,12 @@ func lineRef(line, pos int, unit string) string {
 	return unit + " " + strconv.Itoa(pos+1)
 }
 
-// display shows a name from the input in a one-line message: as it is,
-// or quoted when it is empty or holds characters that do not print.
-func display(s string) string {
-	for _, r := range s {
-		if !unicode.IsGraphic(r) {
-			return strconv.Quote(s)
-		}
-	}
-	if s == "" {
-		return `""`
-	}
-	return s
-}
-
 // article returns "a" or "an" for an operation name in messages.
 func article(f string) string {
 	if f != "" && (f[0] == 'a' || f[0] == 'e' || f[0] == 'i' || f[0] == 'o' || f[0] == 'u') {
-		return "an " + display(f)
+		return "an " + Quote(f)
 	}
-	return "a " + display(f)
+	return "a " + Quote(f)
 }
 
 // restarts collects, per client, the invocations that followed an operation
@@ -88,7 +73,7 @@ func (r *restarts) warnings() []string {
 			break
 		}
 		w := fmt.Sprintf("process %s invoked again after an operation with unknown outcome (%s); treating it as a new logical process",
-			display(c), lineRef(r.first[c], r.pos[c], r.unit))
+			Quote(c), lineRef(r.first[c], r.pos[c], r.unit))
 		if n := r.count[c]; n > 1 {
 			w += fmt.Sprintf(" (%d times in all)", n)
 		}
@@ -147,7 +132,7 @@ type pairClient struct {
 	open     int // index in ops of the open invocation, or -1
 	proc     int
 	unknown  bool  // the last operation ended with unknown outcome
-	last     int64 // time of the client's latest event
+	lastTime int64 // recorded time of the client's latest event
 	lastLine int   // its line, or
 	lastPos  int   // its position
 }
@@ -165,11 +150,17 @@ type Pairer struct {
 	decided bool
 	pos     int // position of the next event
 	err     error
+	maxTime struct {
+		t         int64
+		line, pos int
+	} // the latest recorded time so far, and its event
 }
 
 // NewPairer returns a Pairer for an empty history.
 func NewPairer() *Pairer {
-	return &Pairer{h: &History{}, clients: map[string]*pairClient{}, rs: newRestarts("event")}
+	p := &Pairer{h: &History{Order: FileOrder}, clients: map[string]*pairClient{}, rs: newRestarts("event")}
+	p.maxTime.pos = -1
+	return p
 }
 
 // Add pairs the next event; the Pairer keeps no reference to it. After an
@@ -207,9 +198,9 @@ func (p *Pairer) add(e *Event, pos int) error {
 	if e.HasTime && e.Time == Infinity {
 		return where(e.Line, pos, "time %d is too large", e.Time)
 	}
-	at := int64(pos)
+	at := int64(pos) // file order: the event's place in the input
 	if p.timed {
-		at = e.Time
+		p.noteTime(e, pos)
 	}
 	c := p.clients[e.Process]
 	if e.Type == Invoke {
@@ -222,12 +213,10 @@ func (p *Pairer) add(e *Event, pos int) error {
 		case c.open >= 0:
 			o := p.ops.at(c.open)
 			return where(e.Line, pos, "process %s invokes %s but its %s from %s has not completed; a process runs one operation at a time",
-				display(e.Process), article(e.F), display(o.F), lineRef(o.Line, p.opened[c.open], "event"))
-		case at < c.last:
-			// Otherwise the process would run two operations at once in
-			// real time, which no checker can make sense of.
-			return where(e.Line, pos, "time %d is before the time %d of process %s's previous event (%s); each process's events must be in time order",
-				at, c.last, display(e.Process), lineRef(c.lastLine, c.lastPos, "event"))
+				Quote(e.Process), article(e.F), Quote(o.F), lineRef(o.Line, p.opened[c.open], "event"))
+		case p.timed && e.Time < c.lastTime:
+			p.badOrder(where(e.Line, pos, "time %d is before the time %d of process %s's previous event (%s); each process's events must be in time order",
+				e.Time, c.lastTime, Quote(e.Process), lineRef(c.lastLine, c.lastPos, "event")))
 		case c.unknown:
 			p.rs.add(e.Process, e.Line, pos)
 			c.proc = h.Processes
@@ -239,11 +228,11 @@ func (p *Pairer) add(e *Event, pos int) error {
 			idx = e.Index
 		}
 		c.open = p.ops.n
-		c.last, c.lastLine, c.lastPos = at, e.Line, pos
+		c.lastTime, c.lastLine, c.lastPos = e.Time, e.Line, pos
 		p.ops.add(Op{
 			Index: idx, Process: c.proc, Client: e.Process, F: e.F, Value: e.Value,
 			Key: e.Key, Version: e.Version, Token: e.Token, Call: at, Return: Infinity,
-			Status: Info, Extra: e.Extra, Line: e.Line,
+			Times: Span{Call: e.Time, Return: Infinity}, Status: Info, Extra: e.Extra, Line: e.Line,
 		})
 		p.opened = append(p.opened, pos)
 		return nil
@@ -252,24 +241,24 @@ func (p *Pairer) add(e *Event, pos int) error {
 		return where(e.Line, pos, "event has unknown type %s", e.Type)
 	}
 	if c == nil || c.open < 0 {
-		return where(e.Line, pos, "process %s completes %s but has no open invocation", display(e.Process), article(e.F))
+		return where(e.Line, pos, "process %s completes %s but has no open invocation", Quote(e.Process), article(e.F))
 	}
 	o := p.ops.at(c.open)
 	if e.F != o.F {
 		return where(e.Line, pos, "process %s completes %s but its open invocation (%s) is %s",
-			display(e.Process), article(e.F), lineRef(o.Line, p.opened[c.open], "event"), article(o.F))
+			Quote(e.Process), article(e.F), lineRef(o.Line, p.opened[c.open], "event"), article(o.F))
 	}
-	if at < o.Call {
-		return where(e.Line, pos, "completion time %d is before its invocation's time %d (%s)",
-			at, o.Call, lineRef(o.Line, p.opened[c.open], "event"))
+	if p.timed && e.Time < o.Times.Call {
+		p.badOrder(where(e.Line, pos, "completion time %d is before its invocation's time %d (%s)",
+			e.Time, o.Times.Call, lineRef(o.Line, p.opened[c.open], "event")))
 	}
 	o.Status = e.Type
 	switch e.Type {
 	case OK:
 		o.Value = orValue(o.Value, e.Value)
-		o.Return = at
+		o.Return, o.Times.Return = at, e.Time
 	case Fail:
-		o.Return = at
+		o.Return, o.Times.Return = at, e.Time
 	}
 	o.Key = orValue(o.Key, e.Key)
 	o.Version = orValue(o.Version, e.Version)
@@ -277,8 +266,33 @@ func (p *Pairer) add(e *Event, pos int) error {
 	o.Extra = mergeFields(o.Extra, e.Extra)
 	c.open = -1
 	c.unknown = e.Type == Info
-	c.last, c.lastLine, c.lastPos = at, e.Line, pos
+	c.lastTime, c.lastLine, c.lastPos = e.Time, e.Line, pos
 	return nil
+}
+
+// noteTime records an event whose time is before an earlier event's: in
+// file order the times are only informational, but the user hears once
+// that they disagree.
+func (p *Pairer) noteTime(e *Event, pos int) {
+	if p.maxTime.pos < 0 || e.Time >= p.maxTime.t {
+		if p.maxTime.pos < 0 || e.Time > p.maxTime.t {
+			p.maxTime.t, p.maxTime.line, p.maxTime.pos = e.Time, e.Line, pos
+		}
+		return
+	}
+	v := &p.h.inv
+	if v.count == 0 {
+		v.first = fmt.Sprintf("%s (time %d) after %s (time %d)",
+			lineRef(e.Line, pos, "event"), e.Time, lineRef(p.maxTime.line, p.maxTime.pos, "event"), p.maxTime.t)
+	}
+	v.count++
+}
+
+// badOrder keeps the first reason the events cannot be ordered by time.
+func (p *Pairer) badOrder(e *InputError) {
+	if p.h.inv.bad == nil {
+		p.h.inv.bad = e
+	}
 }
 
 // opChunks holds operations in fixed-size chunks while they are paired: a
@@ -340,23 +354,13 @@ func (p *Pairer) History() *History {
 	if !sort.SliceIsSorted(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call }) {
 		sort.SliceStable(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
 	}
-	// Number logical processes by first call, so that the numbering does
-	// not depend on how the input interleaved its events.
-	renumber := make([]int, h.Processes)
-	for i := range renumber {
-		renumber[i] = -1
-	}
-	next := 0
-	for i := range ops {
-		q := ops[i].Process
-		if renumber[q] < 0 {
-			renumber[q] = next
-			next++
-		}
-		ops[i].Process = renumber[q]
-	}
+	renumber(ops, h.Processes)
 	h.Ops = ops
+	h.Timed = p.timed
 	h.Warnings = p.rs.warnings()
+	if n := h.inv.note(); n != "" {
+		h.Warnings = append(h.Warnings, n)
+	}
 	return h
 }
 
@@ -367,7 +371,22 @@ func (p *Pairer) History() *History {
 // Processes are numbered in order of first call; Ops end up sorted by Call.
 // Operations of the fault injector ("nemesis") are left out, as Pair
 // leaves out its events.
-func FromOps(in []Op) (*History, error) {
+func FromOps(in []Op) (*History, error) { return fromOps(in, false) }
+
+// Derive validates operations taken from h (a part of it, or altered
+// copies of its operations) as FromOps does, into a history in h's order:
+// Call and Return mean what they mean in h (times, or positions in h's
+// input), and each operation keeps its recorded Times.
+func (h *History) Derive(ops []Op) (*History, error) {
+	out, err := fromOps(ops, true)
+	if err != nil {
+		return nil, err
+	}
+	out.Order, out.Timed = h.Order, h.Timed
+	return out, nil
+}
+
+func fromOps(in []Op, keepTimes bool) (*History, error) {
 	ops := make([]Op, 0, len(in))
 	pos := make([]int, 0, len(in)) // input position, for messages
 	ignored := 0
@@ -437,7 +456,7 @@ func FromOps(in []Op) (*History, error) {
 				a, b = "operations "+strconv.Itoa(pos[c.last]+1), strconv.Itoa(pos[i]+1)
 			}
 			line := max(p.Line, o.Line)
-			return nil, where(line, pos[i], "process %s has two operations open at once: %s and %s", display(o.Client), a, b)
+			return nil, where(line, pos[i], "process %s has two operations open at once: %s and %s", Quote(o.Client), a, b)
 		}
 		o.Process = c.proc
 		c.last = i
@@ -445,54 +464,60 @@ func FromOps(in []Op) (*History, error) {
 	sorted := make([]Op, len(ops))
 	for k, i := range order {
 		sorted[k] = ops[i]
+		if !keepTimes {
+			sorted[k].Times = Span{Call: sorted[k].Call, Return: sorted[k].Return}
+		}
 	}
 	h.Ops = sorted
+	h.Timed = true
 	h.Warnings = rs.warnings()
 	return h, nil
 }
 
 // Events turns the history back into an event history that Pair reads as
-// the same operations: an invocation at Call and a completion at Return,
-// each carrying its time. An operation with unknown outcome gets an info
-// completion at its call time, written right after its invocation. Events
-// are ordered by time; at equal times, completions of earlier operations
-// come first, then each invocation followed by its completion if that has
-// the same time.
+// the same operations in the same real-time order: events are written in
+// the order RealTime gives, each carrying its recorded time (its position
+// when the input had none). An operation with unknown outcome gets an info
+// completion right after its invocation. When RealTime is tangled no event
+// order keeps every tie of times; a file that records the times and says
+// it is in time order does.
 func (h *History) Events() []Event {
 	type keyed struct {
-		t     int64
-		rank  int // 0: completion of an earlier op; 1: invocation or its same-time completion
+		at    int64
 		seq   int // operation order
 		sub   int // 0: invocation; 1: completion
 		event Event
 	}
+	rt := h.RealTime()
 	ks := make([]keyed, 0, 2*len(h.Ops))
 	for i := range h.Ops {
 		o := &h.Ops[i]
+		call, ret := o.Call, o.Return
+		if h.Order == FileOrder && h.Timed {
+			call, ret = o.Times.Call, o.Times.Return
+		}
 		inv := Event{Process: o.Client, Type: Invoke, F: o.F, Value: o.Value, Key: o.Key, Version: o.Version,
-			Token: o.Token, Time: o.Call, HasTime: true, Index: o.Index, HasIdx: true, Extra: o.Extra}
+			Token: o.Token, Time: call, HasTime: true, Index: o.Index, HasIdx: true, Extra: o.Extra}
 		done := inv
 		done.Type, done.HasIdx, done.Index = o.Status, false, 0
 		inv.Extra = nil // the completion carries them; pairing merges them back
-		ks = append(ks, keyed{t: o.Call, rank: 1, seq: i, event: inv})
-		switch {
-		case o.Status == Info || o.Return == Infinity:
-			done.Type = Info
-			ks = append(ks, keyed{t: o.Call, rank: 1, seq: i, sub: 1, event: done})
-		case o.Return == o.Call:
-			ks = append(ks, keyed{t: o.Call, rank: 1, seq: i, sub: 1, event: done})
-		default:
-			done.Time = o.Return
-			ks = append(ks, keyed{t: o.Return, rank: 0, seq: i, sub: 1, event: done})
+		sp := rt.Spans[i]
+		if rt.Tangled {
+			sp = tangledSpan(o)
 		}
+		ks = append(ks, keyed{at: sp.Call, seq: i, event: inv})
+		if o.Status == Info || o.Return == Infinity {
+			done.Type = Info
+			ks = append(ks, keyed{at: sp.Call, seq: i, sub: 1, event: done})
+			continue
+		}
+		done.Time = ret
+		ks = append(ks, keyed{at: sp.Return, seq: i, sub: 1, event: done})
 	}
 	sort.SliceStable(ks, func(a, b int) bool {
 		x, y := &ks[a], &ks[b]
-		if x.t != y.t {
-			return x.t < y.t
-		}
-		if x.rank != y.rank {
-			return x.rank < y.rank
+		if x.at != y.at {
+			return x.at < y.at
 		}
 		if x.seq != y.seq {
 			return x.seq < y.seq
@@ -504,4 +529,16 @@ func (h *History) Events() []Event {
 		out[i] = ks[i].event
 	}
 	return out
+}
+
+// tangledSpan places an operation's events when RealTime cannot: on a
+// scale of three points per instant, returns before calls at the same
+// instant, so that every process's events pair; a zero-length operation's
+// call comes first.
+func tangledSpan(o *Op) Span {
+	sp := Span{Call: 3*o.Call + 1, Return: 3 * o.Return}
+	if o.Return == o.Call {
+		sp.Return = sp.Call + 1
+	}
+	return sp
 }

@@ -143,6 +143,8 @@ func TestPairRules(t *testing.T) {
 				{1, "b", "write", i1, 50, 60, history.OK, 0, 1},
 			},
 			processes: 2, clients: 2,
+			warnings: []string{"the times of 2 event(s) contradict their order in the input, first line 2 (time 10) after line 1 (time 50); " +
+				"the events are ordered by their times"},
 		},
 		{
 			name: "equal calls keep input order",
@@ -176,7 +178,7 @@ func TestPairRules(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h, err := history.Pair(tc.events)
+			h, err := pairIn(history.TimeOrder, tc.events)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -248,7 +250,7 @@ func TestPairErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := history.Pair(tc.events)
+			_, err := pairIn(history.TimeOrder, tc.events)
 			var ie *history.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("got %v, want an *InputError", err)
@@ -306,22 +308,38 @@ func TestEventsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := history.Pair(h.Events())
+	back, err := pairIn(history.TimeOrder, h.Events())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Ops) != len(h.Ops) {
-		t.Fatalf("got %d ops back, want %d", len(back.Ops), len(h.Ops))
+	sameHistory(t, h, back)
+}
+
+// TestDerive checks that a part of a history in file order stays in file
+// order and keeps its recorded times, where FromOps would read positions
+// as times.
+func TestDerive(t *testing.T) {
+	h, err := history.Pair(evs(
+		timed(ev("A", history.Invoke, "write", i1), 100),
+		timed(ev("A", history.OK, "write", i1), 200),
+		timed(ev("B", history.Invoke, "read", nilv), 50),
+		timed(ev("B", history.OK, "read", i1), 300)))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i := range h.Ops {
-		a, b := h.Ops[i], back.Ops[i]
-		a.Line, b.Line = 0, 0
-		if !reflect.DeepEqual(a, b) {
-			t.Errorf("op %d:\n got %+v\nwant %+v", i, b, a)
-		}
+	part, err := h.Derive([]history.Op{h.Ops[1]})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if back.Processes != h.Processes || back.Clients != h.Clients || len(back.Warnings) != len(h.Warnings) {
-		t.Errorf("processes/clients/warnings = %d/%d/%d, want %d/%d/%d", back.Processes, back.Clients, len(back.Warnings),
-			h.Processes, h.Clients, len(h.Warnings))
+	o := part.Ops[0]
+	if part.Order != history.FileOrder || !part.Timed || o.Call != 2 || o.Return != 3 || o.Times != (history.Span{Call: 50, Return: 300}) {
+		t.Errorf("derived history: order %v, timed %v, op %+v", part.Order, part.Timed, o)
+	}
+	whole, err := history.FromOps([]history.Op{h.Ops[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Order != history.TimeOrder || whole.Ops[0].Times != (history.Span{Call: 2, Return: 3}) {
+		t.Errorf("FromOps: order %v, op %+v", whole.Order, whole.Ops[0])
 	}
 }

@@ -47,7 +47,7 @@ func (h *History) Validate() error {
 		prev := &h.Ops[p.last]
 		switch {
 		case p.client != o.Client:
-			return bad("process %d belongs to client %s and to %s", o.Process, p.client, o.Client)
+			return bad("process %d belongs to client %s and to %s", o.Process, Quote(p.client), Quote(o.Client))
 		case o.Call < prev.Return:
 			return bad("process %d runs it while operation %d (%s) is open", o.Process, p.last, prev.Label())
 		}

@@ -238,7 +238,9 @@ func Compare(a, b Value) int {
 
 // String renders v the way histories are written by hand: 1, "a" as a, nil,
 // [1 2], #{1 2}, {a 1}. Strings are shown bare unless they contain spaces or
-// brackets, so textbook witnesses read w(1), r(x).
+// brackets, so textbook witnesses read w(1), r(x); a string with characters
+// that do not print is Go-quoted (see Quote), so the rendering is always
+// one line of printable text.
 func (v Value) String() string {
 	switch v.kind {
 	case None:
@@ -246,10 +248,10 @@ func (v Value) String() string {
 	case Nil:
 		return "nil"
 	case String:
-		if v.text == "" || strings.ContainsAny(v.text, " \t\n\"[](){},#") {
+		if strings.ContainsAny(v.text, " []{}(),#") {
 			return strconv.Quote(v.text)
 		}
-		return v.text
+		return Quote(v.text)
 	case List, Set, Map:
 		es := v.Elems()
 		parts := make([]string, len(es))

@@ -122,15 +122,15 @@ func (m *lease) Init(*Table) LeaseState { return LeaseState{Token: NoToken} }
 func (m *lease) Step(s LeaseState, op *Op) (LeaseState, bool) {
 	switch op.Kind {
 	case lockAcquire:
-		if s.Holder != 0 && op.Return < s.Expires || !tokenIncreases(s.Token, op.B) {
+		if s.Holder != 0 && op.End < s.Expires || !tokenIncreases(s.Token, op.B) {
 			return s, false
 		}
-		return LeaseState{Holder: op.A, Expires: addSat(op.Call, op.C), Token: max(s.Token, op.B)}, true
+		return LeaseState{Holder: op.A, Expires: addSat(op.Start, op.C), Token: max(s.Token, op.B)}, true
 	case lockRenew:
 		if s.Holder != op.A {
 			return s, false
 		}
-		s.Expires = addSat(op.Call, op.C)
+		s.Expires = addSat(op.Start, op.C)
 		return s, true
 	case lockRelease:
 		if s.Holder != op.A {
@@ -166,13 +166,13 @@ func (m *lease) Explain(s LeaseState, op *Op, t *Table) string {
 	who := clientName(t, op.A)
 	switch op.Kind {
 	case lockAcquire:
-		if s.Holder != 0 && op.Return < s.Expires {
+		if s.Holder != 0 && op.End < s.Expires {
 			if s.Holder == op.A {
 				return fmt.Sprintf("%s acquired the lock but already holds it (its lease lasts until at least %d, after the acquire returned at %d): two holders at once",
-					who, s.Expires, op.Return)
+					who, s.Expires, op.End)
 			}
 			return fmt.Sprintf("%s acquired the lock while %s's lease was still in force (it lasts until at least %d, and the acquire returned at %d): two holders at once",
-				who, clientName(t, s.Holder), s.Expires, op.Return)
+				who, clientName(t, s.Holder), s.Expires, op.End)
 		}
 		return tokenBackwards(who, s.Token, op.B)
 	case lockRenew:

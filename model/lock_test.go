@@ -42,6 +42,7 @@ func runTimed[S comparable](t *testing.T, mk func(Options) Model[S], tests []ste
 			for i, o := range tt.ops {
 				ops[i] = compileOp(t, m, o, tab)
 				ops[i].Call, ops[i].Return, ops[i].Proc = o.Call, o.Return, int32(o.Process)
+				ops[i].Start, ops[i].End = o.Call, o.Return
 			}
 			s := m.Init(tab)
 			for i := range ops {

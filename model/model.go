@@ -66,8 +66,13 @@ type Op struct {
 	Unknown bool
 	A, B, C int64 // arguments and observed output, as the model defines
 	// Call and Return are the operation's real-time interval (Return is
-	// history.Infinity when unknown), for models that depend on time.
+	// history.Infinity when unknown), as history.Op has them: times, or
+	// positions in the input for a history in file order.
 	Call, Return int64
+	// Start and End are the operation's recorded times (its positions in
+	// the input when it has none), for models that depend on time, such
+	// as a lease's expiry. End is history.Infinity when unknown.
+	Start, End int64
 	// Proc is the logical process, for reports; Step must not depend on
 	// it (checkers treat operations that differ only in Proc as
 	// interchangeable). A model that needs the client's identity interns

@@ -47,7 +47,7 @@ func HTML(w io.Writer, r *Report) error {
 	}
 	title := "histcheck report"
 	if len(r.Histories) == 1 {
-		title = r.Histories[0].File + " — " + title
+		title = history.Quote(r.Histories[0].File) + " — " + title
 	}
 	err = pageTemplate.Execute(w, struct {
 		Title  string
@@ -139,7 +139,7 @@ type htmlBuilder struct {
 
 func newHTMLHistory(h *History) htmlHistory {
 	out := htmlHistory{
-		File:  h.File,
+		File:  history.Quote(h.File), // shown as in the text form
 		Model: h.Model,
 		Summary: fmt.Sprintf("%d operations (%d ok, %d failed, %d unknown), %d processes, %d clients",
 			h.Ops, h.OK, h.Failed, h.Unknown, h.Processes, h.Clients),
@@ -178,7 +178,7 @@ func (b *htmlBuilder) addSource() {
 		l, ok := laneOf[o.Process]
 		if !ok {
 			perClient[o.Client]++
-			name := o.Client
+			name := history.Quote(o.Client)
 			if n := perClient[o.Client]; n > 1 {
 				name += "#" + strconv.Itoa(n)
 			}

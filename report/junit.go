@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
 )
 
 // JUnit writes r as JUnit XML, so that CI systems show violations in their
@@ -21,23 +22,26 @@ func JUnit(w io.Writer, r *Report) error {
 	out := junitSuites{Name: "histcheck"}
 	for i := range r.Histories {
 		h := &r.Histories[i]
-		s := junitSuite{Name: h.File}
+		// Names are shown as in the text form: XML escaping keeps the
+		// document well formed, but a CI page shows the name to people.
+		file := history.Quote(h.File)
+		s := junitSuite{Name: file}
 		for j := range h.Results {
 			res := &h.Results[j]
-			c := junitCase{Name: res.Consistency, Classname: h.File, Time: seconds(res.ElapsedMS)}
+			c := junitCase{Name: res.Consistency, Classname: file, Time: seconds(res.ElapsedMS)}
 			if res.Model != "" {
 				c.Name += " (" + ObjectName(res.Key) + ", " + res.Model + ")"
 			}
 			switch res.Valid {
 			case checker.False:
-				c.Failure = &junitProblem{Type: "violation", Message: failureMessage(res), Text: detail(res)}
+				c.Failure = &junitProblem{Type: "violation", Message: escapeLines(failureMessage(res)), Text: detail(res)}
 				s.Failures++
 			case checker.Unknown:
 				reason := res.Reason
 				if reason == "" {
 					reason = "no verdict"
 				}
-				c.Error = &junitProblem{Type: "unknown", Message: reason, Text: detail(res)}
+				c.Error = &junitProblem{Type: "unknown", Message: escapeLines(reason), Text: detail(res)}
 				s.Errors++
 			}
 			s.Tests++

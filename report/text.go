@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
 )
 
 // MaxWitnessSteps is how many steps of a witness the text form shows before
@@ -45,7 +46,7 @@ func writeHistory(w *bufio.Writer, h *History, o TextOptions) {
 	for i := 0; i < len(h.Results); {
 		res := &h.Results[i]
 		if res.Model == "" {
-			fmt.Fprintf(w, "%s\t%s\t%s\n", h.File, res.Consistency, res.Valid)
+			verdictLine(w, h.File, res.Consistency, res.Valid)
 			writeResult(w, res, indent, o)
 			i++
 			continue
@@ -57,18 +58,45 @@ func writeHistory(w *bufio.Writer, h *History, o TextOptions) {
 		for ; j < len(h.Results) && h.Results[j].Model != "" && h.Results[j].Consistency == res.Consistency; j++ {
 			vs = append(vs, h.Results[j].Valid)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\n", h.File, res.Consistency, Combine(vs...))
+		verdictLine(w, h.File, res.Consistency, Combine(vs...))
 		for k := i; k < j; k++ {
 			r := &h.Results[k]
-			fmt.Fprintf(w, "%s%s (%s): %s\n", indent, ObjectName(r.Key), r.Model, r.Valid)
+			line(w, indent, fmt.Sprintf("%s (%s): %s", ObjectName(r.Key), r.Model, r.Valid))
 			writeResult(w, r, indent+indent, o)
 		}
 		i = j
 	}
 	if h.Ladder != nil {
-		fmt.Fprintf(w, "%sstrongest satisfied: %s\n", indent, listOrNone(h.Ladder.Strongest))
-		fmt.Fprintf(w, "%sweakest violated: %s\n", indent, listOrNone(h.Ladder.Weakest))
+		line(w, indent, "strongest satisfied: "+listOrNone(h.Ladder.Strongest))
+		line(w, indent, "weakest violated: "+listOrNone(h.Ladder.Weakest))
 	}
+}
+
+// verdictLine writes the line scripts parse, FILE<TAB>CRITERION<TAB>VERDICT.
+// The file name is shown through history.Quote, so that whatever it holds
+// the line stays one line of three fields.
+func verdictLine(w *bufio.Writer, file, criterion string, v checker.Verdict) {
+	fmt.Fprintf(w, "%s\t%s\t%s\n", history.Quote(file), history.Escape(criterion), v)
+}
+
+// escapeLines is history.Escape applied to each line of s.
+func escapeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = history.Escape(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// line writes pad and text as one line. Every line of detail goes through
+// it: text may hold names and values from the input, and history.Escape
+// makes sure none of their characters breaks the line or reaches the
+// terminal as a control sequence. (Labels and values are escaped where
+// they are rendered; this is the last guard before the terminal.)
+func line(w *bufio.Writer, pad, text string) {
+	w.WriteString(pad)
+	w.WriteString(history.Escape(text))
+	w.WriteByte('\n')
 }
 
 func listOrNone(xs []string) string {
@@ -79,35 +107,36 @@ func listOrNone(xs []string) string {
 }
 
 // ObjectName renders the key of a per-object result: "key lock", or "no
-// key" for the operations that carry none.
+// key" for the operations that carry none. The key is shown escaped, as
+// every text from the input (history.Quote).
 func ObjectName(key any) string {
 	if key == nil {
 		return "no key"
 	}
 	if s, ok := key.(string); ok {
-		return "key " + s
+		return "key " + history.Quote(s)
 	}
 	b, err := json.Marshal(key)
 	if err != nil {
-		return fmt.Sprintf("key %v", key)
+		return "key " + history.Escape(fmt.Sprintf("%v", key))
 	}
-	return "key " + string(b)
+	return "key " + history.Escape(string(b))
 }
 
 func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {
 	if len(r.Witness) > 0 {
-		fmt.Fprintf(w, "%switness: %s\n", indent, Chain(r.Witness, MaxWitnessSteps))
+		line(w, indent, "witness: "+Chain(r.Witness, MaxWitnessSteps))
 	}
 	if len(r.Dropped) > 0 {
 		labels := make([]string, len(r.Dropped))
 		for i, op := range r.Dropped {
 			labels[i] = op.Label
 		}
-		fmt.Fprintf(w, "%sleft out (outcome unknown, need not have taken effect): %s\n", indent, elide(labels, MaxWitnessSteps, ", "))
+		line(w, indent, "left out (outcome unknown, need not have taken effect): "+elide(labels, MaxWitnessSteps, ", "))
 	}
 	for i, v := range r.Violations {
 		if i == MaxTextViolations {
-			fmt.Fprintf(w, "%s… %d more violations (use -o json to see them all)\n", indent, len(r.Violations)-i)
+			line(w, indent, fmt.Sprintf("… %d more violations (use -o json to see them all)", len(r.Violations)-i))
 			break
 		}
 		head := "violation"
@@ -121,10 +150,10 @@ func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {
 		for j, op := range v.Ops {
 			parts[j] = op.Label + " " + Interval(op)
 		}
-		fmt.Fprintf(w, "%s%s: %s\n", indent, head, strings.Join(parts, ", "))
+		line(w, indent, head+": "+strings.Join(parts, ", "))
 		if v.Explanation != "" {
-			for _, line := range strings.Split(v.Explanation, "\n") {
-				fmt.Fprintf(w, "%s  %s\n", indent, line)
+			for _, l := range strings.Split(v.Explanation, "\n") {
+				line(w, indent+"  ", l)
 			}
 		}
 		if v.Core != nil {
@@ -132,7 +161,7 @@ func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {
 		}
 	}
 	if r.Valid.String() == "unknown" && r.Reason != "" {
-		fmt.Fprintf(w, "%sreason: %s\n", indent, r.Reason)
+		line(w, indent, "reason: "+r.Reason)
 	}
 }
 
@@ -167,9 +196,9 @@ func Interval(op Op) string {
 func Summary(w io.Writer, h *History) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%s: %d ops (%d ok, %d failed, %d unknown), %d processes, %d clients, %d ignored, %d warnings\n",
-		h.File, h.Ops, h.OK, h.Failed, h.Unknown, h.Processes, h.Clients, h.Ignored, len(h.Warnings))
+		history.Quote(h.File), h.Ops, h.OK, h.Failed, h.Unknown, h.Processes, h.Clients, h.Ignored, len(h.Warnings))
 	for _, warn := range h.Warnings {
-		fmt.Fprintf(bw, "%swarning: %s\n", indent, warn)
+		line(bw, indent, "warning: "+warn)
 	}
 	return bw.Flush()
 }
@@ -211,27 +240,27 @@ func writeCore(w *bufio.Writer, c *Core, key, pad string, o TextOptions) {
 	if !c.Minimal {
 		head += " (not shown minimal: the time allowed ran out)"
 	}
-	fmt.Fprintln(w, head)
+	line(w, "", head)
 	if c.Size() <= MaxTextCoreTimeline || o.Facts {
-		for _, line := range strings.Split(strings.TrimRight(c.Timeline, "\n"), "\n") {
-			if line != "" {
-				fmt.Fprintf(w, "%s  %s\n", pad, strings.TrimRight(line, " "))
+		for _, l := range strings.Split(strings.TrimRight(c.Timeline, "\n"), "\n") {
+			if l != "" {
+				line(w, pad+"  ", strings.TrimRight(l, " "))
 			}
 		}
 	}
 	if story := c.Story(); story != "" {
-		for _, line := range wrap(story, textWidth-len(pad)) {
-			fmt.Fprintf(w, "%s%s\n", pad, line)
+		for _, l := range wrap(story, textWidth-len(pad)) {
+			line(w, pad, l)
 		}
 	}
 	if o.Facts {
 		for _, f := range c.Facts() {
-			for i, line := range wrap(f, textWidth-len(pad)-2) {
+			for i, l := range wrap(f, textWidth-len(pad)-2) {
 				bullet := "- "
 				if i > 0 {
 					bullet = "  "
 				}
-				fmt.Fprintf(w, "%s%s%s\n", pad, bullet, line)
+				line(w, pad+bullet, l)
 			}
 		}
 	}

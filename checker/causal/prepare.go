@@ -254,6 +254,14 @@ func Prepare(h *history.History, init history.Value, id Identity) (*Prepared, er
 		keep = append(keep, raws[i])
 	}
 	raws = keep
+	// Map identities to positions in the kept operations only: indices
+	// taken before the drop would point at other operations.
+	writer = make(map[ident]int, len(writer))
+	for i := range raws {
+		if raws[i].write {
+			writer[idOf(&raws[i])] = i
+		}
+	}
 	// Group by process, in call order (h.Ops is sorted by Call already).
 	procIdx := map[int]int32{}
 	for i := range raws {
@@ -323,8 +331,9 @@ func (p *Prepared) index() {
 // Label returns the textbook label of the op at index i of p.Ops.
 func (p *Prepared) Label(i int32) string { return p.H.Ops[p.Ops[i].Pos].Label() }
 
-// Client returns the process name of the op at index i.
-func (p *Prepared) Client(i int32) string { return p.H.Ops[p.Ops[i].Pos].Client }
+// Client returns the process name of the op at index i, as explanations
+// show it (history.Quote).
+func (p *Prepared) Client(i int32) string { return history.Quote(p.H.Ops[p.Ops[i].Pos].Client) }
 
 // KeyName renders key id k for explanations ("x", or "the register").
 func (p *Prepared) KeyName(k int32) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/histcheck/histcheck/checker/session"
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/internal/weakref"
 )
 
 // fromHistory converts a small textbook history for the brute force.
@@ -40,22 +41,32 @@ func fromHistory(t *testing.T, h *history.History) small {
 // textbook lists, per file, the criteria each history violates (all others
 // hold). The README beside the files says the same.
 var textbook = map[string][]string{
-	"reply-before-question.txt":         {"linearizable", "sequential", "causal-memory", "causal-convergence", "causal", "writes-follow-reads"},
+	"reply-before-question.txt":         {"linearizable", "sequential", "causal-memory", "causal-convergence", "causal"},
 	"causal-not-sequential.txt":         {"linearizable", "sequential"},
 	"causal-not-causal-memory.txt":      {"linearizable", "sequential", "causal-memory", "causal-convergence", "pram"},
-	"causal-not-convergence.txt":        {"linearizable", "sequential", "causal-convergence"},
+	"causal-not-convergence.txt":        {"linearizable", "sequential", "causal-convergence", "read-your-writes"},
 	"convergence-not-causal-memory.txt": {"linearizable", "sequential", "causal-memory", "pram"},
 	"read-your-writes-violation.txt":    {"linearizable", "sequential", "causal-memory", "causal-convergence", "causal", "pram", "read-your-writes"},
 	"monotonic-reads-violation.txt":     {"linearizable", "sequential", "causal-memory", "causal-convergence", "pram", "monotonic-reads"},
 	"pram-keeps-session-guarantees.txt": {"linearizable", "sequential", "causal-memory", "causal-convergence", "causal", "pram"},
-	"causal-not-monotonic-writes.txt":   {"linearizable", "sequential", "causal-memory", "causal-convergence", "pram", "monotonic-writes"},
+	"causal-not-pram.txt":               {"linearizable", "sequential", "causal-memory", "causal-convergence", "pram"},
 	"load-buffering.txt":                {"linearizable", "sequential", "causal-memory", "causal-convergence", "causal", "writes-follow-reads"},
+	"ryw-one-write-order.txt":           {"linearizable", "sequential", "causal-memory", "causal-convergence", "causal", "pram", "read-your-writes"},
+	"monotonic-reads-not-writes.txt":    {"linearizable", "sequential", "causal-memory", "causal-convergence", "causal", "pram", "monotonic-reads"},
+	"writes-follow-reads-cycle.txt":     {"linearizable", "sequential", "causal-memory", "causal-convergence", "causal", "writes-follow-reads"},
+	"pram-not-monotonic-reads.txt":      {"linearizable", "sequential", "causal-convergence", "monotonic-reads"},
 }
 
-// TestTextbookHistories reads each textbook history and checks that the
-// brute force, the fast checkers and the ladder give the expected verdicts.
+// TestTextbookHistories reads each textbook history and checks that both
+// brute forces, the fast checkers and the ladder give the expected verdicts.
 func TestTextbookHistories(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/histories/weak/*.txt")
+	all, err := filepath.Glob("../../testdata/histories/weak/*.txt")
+	var files []string
+	for _, f := range all {
+		if _, ok := unknownOutcome[filepath.Base(f)]; !ok {
+			files = append(files, f)
+		}
+	}
 	if err != nil || len(files) != len(textbook) {
 		t.Fatalf("want %d textbook files, found %d (%v)", len(textbook), len(files), err)
 	}
@@ -76,6 +87,11 @@ func TestTextbookHistories(t *testing.T) {
 			for _, c := range checker.AllCriteria {
 				if ref[c] == violated[c] {
 					t.Errorf("%s: brute force says %v, expected %v", c, ref[c], !violated[c])
+				}
+				if c != checker.Linearizable && c != checker.Sequential {
+					if got, err := weakref.Decide(h, history.IntValue(0), c); err != nil || got == violated[c] {
+						t.Errorf("%s: package weakref says %v (%v), expected %v", c, got, err, !violated[c])
+					}
 				}
 				var res checker.Result
 				switch c {

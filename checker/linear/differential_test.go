@@ -28,6 +28,7 @@ func smallConfig(r *rand.Rand, name string) randhist.Config {
 	cfg.Keys = 1 + r.IntN(3)
 	cfg.CrashRate = []float64{0, 0.1, 0.3}[r.IntN(3)]
 	cfg.FailRate = []float64{0, 0.1}[r.IntN(2)]
+	cfg.Ties = []int{0, 0, 2, 4}[r.IntN(4)]
 	if r.IntN(3) == 0 {
 		cfg.Init = history.IntValue(0)
 		if name == "kv" {

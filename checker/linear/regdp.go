@@ -18,7 +18,9 @@ import (
 func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []*part[S]) int {
 	n := 0
 	for _, p := range parts {
-		if p.done || len(p.comp.Ops) == 0 {
+		// The sweep orders by the recorded times, which tie where a
+		// process's operations touch: the search keeps their order.
+		if p.done || len(p.comp.Ops) == 0 || p.comp.Touching {
 			continue
 		}
 		rw, ok := any(p.m).(model.ReadWriteRegister)
@@ -115,6 +117,9 @@ func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteReg
 	if opts.Init.IsNone() {
 		opts.Init = fresh("\x00initial value")
 	}
+	// The values above are the sweep's own: its explanations name the
+	// operations as the user wrote them (a read of nil as r(nil)).
+	opts.Shown = func(pos int) *history.Op { return &h.Ops[c.Pos[pos]] }
 	return sub, opts, true
 }
 

@@ -3,6 +3,7 @@ package linear
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/histcheck/histcheck/checker"
@@ -75,5 +76,37 @@ func TestSweepAgreesWithSearch(t *testing.T) {
 		if fast.Valid != slow.Valid {
 			t.Fatalf("history %d (%s): %v by %s, but the search says %v\n%v", i, name, fast.Valid, fast.Method, slow.Valid, h.Ops)
 		}
+	}
+}
+
+// TestSweepNamesNilAsWritten: the sweep gets nil, read and written as a
+// plain value, recoded as a value of its own; its explanation still names
+// the operations as the history has them, r(nil) and w(nil), and never the
+// recoded value.
+func TestSweepNamesNilAsWritten(t *testing.T) {
+	op := func(c, f string, v history.Value, call, ret int64) history.Op {
+		return history.Op{Client: c, F: f, Value: v, Call: call, Return: ret, Status: history.OK}
+	}
+	nilv, one := history.NilValue, history.IntValue(1)
+	h, err := history.FromOps([]history.Op{
+		op("A", "write", nilv, 0, 1), op("B", "write", nilv, 0, 1),
+		op("A", "write", one, 2, 3), op("B", "write", one, 2, 3),
+		op("C", "read", nilv, 4, 5),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.NewRegister(model.Options{Init: history.IntValue(0)})
+	res, err := Check(context.Background(), m, h, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Valid != checker.False || res.Method != "regdp" || len(res.Violations) != 1 {
+		t.Fatalf("%v by %q (%s), want one violation found by regdp", res.Valid, res.Method, res.Reason)
+	}
+	got := res.Violations[0].Explanation
+	want := "C:r(nil) cannot take effect: no order of the operations lets the register hold nil at any moment"
+	if !strings.HasPrefix(got, want) || !strings.Contains(got, "B:w(nil), A:w(nil)") || strings.ContainsRune(got, 0) {
+		t.Errorf("explanation %q\nwant it to start %q and name B:w(nil), A:w(nil)", got, want)
 	}
 }

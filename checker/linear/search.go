@@ -81,6 +81,9 @@ type searcher[S comparable] struct {
 	// are interchangeable, so the search takes them in index order only:
 	// this tames the many weakened copies a core's shrinking makes.
 	twin []int32
+	// after, when a process's operations touch, gives each operation the previous one of
+	// its process, which must be taken first (-1: none); nil otherwise.
+	after []int32
 	// required is the set of operations that completed, and retOf the
 	// return entry of each operation.
 	required []uint64
@@ -123,7 +126,10 @@ type searcher[S comparable] struct {
 	charged int64
 }
 
-func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *searcher[S] {
+// newSearcher prepares a search of ops from init. When touching (see
+// checker.Compiled), ops' intervals do not keep every process's own order,
+// and the search keeps it itself.
+func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S, touching bool) *searcher[S] {
 	n := len(ops)
 	s := &searcher[S]{m: m, ops: ops, state: init, best: -1}
 	for i := range ops {
@@ -140,6 +146,14 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S) *search
 		s.doomed = f.Doomed(ops)
 	}
 	s.twin = twins(ops)
+	if touching {
+		s.after = procPrev(ops)
+		// Identical operations of different processes may wait for
+		// different predecessors: neither stands for the other.
+		for i := range s.twin {
+			s.twin[i] = -1
+		}
+	}
 	flags := 0
 	if rw, ok := m.(model.ReadWriteRegister); ok {
 		s.optBlind = make([]bool, n)
@@ -275,7 +289,7 @@ func (s *searcher[S]) enter(state S, flag bool) (e, forced int32) {
 	if s.reads != nil {
 		for x := e; match[x] != 0; x = next[x] {
 			o := entOp[x]
-			if !s.reads[o] || flag && !s.observes[o] {
+			if !s.reads[o] || flag && !s.observes[o] || s.waits(o) {
 				continue
 			}
 			if t := s.twin[o]; t >= 0 && s.bits[t>>6]&(1<<(uint(t)&63)) == 0 {
@@ -328,7 +342,7 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 				e = next[e] // its twin, earlier in the list, stands for it
 				continue
 			}
-			if flag && !observes[op] {
+			if flag && !observes[op] || s.waits(op) {
 				e = next[e]
 				continue
 			}
@@ -443,6 +457,32 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 		s.memo, s.stack = nil, nil
 	}
 	return s.done
+}
+
+// procPrev gives each operation the previous operation of its process in
+// ops (which are in call order, each process's in its order), or -1.
+func procPrev(ops []model.Op) []int32 {
+	prev := make([]int32, len(ops))
+	last := map[int32]int32{}
+	for i := range ops {
+		p, ok := last[ops[i].Proc]
+		if !ok {
+			p = -1
+		}
+		prev[i] = p
+		last[ops[i].Proc] = int32(i)
+	}
+	return prev
+}
+
+// waits reports whether op must wait for its process's previous operation,
+// not yet taken (only when a process's operations touch).
+func (s *searcher[S]) waits(op int32) bool {
+	if s.after == nil {
+		return false
+	}
+	p := s.after[op]
+	return p >= 0 && s.bits[p>>6]&(1<<(uint(p)&63)) == 0
 }
 
 // twins links each operation to the previous one identical to it for the

@@ -30,6 +30,11 @@ type Options struct {
 	Init history.Value
 	// NilAny accepts a read of nil in every state (Knossos's rule).
 	NilAny bool
+	// Shown, when set, gives the operation that explanations name for the
+	// one at position pos of the history checked: a caller that recoded
+	// values to fit the sweep (a nil read as a plain value becomes a value
+	// of its own) has them name the operations its users wrote.
+	Shown func(pos int) *history.Op
 }
 
 // Applies reports whether h is a single-register read/write history this
@@ -82,6 +87,15 @@ type problem struct {
 	// outcome and writes of unknown outcome nobody observed.
 	dropped []int
 	nOps    int // operations that did not fail
+	shown   func(pos int) *history.Op
+}
+
+// op returns the operation messages name for position pos (Options.Shown).
+func (p *problem) op(pos int) *history.Op {
+	if p.shown != nil {
+		return p.shown(pos)
+	}
+	return &p.h.Ops[pos]
 }
 
 // Check decides whether h, a single-register read/write history, is
@@ -89,7 +103,10 @@ type problem struct {
 // dropped, and writes of unknown outcome may take effect at any time after
 // their call, or never. When ctx is done first the verdict is Unknown and
 // Reason says how far the programme got. The error is non-nil for input the
-// register rejects (an unknown operation, a write without a value).
+// register rejects (an unknown operation, a write without a value). Tied
+// times overlap: a caller whose history has a process's operations touching
+// (history.RealTime.Touching) must order them otherwise, as the
+// linearizability checker does by leaving such histories to its search.
 func Check(ctx context.Context, h *history.History, opts Options) (checker.Result, error) {
 	start := time.Now()
 	res := checker.Result{Criterion: checker.Linearizable, Method: Method}
@@ -157,7 +174,7 @@ func prepare(h *history.History, opts Options) (*problem, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model register: %w", err)
 	}
-	p := &problem{h: h, dropped: append([]int(nil), c.Dropped...), nOps: len(c.Ops) + len(c.Dropped)}
+	p := &problem{h: h, dropped: append([]int(nil), c.Dropped...), nOps: len(c.Ops) + len(c.Dropped), shown: opts.Shown}
 	dense := map[int64]int32{}
 	valIdx := func(id int64) int32 {
 		d, ok := dense[id]
@@ -194,7 +211,7 @@ func prepare(h *history.History, opts Options) (*problem, error) {
 			}
 			r.kind = kAny
 		default:
-			return nil, fmt.Errorf("regdp: operation %s is neither a read nor a write", h.Ops[c.Pos[i]].Label())
+			return nil, fmt.Errorf("regdp: operation %s is neither a read nor a write", p.op(c.Pos[i]).Label())
 		}
 		n := int32(len(p.ops))
 		p.ops = append(p.ops, r)
@@ -230,4 +247,17 @@ func describe(v history.Value) string {
 		return "unset"
 	}
 	return v.String()
+}
+
+// shownValue is the value explanations give for what op read or wrote: its
+// value in the history checked, or with Options.Shown that of the
+// operation shown in its place (a read without a value reads nil).
+func (p *problem) shownValue(op *rop) history.Value {
+	if p.shown == nil {
+		return p.vals[op.val]
+	}
+	if v := p.shown(op.pos).Value; !v.IsNone() {
+		return v
+	}
+	return history.NilValue
 }

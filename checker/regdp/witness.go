@@ -66,7 +66,7 @@ func (s *search) replay(choices map[int]uint64, stop int) (order []int, used []b
 		}
 		if op.kind == kWrite && !used[ev.op] {
 			if lastGap <= int(op.call) {
-				return nil, nil, fmt.Errorf("replay: %s returned without taking effect", p.h.Ops[op.pos].Label())
+				return nil, nil, fmt.Errorf("replay: %s returned without taking effect", p.op(op.pos).Label())
 			}
 			silent[lastGap] = append(silent[lastGap], ev.op)
 			used[ev.op] = true
@@ -114,7 +114,7 @@ func (s *search) replay(choices map[int]uint64, stop int) (order []int, used []b
 			}
 			if op.kind == kRead {
 				if !emitted[ev.op] {
-					return nil, nil, fmt.Errorf("replay: %s returned before its value was held", p.h.Ops[op.pos].Label())
+					return nil, nil, fmt.Errorf("replay: %s returned before its value was held", p.op(op.pos).Label())
 				}
 				used[ev.op] = true
 			}
@@ -137,7 +137,7 @@ func (s *search) violation() checker.Violation {
 	e := s.deadAt
 	o := p.events[e].op
 	op := &p.ops[o]
-	ho := &p.h.Ops[op.pos]
+	ho := p.op(op.pos)
 	var v checker.Violation
 	// The longest legal prefix: any configuration that reached the gap.
 	prev := -1
@@ -161,12 +161,12 @@ func (s *search) violation() checker.Violation {
 		w := &p.ops[i]
 		if (w.kind == kWrite || w.kind == kCrash) && w.val == op.val && w.call < int32(e) {
 			v.Ops = append(v.Ops, w.pos)
-			writers = append(writers, p.h.Ops[w.pos].Label())
+			writers = append(writers, p.op(w.pos).Label())
 		}
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s cannot take effect: no order of the operations lets the register hold %s at any moment between its call (at %d) and its return (at %d)",
-		ho.Label(), describe(p.vals[op.val]), ho.Call, ho.Return)
+		ho.Label(), describe(p.shownValue(op)), ho.Call, ho.Return)
 	switch {
 	case op.val == p.init && len(writers) == 0:
 		sb.WriteString("; it is the initial value and is never written again, and it was overwritten before the read was called")

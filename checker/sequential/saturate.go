@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/graph/topo"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
 )
 
 // Limits beyond which the saturation is not tried (the search still is):
@@ -387,7 +388,7 @@ func explainCycle[S comparable](p *problem[S], g *satGraph, cyc []int32) *checke
 		e := g.why[[2]int32{a, b}]
 		switch e.kind {
 		case edgePO:
-			parts = append(parts, fmt.Sprintf("%s comes before %s in %s's own order", name(a), name(b), p.h.Ops[p.c.Pos[g.op[a]]].Client))
+			parts = append(parts, fmt.Sprintf("%s comes before %s in %s's own order", name(a), name(b), history.Quote(p.h.Ops[p.c.Pos[g.op[a]]].Client)))
 		case edgeRF:
 			parts = append(parts, fmt.Sprintf("%s reads %s, so it comes after it", name(b), valueOf(a)))
 		case edgeInit:

@@ -105,9 +105,9 @@ func (c *csr) scc() []int32 {
 }
 
 // cycles reports every component of g that holds two writes: they would
-// have to be older than each other. session names the observer ("" for the
-// order every session shares).
-func (r *run) cycles(g *graph, session string) {
+// have to be older than each other in the write order every session
+// shares.
+func (r *run) cycles(g *graph) {
 	p := r.p
 	c := g.csr()
 	comp := c.scc()
@@ -151,11 +151,7 @@ func (r *run) cycles(g *graph, session string) {
 			pattern = r.pattern()
 		}
 		r.report(pattern, ops, func() string {
-			who := "every session"
-			if session != "" {
-				who = "session " + session
-			}
-			return fmt.Sprintf("no order of the writes satisfies %s: %s", who, text)
+			return fmt.Sprintf("no single order of the writes, shared by every session, explains these reads: %s", text)
 		})
 	}
 }
@@ -262,15 +258,12 @@ func (r *run) segment(g *graph, c *csr, cyc []int32, i, j int, ops *[]int32) str
 		if k.kind != knowOwn {
 			*ops = append(*ops, k.a)
 		}
-		if k.kind == knowMW || k.kind == knowWFR {
-			*ops = append(*ops, k.b)
-		}
 	}
 	if eLast >= 0 && g.why[eLast] >= 0 {
 		rd := g.reasons[g.why[eLast]].read
 		*ops = append(*ops, rd)
-		text += fmt.Sprintf(", and later %s returned %s, so %s is older than %s for %s", p.Label(rd), p.Label(w),
-			p.Label(u), p.Label(w), p.Client(rd))
+		text += fmt.Sprintf(", and later %s returned %s, so %s is older than %s", p.Label(rd), p.Label(w),
+			p.Label(u), p.Label(w))
 	}
 	return text
 }

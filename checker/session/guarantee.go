@@ -11,20 +11,16 @@ import (
 const (
 	knowOwn  uint8 = iota // s wrote it
 	knowRead              // s read it
-	knowMW                // s read a later write of the same session
-	knowWFR               // s read a write issued after a read of it
 )
 
-// reason says why session s knows write u: for knowRead, a is the read; for
-// knowMW, a is s's read of write b, which u precedes in its session; for
-// knowWFR, a is the read of u by b's session before it issued write b.
+// reason says why session s knows write u: for knowRead, a is the read.
 type reason struct {
 	kind uint8
-	a, b int32
+	a    int32
 }
 
 // graph is a constraint graph over writes (nodes 0..n-1 are ops) and
-// virtual nodes; every edge means "not newer than" in a session's order.
+// virtual nodes; every edge means "not newer than" in the arbitration order.
 type graph struct {
 	n        int // ops
 	from, to []int32
@@ -124,7 +120,9 @@ func (r *run) global() *graph {
 	return g
 }
 
-// guarantee checks one of the four session guarantees.
+// guarantee checks one of the four session guarantees. Every session
+// shares one arbitration order of the writes, so the constraints of all
+// sessions go into one graph and a cycle in it is a violation.
 func (r *run) guarantee() error {
 	p := r.p
 	r.thinAir()
@@ -132,22 +130,20 @@ func (r *run) guarantee() error {
 		r.ownFuture()
 	}
 	g := r.global()
-	if p.Versioned {
-		r.cycles(g, "")
-	}
-	for s := range p.Procs {
-		if err := r.ctx.Err(); err != nil {
-			return err
-		}
+	if r.crit == checker.ReadYourWrites || r.crit == checker.MonotonicReads {
+		// Only these two make a read see more than the write it returned.
 		var sg *graph
 		if !p.Versioned {
-			sg = g.clone()
+			sg = g
 		}
-		r.walk(int32(s), sg)
-		if sg != nil {
-			r.cycles(sg, p.Client(p.Procs[s][0]))
+		for s := range p.Procs {
+			if err := r.ctx.Err(); err != nil {
+				return err
+			}
+			r.walk(int32(s), sg)
 		}
 	}
+	r.cycles(g)
 	return nil
 }
 
@@ -243,41 +239,6 @@ func (r *run) walk(s int32, sg *graph) {
 		sg.edgeR(x.z, o.RF, edgeWhy{read: rd})
 		x.used = true
 	}
-	frontier := map[int32]int32{}
-	var learn func(w, rd int32)
-	switch r.crit {
-	case checker.MonotonicWrites:
-		learn = func(w, rd int32) {
-			t := p.Ops[w].Proc
-			for i := frontier[t]; i < p.Ops[w].Idx; i++ {
-				if u := p.Procs[t][i]; p.Ops[u].Write {
-					know(u, reason{kind: knowMW, a: rd, b: w})
-				}
-			}
-			if p.Ops[w].Idx > frontier[t] {
-				frontier[t] = p.Ops[w].Idx
-			}
-		}
-	case checker.WritesFollowReads:
-		learn = func(w, rd int32) {
-			stack := []int32{w}
-			for len(stack) > 0 {
-				w := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				t := p.Ops[w].Proc
-				for i := frontier[t]; i < p.Ops[w].Idx; i++ {
-					if rr := p.Procs[t][i]; !p.Ops[rr].Write && p.Ops[rr].RF >= 0 {
-						u := p.Ops[rr].RF
-						know(u, reason{kind: knowWFR, a: rr, b: w})
-						stack = append(stack, u)
-					}
-				}
-				if p.Ops[w].Idx > frontier[t] {
-					frontier[t] = p.Ops[w].Idx
-				}
-			}
-		}
-	}
 	for _, o := range p.Procs[s] {
 		op := &p.Ops[o]
 		switch {
@@ -287,16 +248,11 @@ func (r *run) walk(s int32, sg *graph) {
 			}
 		case r.crit == checker.ReadYourWrites:
 			check(o)
-		case r.crit == checker.MonotonicReads:
+		default:
 			check(o)
 			if op.RF >= 0 {
 				know(op.RF, reason{kind: knowRead, a: o})
 			}
-		default:
-			if op.RF >= 0 {
-				learn(op.RF, o)
-			}
-			check(o)
 		}
 	}
 }
@@ -320,9 +276,6 @@ func (r *run) witness(rd, u int32, why reason) []int32 {
 	if why.kind != knowOwn {
 		ops = append(ops, why.a)
 	}
-	if why.kind == knowMW || why.kind == knowWFR {
-		ops = append(ops, why.b)
-	}
 	if f := r.p.Ops[rd].RF; f >= 0 {
 		ops = append(ops, f)
 	}
@@ -333,17 +286,10 @@ func (r *run) witness(rd, u int32, why reason) []int32 {
 func (r *run) knowText(s, u int32, why reason) string {
 	p := r.p
 	name := p.Client(p.Procs[s][0])
-	switch why.kind {
-	case knowOwn:
+	if why.kind == knowOwn {
 		return fmt.Sprintf("%s wrote %s itself", name, p.Label(u))
-	case knowRead:
-		return fmt.Sprintf("%s had read %s with %s", name, p.Label(u), p.Label(why.a))
-	case knowMW:
-		return fmt.Sprintf("%s had read %s with %s, and %s issued %s before it", name, p.Label(why.b), p.Label(why.a),
-			p.Client(why.b), p.Label(u))
 	}
-	return fmt.Sprintf("%s had seen %s, which %s issued after reading %s with %s", name, p.Label(why.b), p.Client(why.b),
-		p.Label(u), p.Label(why.a))
+	return fmt.Sprintf("%s had read %s with %s", name, p.Label(u), p.Label(why.a))
 }
 
 func sortByVersion(p *causal.Prepared, ws []int32) {

@@ -1,33 +1,44 @@
 // Package session decides the session guarantees of Terry et al. —
 // read-your-writes, monotonic-reads, monotonic-writes, writes-follow-reads —
-// and PRAM for read/write histories (register and key-value), one session
-// (process) at a time.
+// and PRAM for read/write histories (register and key-value): the
+// guarantees over one write order shared by every session, PRAM one process
+// view at a time.
 //
 // # Definitions
 //
-// Each session s is an observer with its own order ar_s of all writes (so
-// different sessions may disagree: agreeing is convergence, checked by
-// causal-convergence). Each read r of s on key x sees a set V(r) of writes
-// and must return the ar_s-latest write of x in V(r), or the initial value
-// when V(r) holds no write of x. A guarantee holds when every session has
-// such an ar_s, with V(r) ⊇ {rf(r)} plus what the guarantee makes s know:
+// The four guarantees are those of Terry et al. ("Session guarantees for
+// weakly consistent replicated data", 1994) in the axiomatic form of Viotti
+// and Vukolić ("Consistency in non-transactional distributed storage
+// systems", 2016). An abstract execution of the history has a visibility
+// vis (the writes each read sees) and one arbitration order ar of all
+// writes, shared by every session (Terry et al.'s single write order). Each
+// read returns the ar-latest write of its key that it sees, or the initial
+// value when it sees none, and:
 //
-//   - read-your-writes: s's own earlier writes;
-//   - monotonic-reads: the writes s's earlier reads returned;
-//   - monotonic-writes: every write that precedes, in its own session, a
-//     write that s has read so far (r included), and ar_s orders each
-//     session's writes in session order;
-//   - writes-follow-reads: every write read by a session before it issued a
-//     write that s has read so far (r included), transitively, and ar_s puts
-//     the writes a session read before the writes it issued afterwards (so a
-//     read of a write its own session issues later is a violation).
+//   - read-your-writes: a read sees every earlier write of its session
+//     (so[wr→rd] ⊆ vis);
+//   - monotonic-reads: a read sees everything the earlier reads of its
+//     session saw (vis;so[rd→rd] ⊆ vis);
+//   - monotonic-writes: ar orders each session's writes in session order
+//     (so[wr→wr] ⊆ ar);
+//   - writes-follow-reads: a write comes, in ar, after every write its
+//     session had seen before issuing it (vis;so[rd→wr] ⊆ ar); a read of a
+//     write its own session issues later would make that write follow
+//     itself.
 //
-// Monotonic writes and writes-follow-reads are observable with single-key
-// reads only through what a session accumulates, so s's knowledge grows
-// with each read; the writes s read directly are monotonic-reads' business
-// and do not by themselves constrain these two. Each guarantee is checked on
-// its own, with its own order per session: a history can keep all four and
-// still fail PRAM, which needs one view per session for all of them.
+// A read need see nothing beyond what it returned and what the guarantee
+// names (more visibility only adds constraints), so each read gives edges
+// "older than what it returned" and the guarantee holds iff the edges of all
+// sessions together admit one order: a violation is a cycle. Without
+// versions, monotonic writes can then fail only on a read of a value nobody
+// wrote; with versions, when the versions contradict a session's order.
+// The guarantees are checked each on its own: a history can keep all four
+// and still fail PRAM.
+//
+// Checking each session against its own order instead (the reading of an
+// earlier version of this package) is weaker: `A: r1 w2 w3 r1; B: w1 r3`
+// keeps read-your-writes with one order per session but not with one
+// shared order.
 //
 // PRAM (Lipton and Sandberg): every session has a serialisation of all
 // writes and its own operations that keeps every session's order and in
@@ -37,12 +48,14 @@
 //
 // When every operation carries an explicit version (a number ordered per
 // key, like an etcd revision, a read carrying the version it returned),
-// "older" is given and each read is checked on its own. Otherwise the order
-// each session must have is inferred from the constraints above, and a
-// violation is a cycle in them. Result.Method says which was used.
+// versions order each key's writes in ar and the reads of read-your-writes
+// and monotonic-reads are checked against them one by one. Otherwise ar is
+// inferred from the constraints above, and a violation is a cycle in them.
+// Result.Method says which was used.
 //
 // The tests compare both modes with brute-force deciders written from these
-// definitions on thousands of random histories.
+// definitions (package weakref, and the ladder's tests) on thousands of
+// random histories.
 package session
 
 import (

@@ -116,7 +116,7 @@ func (e *explainer) precedes(a, b int) bool {
 func (e *explainer) orderPhrase(a, b int) string {
 	x, y := e.op(a), e.op(b)
 	if e.sequential {
-		return fmt.Sprintf("%s comes before %s in process %s's order", e.label(a), e.label(b), x.Client)
+		return fmt.Sprintf("%s comes before %s in process %s's order", e.label(a), e.label(b), history.Quote(x.Client))
 	}
 	s := fmt.Sprintf("%s finished at %d before %s began at %d", e.label(a), x.Return, e.label(b), y.Call)
 	if x.Process == y.Process {
@@ -223,7 +223,7 @@ func (e *explainer) tell(a, b int, va, vb history.Value, old string) string {
 	if _, isRead := readValue(x); isRead {
 		if e.sequential {
 			fmt.Fprintf(&sb, "%s read the new value %s and comes before %s in process %s's order; yet %s read %s.",
-				e.label(a), va, e.label(b), x.Client, e.label(b), old)
+				e.label(a), va, e.label(b), history.Quote(x.Client), e.label(b), old)
 		} else {
 			fmt.Fprintf(&sb, "%s read the new value %s and finished at %d, before %s began at %d; yet %s read %s.",
 				e.label(a), va, x.Return, e.label(b), y.Call, e.label(b), old)
@@ -294,7 +294,9 @@ func (e *explainer) facts() []string {
 				}
 			}
 			if !implied {
-				out = append(out, upper(e.orderPhrase(a, b))+".")
+				// The phrase starts with a label, the input's own
+				// text: it is not capitalised.
+				out = append(out, e.orderPhrase(a, b)+".")
 			}
 		}
 	}
@@ -342,11 +344,4 @@ func (e *explainer) facts() []string {
 			e.label(p), span(o)))
 	}
 	return out
-}
-
-func upper(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -32,6 +32,7 @@ func TestRandomCores(t *testing.T) {
 		name := models[tried%len(models)]
 		cfg := randhist.Default(name)
 		cfg.Ops = 4 + r.IntN(7)
+		cfg.Ties = []int{0, 0, 2, 4}[r.IntN(4)]
 		cfg.Init = history.IntValue(0)
 		if name == "kv" {
 			cfg.Init = history.StringValue("")

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/histcheck/histcheck/history"
 )
@@ -63,7 +64,7 @@ func Timeline(h *history.History, ops []int) string {
 		l := byProc[o.Process]
 		if l == nil {
 			perClient[o.Client]++
-			name := o.Client
+			name := history.Quote(o.Client)
 			if n := perClient[o.Client]; n > 1 {
 				name += "#" + strconv.Itoa(n)
 			}
@@ -75,7 +76,7 @@ func Timeline(h *history.History, ops []int) string {
 	}
 	nameW := 0
 	for _, l := range lanes {
-		nameW = max(nameW, len(l.name))
+		nameW = max(nameW, utf8.RuneCountInString(l.name)) // columns, not bytes: élan
 	}
 
 	type row struct {
@@ -120,7 +121,7 @@ func Timeline(h *history.History, ops []int) string {
 	var sb strings.Builder
 	for _, r := range rows {
 		sb.WriteString(r.name)
-		sb.WriteString(strings.Repeat(" ", nameW-len(r.name)+1))
+		sb.WriteString(strings.Repeat(" ", nameW-utf8.RuneCountInString(r.name)+1))
 		sb.Write(r.cells)
 		sb.WriteString(strings.Repeat(" ", cellW-len(r.cells)+2))
 		sb.WriteString(strings.Join(r.times, " "))
@@ -145,8 +146,8 @@ func fits(cells []byte, start, n int) bool {
 // to the right edge when it never returned.
 func drawBar(o *history.Op, col func(int64) int) []byte {
 	label := o.Label()
-	if i := strings.IndexByte(label, ':'); i >= 0 && label[:i] == o.Client {
-		label = label[i+1:]
+	if rest, ok := strings.CutPrefix(label, history.Quote(o.Client)+":"); ok {
+		label = rest
 	}
 	start := col(o.Call)
 	open := o.Return == history.Infinity

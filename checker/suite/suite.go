@@ -205,9 +205,31 @@ func (e *timeoutError) Unwrap() error { return e.err }
 // context's deadline passed.
 const ReasonTimeout = "the time limit ran out before a verdict"
 
+// InternalError is a panic inside a checker or a model: a bug, reported as
+// an unknown verdict rather than the end of the run.
+type InternalError struct {
+	Criterion string
+	Panic     *checker.PanicError
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("internal error checking %s: %v", e.Criterion, e.Panic)
+}
+
+func (e *InternalError) Unwrap() error { return e.Panic }
+
 // Run calls m.Check and folds a timeout or cancellation into an unknown
-// result whose Reason says so; other errors are returned as they are.
-func Run(ctx context.Context, m Model, h *history.History, criterion string, mopts model.Options, opts Options) (checker.Result, error) {
+// result whose Reason says so; other errors are returned as they are. A
+// panic in the check is an *InternalError, with an unknown result whose
+// Reason says so.
+func Run(ctx context.Context, m Model, h *history.History, criterion string, mopts model.Options, opts Options) (res checker.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ie := &InternalError{Criterion: criterion, Panic: checker.AsPanic(r)}
+			res = checker.Result{Criterion: criterion, Valid: checker.Unknown, Reason: "internal error: " + ie.Panic.Error()}
+			err = ie
+		}
+	}()
 	if !m.Supports(criterion) {
 		return checker.Result{}, &UnsupportedError{Model: m.Info.Name, Criterion: criterion, Supported: m.Criteria}
 	}
@@ -216,7 +238,7 @@ func Run(ctx context.Context, m Model, h *history.History, criterion string, mop
 		// quick the check would have been, so that limits behave alike.
 		return checker.Result{Criterion: criterion, Valid: checker.Unknown, Reason: ReasonTimeout}, nil
 	}
-	res, err := m.Check(ctx, h, criterion, mopts, opts)
+	res, err = m.Check(ctx, h, criterion, mopts, opts)
 	var te *timeoutError
 	if errors.As(err, &te) {
 		reason := ReasonTimeout

@@ -71,7 +71,7 @@ func compileParts(h *history.History, m model.Model[int64]) ([]part, error) {
 func applicable(parts []part) bool {
 	for _, p := range parts {
 		rw, ok := p.m.(model.ReadWriteRegister)
-		if !ok || !Applicable(p.comp.Ops, rw, p.init) {
+		if !ok || p.comp.Touching || !Applicable(p.comp.Ops, rw, p.init) {
 			return false
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/histcheck/histcheck/model"
 )
@@ -168,9 +169,12 @@ func span(z *Zone, label func(int) string, value func(int64) string) string {
 		h, label(z.FromOp), z.From, label(z.ToOp), z.To, label(z.ToOp))
 }
 
+// capital starts a sentence with a capital letter when it starts with
+// words of its own ("the initial value"); a value or label from the input
+// is left as it is, whatever its case.
 func capital(s string) string {
-	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
-		return string(s[0]-'a'+'A') + s[1:]
+	if rest, ok := strings.CutPrefix(s, "the "); ok {
+		return "The " + rest
 	}
 	return s
 }

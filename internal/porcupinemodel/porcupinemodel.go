@@ -3,7 +3,10 @@
 // write them: failed operations left out, an operation of unknown outcome
 // returning at the end of time with a model that accepts any output for
 // it, values as small integers (its own etcd model's form), and keys as
-// partitions.
+// partitions. Times are given as history.RealTime places them, so that a
+// process's touching operations stay in its order (Porcupine reads tied
+// times as overlapping); a tangled history (RealTime.Tangled) has no such
+// form, and Porcupine may then judge it by a weaker order.
 package porcupinemodel
 
 import (
@@ -36,6 +39,7 @@ func Register(h *history.History, init history.Value) (porcupine.Model, []porcup
 	keys := map[history.Value]int{}
 	keyed := false
 	ops := make([]porcupine.Operation, 0, len(h.Ops))
+	rt := h.RealTime()
 	for i := range h.Ops {
 		o := &h.Ops[i]
 		if o.Status == history.Fail {
@@ -65,7 +69,7 @@ func Register(h *history.History, init history.Value) (porcupine.Model, []porcup
 			e := o.Value.Elems()
 			in.op, in.a, in.b = 2, id(e[0]), id(e[1])
 		}
-		ops = append(ops, porcupine.Operation{ClientId: o.Process, Input: in, Call: o.Call, Output: out, Return: o.Return})
+		ops = append(ops, porcupine.Operation{ClientId: o.Process, Input: in, Call: rt.Spans[i].Call, Output: out, Return: rt.Spans[i].Return})
 	}
 	m := porcupine.Model{
 		Init: func() interface{} { return 0 },
@@ -108,6 +112,7 @@ type kvInput struct {
 // KV converts a kv history of get, put and append (string values).
 func KV(h *history.History) (porcupine.Model, []porcupine.Operation) {
 	var ops []porcupine.Operation
+	rt := h.RealTime()
 	for i := range h.Ops {
 		o := &h.Ops[i]
 		if o.Status == history.Fail {
@@ -123,7 +128,7 @@ func KV(h *history.History) (porcupine.Model, []porcupine.Operation) {
 		case "append":
 			in.op, in.value = 2, o.Value.Text()
 		}
-		ops = append(ops, porcupine.Operation{ClientId: o.Process, Input: in, Call: o.Call, Output: out, Return: o.Return})
+		ops = append(ops, porcupine.Operation{ClientId: o.Process, Input: in, Call: rt.Spans[i].Call, Output: out, Return: rt.Spans[i].Return})
 	}
 	m := porcupine.Model{
 		Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {

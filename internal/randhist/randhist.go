@@ -47,6 +47,12 @@ type Config struct {
 	FailRate float64
 	// Corrupt is the chance one completed operation is altered afterwards.
 	Corrupt float64
+	// Ties, above 1, coarsens the clock of the register, cas-register, kv
+	// and mutex histories: every time is divided by it, so that calls and
+	// returns tie within and across processes and a process's operations
+	// touch (one returns at the instant its next is called). The points
+	// of effect keep their order, so the execution is still a witness.
+	Ties int
 	// Versions is the chance a history's reads and writes carry versions
 	// (see versions.go); with chance Corrupt one version is then altered.
 	Versions float64
@@ -255,11 +261,25 @@ func (g *gen) run(step func(*state, *history.Op)) *history.History {
 		step(st, op)
 		vs.assign(op, len(st.seen) > before)
 	})
+	if cfg.Ties > 1 {
+		coarsen(ops, int64(cfg.Ties))
+	}
 	if r.Float64() < cfg.Corrupt {
 		g.corrupt(st, ops)
 	}
 	vs.corrupt(ops)
 	return g.assemble(ops)
+}
+
+// coarsen divides every time by grain: floor keeps each process's
+// operations in order and every interval around its point of effect.
+func coarsen(ops []history.Op, grain int64) {
+	for i := range ops {
+		ops[i].Call /= grain
+		if ops[i].Return != history.Infinity {
+			ops[i].Return /= grain
+		}
+	}
 }
 
 // corrupt alters one completed operation, preferring those whose outcome
@@ -328,6 +348,7 @@ func (g *gen) assemble(ops []history.Op) *history.History {
 	logical := make(map[int]int)
 	for i := range ops {
 		ops[i].Index = int64(i)
+		ops[i].Times = history.Span{Call: ops[i].Call, Return: ops[i].Return}
 		p, ok := logical[ops[i].Process]
 		if !ok {
 			p = len(logical)
@@ -335,5 +356,5 @@ func (g *gen) assemble(ops []history.Op) *history.History {
 		}
 		ops[i].Process = p
 	}
-	return &history.History{Ops: ops, Processes: len(logical), Clients: len(logical)}
+	return &history.History{Ops: ops, Processes: len(logical), Clients: len(logical), Timed: true}
 }

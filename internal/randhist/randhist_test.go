@@ -23,6 +23,7 @@ func TestValid(t *testing.T) {
 			cfg := Default(name)
 			cfg.Ops = 1 + r.IntN(10)
 			cfg.CrashRate = 0.2
+			cfg.Ties = r.IntN(5)
 			h, err := New(r, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -53,6 +54,40 @@ func TestValid(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTies checks that a coarse clock gives the shapes it is for: ties
+// across processes and operations of one process that touch.
+func TestTies(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	across, touching := 0, 0
+	for n := 0; n < 500; n++ {
+		cfg := Default("register")
+		cfg.Ops, cfg.Processes, cfg.Ties = 8, 3, 4
+		h, err := New(r, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.RealTime().Touching {
+			touching++
+		}
+		ends := map[int64]int{}
+		for _, o := range h.Ops {
+			ends[o.Call] |= 1 << o.Process
+			if o.Return != history.Infinity {
+				ends[o.Return] |= 1 << o.Process
+			}
+		}
+		for _, procs := range ends {
+			if procs&(procs-1) != 0 {
+				across++
+				break
+			}
+		}
+	}
+	if across < 100 || touching < 100 {
+		t.Errorf("of 500 histories, %d tie across processes and %d have touching operations; want 100 or more of each", across, touching)
 	}
 }
 

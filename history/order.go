@@ -1,0 +1,274 @@
+package history
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Ordering says where a history's real-time order comes from, and so what
+// its operations' Call and Return mean.
+type Ordering uint8
+
+const (
+	// TimeOrder orders operations by their recorded times: Call and
+	// Return are times. Operations written with call and return times
+	// are in time order; so is a history built by hand. An operation
+	// whose return time equals another's call time overlaps it, unless
+	// both belong to one process, which runs one operation after the
+	// other whatever its clock says.
+	TimeOrder Ordering = iota
+	// FileOrder orders operations by the place of their events in the
+	// input: Call and Return are event positions, and each operation's
+	// recorded times, if any, are in Times. This is the order of Jepsen's
+	// event histories, whose times are informational and may go backwards
+	// across nodes.
+	FileOrder
+)
+
+func (o Ordering) String() string {
+	if o == FileOrder {
+		return "events"
+	}
+	return "times"
+}
+
+// ParseOrdering reads "events" (file order) or "times".
+func ParseOrdering(s string) (Ordering, bool) {
+	switch s {
+	case "events", "file":
+		return FileOrder, true
+	case "times", "time":
+		return TimeOrder, true
+	}
+	return 0, false
+}
+
+// Span is a pair of instants: an operation's call and return.
+type Span struct{ Call, Return int64 }
+
+// inversions records where recorded times contradict the file order.
+type inversions struct {
+	count int
+	first string // the first contradiction, for the note
+	// bad is the first pair of events of one operation or one process
+	// whose times go backwards: ordering by times then fails with it.
+	bad *InputError
+}
+
+// OrderByTimes puts a history read from events in time order: each
+// operation's Call and Return become its recorded times. It is an error
+// when the events carry no times, or when a process's own events go
+// backwards in time. The note that times contradict the file order then
+// says the times are used.
+func (h *History) OrderByTimes() error {
+	if h.Order == TimeOrder {
+		return nil
+	}
+	if !h.Timed {
+		return Errorf(0, "the events carry no times, so only their order in the input is known")
+	}
+	if h.inv.bad != nil {
+		return h.inv.bad
+	}
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		o.Call, o.Return = o.Times.Call, o.Times.Return
+		if o.Status == Info {
+			o.Return = Infinity
+		}
+	}
+	if n := h.inv.note(); n != "" {
+		h.Warnings = append(removeString(h.Warnings, n), h.inv.timesNote())
+	}
+	sort.SliceStable(h.Ops, func(i, j int) bool { return h.Ops[i].Call < h.Ops[j].Call })
+	renumber(h.Ops, h.Processes)
+	h.Order = TimeOrder
+	return nil
+}
+
+// note says where the times contradict the file order, and that the
+// file order is used; "" when they agree.
+func (v *inversions) note() string { return v.say("as in the input") }
+
+// timesNote is note for a history put in time order.
+func (v *inversions) timesNote() string { return v.say("by their times") }
+
+func (v *inversions) say(how string) string {
+	if v.count == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the times of %d event(s) contradict their order in the input, first %s; the events are ordered %s", v.count, v.first, how)
+}
+
+func removeString(ss []string, s string) []string {
+	if s == "" {
+		return ss
+	}
+	var out []string
+	for _, x := range ss {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// renumber numbers logical processes by first call, so that the numbering
+// does not depend on how the input interleaved its events.
+func renumber(ops []Op, processes int) {
+	m := make([]int, processes)
+	for i := range m {
+		m[i] = -1
+	}
+	next := 0
+	for i := range ops {
+		q := ops[i].Process
+		if m[q] < 0 {
+			m[q] = next
+			next++
+		}
+		ops[i].Process = m[q]
+	}
+}
+
+// RealTime is a history's real-time order in a form searches use
+// directly: operation i precedes operation j exactly when
+// Spans[i].Return < Spans[j].Call, or, when Tangled, also when both
+// belong to one process and i comes first.
+type RealTime struct {
+	Spans []Span
+	// Touching reports that some process's operation returns at the
+	// instant its next is called: Spans then differ from the times in
+	// more than scale.
+	Touching bool
+	// Tangled reports that at some instant two or more processes each end
+	// an operation and start their next one: no assignment of instants
+	// keeps both their own order and their operations' overlap with each
+	// other's, so Spans keeps the overlap and a search must also keep each
+	// process's order itself.
+	Tangled bool
+}
+
+// rtPoint is one end of an operation, for RealTime.
+type rtPoint struct {
+	t    int64
+	op   int32 // index into the spans
+	pos  int   // position in Ops: a process's operations are in its order
+	ret  bool
+	proc int
+}
+
+// RealTime returns the order of h's operations in real time. Operations
+// whose times tie overlap (as Porcupine and Knossos read them), except
+// that a process runs one operation after another: when one of its
+// operations returns at the instant its next is called, the first
+// precedes the second. Ends at one instant that no rule separates stay
+// equal, so that identical operations stay identical.
+func (h *History) RealTime() RealTime { return h.realTimeAt(nil) }
+
+// realTimeAt is RealTime for the operations at the given positions of
+// h.Ops (all of them when positions is nil): Spans[k]
+// belongs to the operation at positions[k]. The order between two
+// operations does not depend on the others, so a part of a history may be
+// ordered on its own.
+func (h *History) realTimeAt(positions []int) RealTime {
+	n := len(positions)
+	if positions == nil {
+		n = len(h.Ops)
+	}
+	rt := RealTime{Spans: make([]Span, n)}
+	pts := make([]rtPoint, 0, 2*n)
+	for i := 0; i < n; i++ {
+		pos := i
+		if positions != nil {
+			pos = positions[i]
+		}
+		o := &h.Ops[pos]
+		pts = append(pts, rtPoint{t: o.Call, op: int32(i), pos: pos, proc: o.Process})
+		if o.Return != Infinity {
+			pts = append(pts, rtPoint{t: o.Return, op: int32(i), pos: pos, ret: true, proc: o.Process})
+		} else {
+			rt.Spans[i].Return = Infinity
+		}
+	}
+	// Within an instant: by process, then in the process's own order
+	// (Ops are sorted by call, a process's own in its order), a call
+	// before its return.
+	sort.Slice(pts, func(a, b int) bool {
+		x, y := &pts[a], &pts[b]
+		if x.t != y.t {
+			return x.t < y.t
+		}
+		if x.proc != y.proc {
+			return x.proc < y.proc
+		}
+		if x.pos != y.pos {
+			return x.pos < y.pos
+		}
+		return !x.ret && y.ret
+	})
+	var next int64
+	for lo := 0; lo < len(pts); {
+		hi := lo
+		for hi < len(pts) && pts[hi].t == pts[lo].t {
+			hi++
+		}
+		next = rt.place(pts[lo:hi], next)
+		lo = hi
+	}
+	return rt
+}
+
+// place gives the ends at one instant their instants from next on and
+// returns the first instant after them: calls first (one instant), then
+// each end of the one process whose operations touch (one instant each),
+// then returns (one instant). With two or more such processes no
+// placement keeps every rule; the overlap is kept and rt is Tangled.
+func (rt *RealTime) place(group []rtPoint, next int64) int64 {
+	chain := -1
+	m := 0
+	for i := 0; i < len(group); {
+		j, ops := i, 0
+		for j < len(group) && group[j].proc == group[i].proc {
+			if j == i || group[j].op != group[j-1].op {
+				ops++
+			}
+			j++
+		}
+		// Two operations of one process at one instant: one returns
+		// as the next is called (a process runs one at a time).
+		if ops > 1 {
+			rt.Touching = true
+			if chain >= 0 {
+				rt.Tangled = true
+				chain, m = -1, 0
+				break
+			}
+			chain, m = group[i].proc, j-i
+		}
+		i = j
+	}
+	calls, rets := next, next+1+int64(m)
+	k := calls + 1
+	for _, p := range group {
+		s := &rt.Spans[p.op]
+		switch {
+		case p.proc == chain:
+			at(s, p.ret, k)
+			k++
+		case p.ret:
+			s.Return = rets
+		default:
+			s.Call = calls
+		}
+	}
+	return rets + 1
+}
+
+func at(s *Span, ret bool, t int64) {
+	if ret {
+		s.Return = t
+	} else {
+		s.Call = t
+	}
+}
