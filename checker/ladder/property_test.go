@@ -17,10 +17,9 @@ import (
 
 // ladderHistory draws one history for the ladder property: reads and
 // writes of one register or of up to three keys, with crashed and failed
-// operations, mostly unique values (sometimes repeated ones), and half the
-// time versions (sometimes inconsistent with the values or their order).
-var crashRate = 0.15
-
+// operations, times that tie within and across processes, mostly unique
+// values (sometimes repeated ones), and half the time versions (sometimes
+// inconsistent with the values or their order).
 func ladderHistory(r *rand.Rand) (*history.History, string) {
 	cfg := randhist.Config{
 		Ops:       2 + r.IntN(7),
@@ -28,10 +27,11 @@ func ladderHistory(r *rand.Rand) (*history.History, string) {
 		Values:    40,
 		Keys:      1 + r.IntN(3),
 		Init:      history.IntValue(0),
-		CrashRate: crashRate,
+		CrashRate: 0.15,
 		FailRate:  0.1,
 		Corrupt:   0.7,
 		Versions:  0.5,
+		Ties:      1 + r.IntN(3),
 	}
 	if r.IntN(5) == 0 {
 		cfg.Values = 3
