@@ -25,6 +25,9 @@ type VersionDecision struct {
 	// Cycle[i] to Cycle[i+1] (and from the last to the first).
 	Cycle []int
 	Why   []string
+	// Versions holds the version of each operation of Cycle that carries
+	// one (nil for the others), for explanations.
+	Versions []*int64
 }
 
 // Reasons of the steps of a version cycle.
@@ -134,7 +137,14 @@ func DecideByVersions(m any, ops []model.Op, keyOf []int32, ord Order) (VersionD
 	order, rest := g.topo()
 	if rest != nil {
 		cyc, why := g.cycle(rest)
-		return VersionDecision{Nowhere: -1, Cycle: cyc, Why: why}, true
+		d := VersionDecision{Nowhere: -1, Cycle: cyc, Why: why, Versions: make([]*int64, len(cyc))}
+		for j, i := range cyc {
+			if kinds[i] != model.NotVersioned {
+				v := ops[i].C
+				d.Versions[j] = &v
+			}
+		}
+		return d, true
 	}
 	d := VersionDecision{Valid: true, Nowhere: -1}
 	for _, v := range order {
@@ -151,29 +161,35 @@ func DecideByVersions(m any, ops []model.Op, keyOf []int32, ord Order) (VersionD
 }
 
 // ExplainVersionCycle renders a VersionDecision's cycle in one sentence,
-// naming operations with label.
+// naming operations with label and, when they carry one, their versions.
 func ExplainVersionCycle(d VersionDecision, label func(int) string) string {
+	name := func(j int) string {
+		if d.Versions[j] == nil {
+			return label(d.Cycle[j])
+		}
+		return fmt.Sprintf("%s (version %d)", label(d.Cycle[j]), *d.Versions[j])
+	}
 	s := ""
-	for i, a := range d.Cycle {
-		b := d.Cycle[(i+1)%len(d.Cycle)]
+	for i := range d.Cycle {
+		j := (i + 1) % len(d.Cycle)
 		if i > 0 {
 			s += "; "
 		}
-		la, lb := label(a), label(b)
+		la, lb := name(i), name(j)
 		switch d.Why[i] {
 		case WhyProcess:
 			s += fmt.Sprintf("%s precedes %s in its process", la, lb)
 		case WhyRealTime:
 			s += fmt.Sprintf("%s returned before %s was called", la, lb)
 		case WhyVersion:
-			s += fmt.Sprintf("%s has an older version than %s", la, lb)
+			s += fmt.Sprintf("%s is older than %s", la, lb)
 		case WhyReadFrom:
-			s += fmt.Sprintf("%s read the version %s wrote", lb, la)
+			s += fmt.Sprintf("%s read what %s wrote", lb, la)
 		case WhyReplaced:
 			s += fmt.Sprintf("%s read a version that %s replaces", la, lb)
 		}
 	}
-	return s + fmt.Sprintf("; so %s would precede itself", label(d.Cycle[0]))
+	return s + fmt.Sprintf("; so %s would precede itself", name(0))
 }
 
 // vgraph is a graph over operations (nodes below n) and points of time
