@@ -192,6 +192,12 @@ func ExplainVersionCycle(d VersionDecision, label func(int) string) string {
 	return s + fmt.Sprintf("; so %s would precede itself", name(0))
 }
 
+// NowhereText explains a VersionDecision's read that is legal nowhere.
+func NowhereText(label string, version int64) string {
+	return fmt.Sprintf("%s carries version %d but returned neither the value the write of that version wrote nor, when no write has it, the initial value, so no order can make it legal",
+		label, version)
+}
+
 // vgraph is a graph over operations (nodes below n) and points of time
 // (nodes from n, for real time), with one reason per edge between
 // operations.

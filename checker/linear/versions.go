@@ -2,7 +2,6 @@ package linear
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
@@ -33,8 +32,7 @@ func decideVersions[S comparable](ctx context.Context, h *history.History, parts
 		case d.Nowhere >= 0:
 			res.Valid = checker.False
 			res.Violations = []checker.Violation{{Ops: []int{d.Nowhere}, Pattern: "thin-air-read",
-				Explanation: fmt.Sprintf("%s returned a value that neither the write of its version wrote nor, if no write has that version, is the initial value, so no order can make it legal",
-					label(d.Nowhere))}}
+				Explanation: checker.NowhereText(label(d.Nowhere), p.comp.Ops[d.Nowhere].C)}}
 		default:
 			res.Valid = checker.False
 			res.Violations = []checker.Violation{{Ops: d.Cycle, Pattern: "version-cycle",

@@ -1,7 +1,6 @@
 package sequential
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/histcheck/histcheck/checker"
@@ -32,8 +31,7 @@ func byVersions[S comparable](p *problem[S]) (checker.Result, bool) {
 	case d.Nowhere >= 0:
 		res.Valid = checker.False
 		res.Violations = []checker.Violation{{Ops: []int{p.c.Pos[d.Nowhere]}, Pattern: "thin-air-read",
-			Explanation: fmt.Sprintf("%s returned a value that neither the write of its version wrote nor, if no write has that version, is the initial value, so no order can make it legal",
-				p.label(int32(d.Nowhere)))}}
+			Explanation: checker.NowhereText(p.label(int32(d.Nowhere)), p.c.Ops[d.Nowhere].C)}}
 	default:
 		res.Valid = checker.False
 		var ops []int
