@@ -96,6 +96,9 @@ func Check(ctx context.Context, h *history.History, criterion string, opts Optio
 	if err != nil {
 		return checker.Result{}, err
 	}
+	// A read whose value is not its version's write's read a value
+	// nobody wrote, for the session guarantees as for the others.
+	causal.MatchVersionValues(p)
 	res := checker.Result{Criterion: criterion, Dropped: p.Dropped}
 	if p.Unknown != "" {
 		res.Reason = p.Unknown
