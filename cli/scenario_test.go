@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/histcheck/histcheck/sim"
+)
+
+// scenarioRuns are the runs whose verdicts the chapters state: each
+// scenario with its flags, and the verdict "histcheck check" must give the
+// emitted history with no flags at all.
+var scenarioRuns = []struct {
+	name   string
+	params sim.Params
+	want   string // true or false
+}{
+	{"partition", nil, "false"},
+	{"partition", sim.Params{"mode": "cp"}, "true"},
+	{"partition", sim.Params{"split": "4|1", "mode": "cp"}, "true"},
+	{"partition", sim.Params{"split": "4|1", "mode": "ap"}, "false"},
+	{"lag", nil, "false"},
+	{"lockqueue", nil, "true"},
+	{"lockqueue", sim.Params{"clients": "12", "seed": "5"}, "true"},
+	{"fencing", nil, "false"},
+	{"fencing", sim.Params{"fencing": "on"}, "true"},
+	{"lease-ttl", nil, "false"},
+	{"lease-ttl", sim.Params{"fenced": "true"}, "true"},
+	{"lease-ttl", sim.Params{"ttl": "10"}, "false"},
+	{"lease-ttl", sim.Params{"ttl": "10", "fenced": "true"}, "true"},
+	{"redis-lock", nil, "false"},
+	{"redis-lock", sim.Params{"release": "safe"}, "true"},
+	{"redlock", nil, "false"},
+	{"redlock", sim.Params{"token": "monotonic"}, "false"},
+	{"pacelc", nil, "true"},
+	{"pacelc", sim.Params{"read": "local"}, "false"},
+}
+
+// shellWords splits a command line as a POSIX shell would for the simple
+// words the scenarios print: spaces separate, single quotes quote.
+func shellWords(t *testing.T, s string) []string {
+	t.Helper()
+	var words []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for _, r := range s {
+		switch {
+		case quoted && r == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteRune(r)
+		case r == '\'':
+			quoted, inWord = true, true
+		case r == ' ':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quoted {
+		t.Fatalf("unbalanced quote in %q", s)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// TestScenarioTablesEndWithCheck runs each scenario as a reader would: the
+// table's last line is the command that emits and checks its history; that
+// command, run as printed, gives the verdict the chapters state and the
+// verdict the table announces.
+func TestScenarioTablesEndWithCheck(t *testing.T) {
+	for _, tc := range scenarioRuns {
+		s, ok := sim.Lookup(tc.name)
+		if !ok {
+			t.Fatalf("no scenario %s", tc.name)
+		}
+		args := []string{"sim", tc.name}
+		for k, v := range tc.params {
+			args = append(args, "--"+k, v)
+		}
+		code, table, errs := run(t, nil, args...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		out, err := s.Run(tc.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Expect != tc.want {
+			t.Errorf("%v: the scenario expects %s, the chapters %s", args, out.Expect, tc.want)
+		}
+		lines := strings.Split(strings.TrimRight(table, "\n"), "\n")
+		last := strings.TrimSpace(lines[len(lines)-1])
+		if !strings.Contains(table, "(verdict "+tc.want+", exit ") {
+			t.Errorf("%v: the table does not announce verdict %s:\n%s", args, tc.want, table)
+		}
+		if sentences := lines[len(lines)-5]; strings.Count(sentences, ". ") < 1 || !strings.HasSuffix(sentences, ".") {
+			t.Errorf("%v: no closing sentences before the command: %q", args, sentences)
+		}
+		simCmd, checkCmd, ok := strings.Cut(last, " && ")
+		if !ok || !strings.HasPrefix(simCmd, "histcheck sim "+tc.name+" ") || !strings.HasPrefix(checkCmd, "histcheck check ") {
+			t.Fatalf("%v: the table does not end with the check command: %q", args, last)
+		}
+		dir := t.TempDir()
+		simArgs := shellWords(t, strings.TrimPrefix(simCmd, "histcheck "))
+		checkArgs := shellWords(t, strings.TrimPrefix(checkCmd, "histcheck "))
+		for _, a := range [][]string{simArgs, checkArgs} {
+			a[len(a)-1] = filepath.Join(dir, a[len(a)-1])
+		}
+		if code, _, errs := run(t, nil, simArgs...); code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", simArgs, code, errs)
+		}
+		if _, err := os.Stat(checkArgs[len(checkArgs)-1]); err != nil {
+			t.Fatalf("%v: %v", simArgs, err)
+		}
+		code, report, errs := run(t, nil, checkArgs...)
+		wantCode := ExitOK
+		if tc.want == "false" {
+			wantCode = ExitInvalid
+		}
+		line := checkArgs[len(checkArgs)-1] + "\tlinearizable\t" + tc.want + "\n"
+		if code != wantCode || !strings.Contains(report, line) {
+			t.Errorf("%v | %v: exit %d (want %d), stderr %q\n%s", simArgs, checkArgs, code, wantCode, errs, report)
+		}
+		if strings.Contains(errs, "detected from operation names") {
+			t.Errorf("%v: the model was detected, not read from the file: %s", simArgs, errs)
+		}
+	}
+}
+
+// TestScenarioEveryListed checks that every scenario but the random
+// workload has a run above, so that a new one cannot skip the loop.
+func TestScenarioEveryListed(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tc := range scenarioRuns {
+		seen[tc.name] = true
+	}
+	for _, s := range sim.Scenarios() {
+		if s.Name != "random" && !seen[s.Name] {
+			t.Errorf("scenario %s has no run in scenarioRuns", s.Name)
+		}
+	}
+}
