@@ -419,6 +419,11 @@ criteria:
 	if all {
 		hr.Ladder = buildLadder(results)
 	}
+	if r, ok := results[checker.Linearizable]; ok && r.Valid == checker.False {
+		stop := e.progress.start(fmt.Sprintf("counting the failing keys of %s", file))
+		hr.Keys = keyBreakdown(ctx, objs, h, mopts, sopts, o.timeout)
+		stop()
+	}
 	return &hr, code
 }
 

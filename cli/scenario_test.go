@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/histcheck/histcheck/report"
 	"github.com/histcheck/histcheck/sim"
 )
 
@@ -147,6 +150,60 @@ func TestScenarioEveryListed(t *testing.T) {
 	for _, s := range sim.Scenarios() {
 		if s.Name != "random" && !seen[s.Name] {
 			t.Errorf("scenario %s has no run in scenarioRuns", s.Name)
+		}
+	}
+}
+
+// TestScenarioPartitionKeys checks that check's breakdown of the AP
+// histories by key gives the figures the partition scenario computes: the
+// keys with a read that missed a write, and those reads.
+func TestScenarioPartitionKeys(t *testing.T) {
+	res := sim.Partition(sim.PartitionSeed)
+	for _, row := range res.Rows {
+		split := row.Split()
+		_, hist, _ := run(t, nil, "sim", "partition", "--split", split, "--mode", row.Mode, "--emit", "history")
+		code, out, errs := run(t, []byte(hist), "check", "-o", "json", "-")
+		var rep report.Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%s %s: %v: %s", split, row.Mode, err, errs)
+		}
+		keys := rep.Histories[0].Keys
+		if row.Mode == "cp" {
+			if code != ExitOK || keys != nil {
+				t.Errorf("%s cp: exit %d, keys %+v", split, code, keys)
+			}
+			continue
+		}
+		if code != ExitInvalid || keys == nil || keys.Failed != row.FailingKeys || keys.Unplaced != row.Unplaced {
+			t.Errorf("%s ap: exit %d, keys %+v, want %d failed keys and %d unplaced reads", split, code, keys, row.FailingKeys, row.Unplaced)
+		}
+		_, text, _ := run(t, []byte(hist), "check", "-")
+		want := fmt.Sprintf("    keys: %d of %d failed; %d of the %d reads on them could not be placed", keys.Failed, keys.Keys, keys.Unplaced, keys.Reads)
+		if !strings.Contains(text, "-\tlinearizable\tfalse\n"+want) {
+			t.Errorf("%s ap: text lacks %q:\n%s", split, want, text)
+		}
+	}
+}
+
+// TestScenarioKeysOnlyWhenFailing checks that the breakdown by key is left
+// out when there is nothing to break down, and that reads on a key whose
+// writes fail already are not blamed.
+func TestScenarioKeysOnlyWhenFailing(t *testing.T) {
+	tests := []struct {
+		sim  []string
+		want string // the keys line, or "" for none
+	}{
+		{[]string{"fencing", "--fencing", "on"}, ""},
+		{[]string{"lag"}, ""},
+		{[]string{"fencing", "--fencing", "off"}, "    keys: 1 of 2 failed\n"},
+		{[]string{"redlock", "--token", "monotonic"}, "    keys: 2 of 2 failed\n"},
+	}
+	for _, tc := range tests {
+		_, hist, _ := run(t, nil, append(append([]string{"sim"}, tc.sim...), "--emit", "history")...)
+		_, out, _ := run(t, []byte(hist), "check", "-")
+		has := strings.Contains(out, "    keys: ")
+		if tc.want == "" && has || tc.want != "" && !strings.Contains(out, tc.want) {
+			t.Errorf("%v: want keys line %q:\n%s", tc.sim, tc.want, out)
 		}
 	}
 }

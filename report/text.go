@@ -46,6 +46,7 @@ func writeHistory(w *bufio.Writer, h *History, o TextOptions) {
 		res := &h.Results[i]
 		if res.Model == "" {
 			fmt.Fprintf(w, "%s\t%s\t%s\n", h.File, res.Consistency, res.Valid)
+			writeKeys(w, h, res.Consistency)
 			writeResult(w, res, indent, o)
 			i++
 			continue
@@ -58,6 +59,7 @@ func writeHistory(w *bufio.Writer, h *History, o TextOptions) {
 			vs = append(vs, h.Results[j].Valid)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\n", h.File, res.Consistency, Combine(vs...))
+		writeKeys(w, h, res.Consistency)
 		for k := i; k < j; k++ {
 			r := &h.Results[k]
 			fmt.Fprintf(w, "%s%s (%s): %s\n", indent, ObjectName(r.Key), r.Model, r.Valid)
@@ -69,6 +71,19 @@ func writeHistory(w *bufio.Writer, h *History, o TextOptions) {
 		fmt.Fprintf(w, "%sstrongest satisfied: %s\n", indent, listOrNone(h.Ladder.Strongest))
 		fmt.Fprintf(w, "%sweakest violated: %s\n", indent, listOrNone(h.Ladder.Weakest))
 	}
+}
+
+// writeKeys writes the breakdown of a failing linearizability check by key.
+func writeKeys(w *bufio.Writer, h *History, criterion string) {
+	k := h.Keys
+	if k == nil || criterion != checker.Linearizable {
+		return
+	}
+	fmt.Fprintf(w, "%skeys: %d of %d failed", indent, k.Failed, k.Keys)
+	if k.Reads > 0 {
+		fmt.Fprintf(w, "; %d of the %d reads on them could not be placed (each contradicts its key's writes on its own)", k.Unplaced, k.Reads)
+	}
+	fmt.Fprintln(w)
 }
 
 func listOrNone(xs []string) string {

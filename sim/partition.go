@@ -197,10 +197,10 @@ func partitionShows(r PartitionRow) string {
 			r.Split(), r.Answered, r.Rejected)
 	}
 	return s + fmt.Sprintf("The history is the %s AP run (%d stale reads, %d conflicting keys): checked as a key-value store starting at 0, it is not linearizable, "+
-		"and check reports %d of %d keys failing and %d reads it cannot place. "+
+		"and check reports %d keys failing and %d reads it cannot place. "+
 		"Check counts every read that missed a later write of the other side; the table counts a read as stale only when its side "+
 		"had written the key fewer times than the other, and a key as conflicting when both sides wrote it.",
-		r.Split(), r.StaleReads, r.ConflictingKeys, r.FailingKeys, PartitionKeys, r.Unplaced)
+		r.Split(), r.StaleReads, r.ConflictingKeys, r.FailingKeys, r.Unplaced)
 }
 
 func partitionScenario() Scenario {
