@@ -39,6 +39,12 @@ var scenarioRuns = []struct {
 	{"redlock", sim.Params{"token": "monotonic"}, "false"},
 	{"pacelc", nil, "true"},
 	{"pacelc", sim.Params{"read": "local"}, "false"},
+	{"election", nil, "false"},
+	{"election", sim.Params{"remedy": "fencing"}, "true"},
+	{"election", sim.Params{"remedy": "step-down"}, "true"},
+	{"check-then-write", nil, "false"},
+	{"check-then-write", sim.Params{"remedy": "fencing"}, "true"},
+	{"check-then-write", sim.Params{"remedy": "conditional"}, "true"},
 }
 
 // shellWords splits a command line as a POSIX shell would for the simple

@@ -61,6 +61,8 @@ func Scenarios() []Scenario {
 		redisLockScenario(),
 		redlockScenario(),
 		pacelcScenario(),
+		electionScenario(),
+		checkThenWriteScenario(),
 		randomScenario(),
 	}
 }
