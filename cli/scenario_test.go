@@ -45,6 +45,10 @@ var scenarioRuns = []struct {
 	{"check-then-write", nil, "false"},
 	{"check-then-write", sim.Params{"remedy": "fencing"}, "true"},
 	{"check-then-write", sim.Params{"remedy": "conditional"}, "true"},
+	{"setnx-expire", nil, "false"},
+	{"setnx-expire", sim.Params{"command": "set-nx-px"}, "true"},
+	{"failover", nil, "false"},
+	{"failover", sim.Params{"wait": "on"}, "true"},
 }
 
 // shellWords splits a command line as a POSIX shell would for the simple

@@ -24,6 +24,13 @@ func TestNewScenarioFigures(t *testing.T) {
 			"Final stock 9"}, "false"},
 		{"check-then-write", Params{"remedy": "fencing"}, []string{"| 15.9 | A | A's write of 9 reaches the storage: refused", "Final stock 8"}, "true"},
 		{"check-then-write", Params{"remedy": "conditional"}, []string{"refused, the stock is 8, not 10", "Final stock 8"}, "true"},
+		{"setnx-expire", nil, []string{"| 1 | A | A crashes before it sends `EXPIRE lock 30`: the key has no expiry |",
+			"| 600 | ops | an operator deletes the stuck key: `DEL lock` → 1 |", "B failed 4 times"}, "false"},
+		{"setnx-expire", Params{"command": "set-nx-px"}, []string{"| 30 |  | the key expires |",
+			"| 35 | B | B: `SET lock B NX PX 30000` → OK, B holds the lock |"}, "true"},
+		{"failover", nil, []string{"| 0.5 |  | the primary dies", "| 3 |  | the replica is promoted to primary, without A's key |",
+			"Two holders from 3.5 s"}, "false"},
+		{"failover", Params{"wait": "on"}, []string{"`WAIT 1 2000` → 0 replicas", "One holder"}, "true"},
 	}
 	for _, tc := range tests {
 		s, ok := Lookup(tc.name)

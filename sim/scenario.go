@@ -63,6 +63,8 @@ func Scenarios() []Scenario {
 		pacelcScenario(),
 		electionScenario(),
 		checkThenWriteScenario(),
+		setnxScenario(),
+		failoverScenario(),
 		randomScenario(),
 	}
 }
