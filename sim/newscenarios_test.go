@@ -30,6 +30,12 @@ func TestNewScenarioFigures(t *testing.T) {
 			"| 35 | B | B: `SET lock B NX PX 30000` → OK, B holds the lock |"}, "true"},
 		{"failover", nil, []string{"| 0.5 |  | the primary dies", "| 3 |  | the replica is promoted to primary, without A's key |",
 			"Two holders from 3.5 s"}, "false"},
+		{"redlock", nil, []string{"at least 3 of the 5 masters"}, "false"},
+		{"redlock", Params{"fencing": "on"}, []string{"A writes to the storage with token 1, still believing it holds the lock: refused, the storage has accepted token 2"}, "true"},
+		{"redlock", Params{"clock-jump": "on"}, []string{"| 0–4 | C sets the key on M4, M5 (2 of 5): no majority, no lock |",
+			"| 4–8 | C releases the keys it did set, on M4, M5 |", "| 1000 | M3's clock jumps 10000 ms forward: A's key there expires early |",
+			"B sets the key on M3, M4, M5 (3 of 5)", "A lock needs the key on at least 3 of the 5 masters", "A and B both held the lock from 1510 to 4000 ms."}, "false"},
+		{"redlock", Params{"clock-jump": "on", "fencing": "on"}, []string{"A writes to the storage with token 1: refused, the storage has accepted token 2"}, "false"},
 		{"failover", Params{"wait": "on"}, []string{"`WAIT 1 2000` → 0 replicas", "One holder"}, "true"},
 	}
 	for _, tc := range tests {
