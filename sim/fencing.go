@@ -196,7 +196,9 @@ func (r FencingResult) shows() string {
 }
 
 func fencingScenario() Scenario {
-	flags := []Flag{{Name: "fencing", Default: "off", Usage: "on: the storage refuses stale fencing tokens; off: it accepts every write"}}
+	flags := []Flag{{Name: "fencing", Default: "off", Usage: "on: the storage refuses stale fencing tokens; off: it accepts every write"},
+		{Name: "late", Default: "off", Usage: "on: B's first write comes after A's late one (implies --fencing on)"},
+		{Name: "register", Default: "off", Usage: "with --late on: B registers its token with the storage as soon as it acquires"}}
 	return Scenario{
 		Name:        "fencing",
 		Description: "a lease outlived by a GC pause: the stock example without and with fencing tokens",
@@ -209,6 +211,27 @@ func fencingScenario() Scenario {
 			on, err := parseChoice("fencing", v["fencing"], "on", "off")
 			if err != nil {
 				return nil, err
+			}
+			late, err := parseChoice("late", v["late"], "on", "off")
+			if err != nil {
+				return nil, err
+			}
+			register, err := parseChoice("register", v["register"], "on", "off")
+			if err != nil {
+				return nil, err
+			}
+			if late == "on" {
+				v["fencing"] = "on"
+				res := FencingLate(register == "on")
+				h, err := build("fencing", append([]history.Op(nil), res.tl.ops...), metaTTL(FencingModel, history.IntValue(fencingStock), fencingLease))
+				if err != nil {
+					return nil, err
+				}
+				return &Output{Table: closing(res.lateTable(), res.lateShows(), "fencing", flags, v, "true"), History: h, Model: FencingModel,
+					Options: model.Options{Init: history.IntValue(fencingStock), TTL: fencingLease}, Expect: "true"}, nil
+			}
+			if register == "on" {
+				return nil, fmt.Errorf("register: only with --late on")
 			}
 			res := Fencing(on == "on")
 			h, err := res.History()

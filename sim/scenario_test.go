@@ -61,6 +61,7 @@ func TestScenarioFlags(t *testing.T) {
 		{"lockqueue", Params{"seed": "7"}, ""},
 		{"fencing", Params{"fencing": "on"}, ""},
 		{"fencing", Params{"fencing": "yes"}, "fencing"},
+		{"fencing", Params{"register": "on"}, "only with --late on"},
 		{"lease-ttl", Params{"ttl": "10", "fenced": "true"}, ""},
 		{"lease-ttl", Params{"ttl": "0"}, "ttl"},
 		{"redis-lock", Params{"release": "safe"}, ""},
