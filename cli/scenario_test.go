@@ -27,6 +27,7 @@ var scenarioRuns = []struct {
 	{"lag", nil, "false"},
 	{"lockqueue", nil, "true"},
 	{"lockqueue", sim.Params{"clients": "12", "seed": "5"}, "true"},
+	{"lockqueue", sim.Params{"service": "etcd"}, "true"},
 	{"fencing", nil, "false"},
 	{"fencing", sim.Params{"fencing": "on"}, "true"},
 	// The old holder's write first: each object is right on its own, so

@@ -40,6 +40,8 @@ func TestNewScenarioFigures(t *testing.T) {
 			"Final stock 8: a lost update (the right result is 7)."}, "true"},
 		{"fencing", Params{"late": "on", "register": "on"}, []string{"| 11.02 | B | B registers token 34 with the storage at once |",
 			"| 15 | A | A writes 9 with token 33: rejected, the storage has seen token 34 |", "Final stock 7: the right result."}, "true"},
+		{"lockqueue", Params{"service": "etcd"}, []string{"| /lock/C3 (create_revision 1001) | C3 |",
+			"| C4's lease expires, /lock/C4 (create_revision 1007) deleted | C3 | 1 | 4 |", "| total |  | 4 | 10 |"}, "true"},
 		{"failover", Params{"wait": "on"}, []string{"`WAIT 1 2000` → 0 replicas", "One holder"}, "true"},
 	}
 	for _, tc := range tests {
