@@ -57,6 +57,8 @@ var scenarioRuns = []struct {
 	{"setnx-expire", sim.Params{"command": "set-nx-px"}, "true"},
 	{"failover", nil, "false"},
 	{"failover", sim.Params{"wait": "on"}, "true"},
+	{"quorum", nil, "false"},
+	{"quorum", sim.Params{"timestamps": "quorum"}, "true"},
 }
 
 // shellWords splits a command line as a POSIX shell would for the simple

@@ -42,6 +42,10 @@ func TestNewScenarioFigures(t *testing.T) {
 			"| 15 | A | A writes 9 with token 33: rejected, the storage has seen token 34 |", "Final stock 7: the right result."}, "true"},
 		{"lockqueue", Params{"service": "etcd"}, []string{"| /lock/C3 (create_revision 1001) | C3 |",
 			"| C4's lease expires, /lock/C4 (create_revision 1007) deleted | C3 | 1 | 4 |", "| total |  | 4 | 10 |"}, "true"},
+		{"quorum", nil, []string{"N = 3, W = 2, R = 2: R + W = 4 > N", "| 100 | A | write 1, stamped 250 by A's clock, to R1, R2 | ok |",
+			"| 300 | C | read from R1, R2 | 1 |", "| 400 | D | read from R2, R3 | 1 |"}, "false"},
+		{"quorum", Params{"timestamps": "quorum"}, []string{"| 300 | C | read from R1, R2 | 2 |"}, "true"},
+		{"quorum", Params{"skew": "0"}, []string{"| 400 | D | read from R2, R3 | 2 |"}, "true"},
 		{"failover", Params{"wait": "on"}, []string{"`WAIT 1 2000` → 0 replicas", "One holder"}, "true"},
 	}
 	for _, tc := range tests {

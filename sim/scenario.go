@@ -65,6 +65,7 @@ func Scenarios() []Scenario {
 		checkThenWriteScenario(),
 		setnxScenario(),
 		failoverScenario(),
+		quorumScenario(),
 		randomScenario(),
 	}
 }
