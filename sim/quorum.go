@@ -117,7 +117,9 @@ func (r QuorumResult) History() (*history.History, error) {
 	return build("quorum", append([]history.Op(nil), r.ops...), metaFor("register", history.IntValue(0)))
 }
 
-func (r QuorumResult) linearizable() bool { return r.ops[2].Value == history.IntValue(2) && r.ops[3].Value == history.IntValue(2) }
+func (r QuorumResult) linearizable() bool {
+	return r.ops[2].Value == history.IntValue(2) && r.ops[3].Value == history.IntValue(2)
+}
 
 func (r QuorumResult) shows() string {
 	if r.linearizable() && r.Timestamps == "clock" {
