@@ -46,6 +46,10 @@ func TestNewScenarioFigures(t *testing.T) {
 			"| 300 | C | read from R1, R2 | 1 |", "| 400 | D | read from R2, R3 | 1 |"}, "false"},
 		{"quorum", Params{"timestamps": "quorum"}, []string{"| 300 | C | read from R1, R2 | 2 |"}, "true"},
 		{"quorum", Params{"skew": "0"}, []string{"| 400 | D | read from R2, R3 | 2 |"}, "true"},
+		{"eventual", nil, []string{"| 70 | c2 | reads 1 at R2 | R1 2, R2 1 | RYW, MR |",
+			"Both replicas had both writes from 60 ms on, yet they differed until 200 ms; both hold 2 at the end."}, "false"},
+		{"eventual", Params{"merge": "crdt"}, []string{"| 70 | c2 | reads 2 at R2 | R1 2, R2 2 |  |",
+			"The replicas were equal as soon as both had both writes (60 ms)"}, "true"},
 		{"failover", Params{"wait": "on"}, []string{"`WAIT 1 2000` → 0 replicas", "One holder"}, "true"},
 	}
 	for _, tc := range tests {

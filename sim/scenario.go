@@ -36,8 +36,12 @@ type Output struct {
 	Model   string
 	Options model.Options
 	// Expect is the verdict "histcheck check" gives the history with its
-	// own settings: "true" or "false".
+	// own settings and the criteria the table's closing command names:
+	// "true" or "false".
 	Expect string
+	// Plain is the verdict of "histcheck check FILE" with no flags at all,
+	// when it differs from Expect ("" when it is the same).
+	Plain string
 }
 
 // Scenario is one simulation as a command would dispatch it.
@@ -66,6 +70,7 @@ func Scenarios() []Scenario {
 		setnxScenario(),
 		failoverScenario(),
 		quorumScenario(),
+		eventualScenario(),
 		randomScenario(),
 	}
 }
@@ -222,13 +227,23 @@ func emitFile(name string) string { return name + ".json" }
 // history carries. Every flag is written out, so the command names the run
 // exactly.
 func CheckCommand(name string, flags []Flag, v map[string]string) string {
+	return checkCommandWith(name, flags, v, "")
+}
+
+// checkCommandWith is CheckCommand with arguments for "histcheck check"
+// (criteria), or none.
+func checkCommandWith(name string, flags []Flag, v map[string]string, checkArgs string) string {
 	var sb strings.Builder
 	sb.WriteString("histcheck sim " + name)
 	for _, f := range flags {
 		sb.WriteString(" --" + f.Name + " " + shellQuote(v[f.Name]))
 	}
 	file := emitFile(name)
-	sb.WriteString(" --emit history -o " + file + " && histcheck check " + file)
+	sb.WriteString(" --emit history -o " + file + " && histcheck check ")
+	if checkArgs != "" {
+		sb.WriteString(checkArgs + " ")
+	}
+	sb.WriteString(file)
 	return sb.String()
 }
 
@@ -245,10 +260,15 @@ func shellQuote(s string) string {
 // closing ends a table with what it shows (two or three sentences) and the
 // command that checks the history behind it, with the verdict to expect.
 func closing(table, shows string, name string, flags []Flag, v map[string]string, expect string) string {
+	return closingWith(table, shows, name, flags, v, expect, "")
+}
+
+// closingWith is closing with arguments for "histcheck check".
+func closingWith(table, shows string, name string, flags []Flag, v map[string]string, expect, checkArgs string) string {
 	exit := "exit 0"
 	if expect == "false" {
 		exit = "exit 1"
 	}
 	return strings.TrimRight(table, "\n") + "\n\n" + shows + "\n\nCheck the history behind this table (verdict " + expect + ", " + exit + "):\n\n    " +
-		CheckCommand(name, flags, v) + "\n"
+		checkCommandWith(name, flags, v, checkArgs) + "\n"
 }

@@ -6,7 +6,7 @@ import (
 )
 
 func TestScenariosRunWithDefaults(t *testing.T) {
-	want := []string{"partition", "lag", "lockqueue", "fencing", "lease-ttl", "redis-lock", "redlock", "pacelc", "election", "check-then-write", "setnx-expire", "failover", "quorum", "random"}
+	want := []string{"partition", "lag", "lockqueue", "fencing", "lease-ttl", "redis-lock", "redlock", "pacelc", "election", "check-then-write", "setnx-expire", "failover", "quorum", "eventual", "random"}
 	all := Scenarios()
 	if len(all) != len(want) {
 		t.Fatalf("%d scenarios, want %d", len(all), len(want))
