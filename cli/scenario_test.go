@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/report"
 	"github.com/histcheck/histcheck/sim"
 )
@@ -61,6 +62,10 @@ var scenarioRuns = []struct {
 	{"quorum", sim.Params{"timestamps": "quorum"}, "true"},
 	{"eventual", nil, "false"},
 	{"eventual", sim.Params{"merge": "crdt"}, "true"},
+	{"lock-designs", nil, "false"},
+	{"lock-designs", sim.Params{"design": "zookeeper", "failure": "failover"}, "true"},
+	{"lock-designs", sim.Params{"design": "redlock+fencing", "failure": "clock-jump"}, "false"},
+	{"lock-designs", sim.Params{"design": "cas", "failure": "clock-jump"}, "true"},
 }
 
 // shellWords splits a command line as a POSIX shell would for the simple
@@ -104,7 +109,7 @@ func shellWords(t *testing.T, s string) []string {
 // verdict the table announces.
 func TestScenarioTablesEndWithCheck(t *testing.T) {
 	for _, tc := range scenarioRuns {
-		s, ok := sim.Lookup(tc.name)
+		s, ok := sim.LookupWith(tc.name, emittedVerdict(suite.Builtin()))
 		if !ok {
 			t.Fatalf("no scenario %s", tc.name)
 		}
@@ -191,7 +196,7 @@ func TestScenarioEveryListed(t *testing.T) {
 	for _, tc := range scenarioRuns {
 		seen[tc.name] = true
 	}
-	for _, s := range sim.Scenarios() {
+	for _, s := range sim.ScenariosWith(nil) {
 		if s.Name != "random" && !seen[s.Name] {
 			t.Errorf("scenario %s has no run in scenarioRuns", s.Name)
 		}
@@ -250,4 +255,65 @@ func TestScenarioKeysOnlyWhenFailing(t *testing.T) {
 			t.Errorf("%v: want keys line %q:\n%s", tc.sim, tc.want, out)
 		}
 	}
+}
+
+// TestScenarioLockDesignsCells checks every cell of the lock design review
+// against "histcheck check" on that cell's history, emitted with --design
+// and --failure, and the matrix against the review's expectations: the
+// consensus services survive a failover and a clock jump, fencing saves
+// every lock from a pause and an isolation, compare-and-set needs no lock.
+func TestScenarioLockDesignsCells(t *testing.T) {
+	code, table, errs := run(t, nil, "sim", "lock-designs")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	designs := sim.LockDesigns()
+	cells := map[string]string{}
+	for _, line := range strings.Split(table, "\n") {
+		for _, f := range sim.LockFailures {
+			prefix := "| " + f.Name + " | "
+			if !strings.HasPrefix(line, prefix) {
+				continue
+			}
+			vs := strings.Split(strings.TrimSuffix(strings.TrimPrefix(line, prefix), " |"), " | ")
+			if len(vs) != len(designs) {
+				t.Fatalf("row %q has %d cells, want %d", line, len(vs), len(designs))
+			}
+			for i, d := range designs {
+				cells[d.ID+"/"+f.ID] = vs[i]
+			}
+		}
+	}
+	if len(cells) != len(designs)*len(sim.LockFailures) {
+		t.Fatalf("%d cells in the matrix:\n%s", len(cells), table)
+	}
+	for _, d := range designs {
+		for _, f := range sim.LockFailures {
+			want := "false"
+			switch {
+			case d.ID == "cas":
+				want = "true"
+			case f.ID == "pause" || f.ID == "isolation":
+				want = verdict(d.Fencing)
+			case d.ID == "zookeeper" || d.ID == "zookeeper+fencing" || d.ID == "etcd" || d.ID == "etcd+fencing":
+				want = "true"
+			}
+			key := d.ID + "/" + f.ID
+			if cells[key] != want {
+				t.Errorf("%s: the matrix says %s, the review expects %s", key, cells[key], want)
+			}
+			_, hist, errs := run(t, nil, "sim", "lock-designs", "--design", d.ID, "--failure", f.ID, "--emit", "history")
+			code, out, _ := run(t, []byte(hist), "check", "-")
+			if !strings.Contains(out, "-\tlinearizable\t"+cells[key]+"\n") || (code == ExitOK) != (cells[key] == "true") {
+				t.Errorf("%s: the matrix says %s, check says (exit %d) %s%s", key, cells[key], code, out, errs)
+			}
+		}
+	}
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "true"
+	}
+	return "false"
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -11,8 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/report"
 	"github.com/histcheck/histcheck/sim"
 )
 
@@ -44,7 +48,7 @@ func newSimCmd(e *env) *cobra.Command {
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
-	for _, s := range sim.Scenarios() {
+	for _, s := range sim.ScenariosWith(emittedVerdict(e.models)) {
 		cmd.AddCommand(newScenarioCmd(e, s))
 	}
 	return cmd
@@ -135,6 +139,39 @@ func runSim(e *env, o *simOptions, s sim.Scenario, p sim.Params) error {
 		}
 		return format.Write(w, h, o.to)
 	})
+}
+
+// emittedVerdict is the checker the lock design review fills its matrix
+// with: the linearizability verdict "histcheck check FILE" gives a history
+// with the settings it carries (its models per key, initial value, TTL),
+// no flags given.
+func emittedVerdict(models []suite.Model) sim.Checker {
+	return func(h *history.History) (string, error) {
+		spec, _, err := chooseSpec(models, nil, h)
+		if err != nil {
+			return "", err
+		}
+		objs, err := spec.objects(models, h)
+		if err != nil {
+			return "", err
+		}
+		mopts, _, err := modelOptions(&checkOptions{}, h, history.Value{})
+		if err != nil {
+			return "", err
+		}
+		if mopts.TTL, err = historyTTL(nil, h, false); err != nil {
+			return "", err
+		}
+		var vs []checker.Verdict
+		for _, obj := range objs {
+			res, err := runOne(context.Background(), obj.model, obj.h, checker.Linearizable, mopts, suite.Options{}, 0)
+			if err != nil {
+				return "", err
+			}
+			vs = append(vs, res.Valid)
+		}
+		return report.Combine(vs...).String(), nil
+	}
 }
 
 // emitted is the scenario's history with the settings it should be checked
