@@ -17,6 +17,21 @@ import (
 // for a long test run.
 const breakdownMaxOps = 20_000
 
+// breakdownMaxWork bounds the operations the read count checks in all (each
+// read is checked with its key's writes); past it, reads are not counted.
+const breakdownMaxWork = 200_000
+
+// isWrite tells the blind writes of a register: a key whose other
+// operations are all blind writes has reads that can be placed or not one
+// by one. Keys with appends or compare-and-sets are not counted.
+func isWrite(o *history.Op) bool {
+	switch o.F {
+	case "write", "w", "put":
+		return true
+	}
+	return false
+}
+
 // isRead tells the operations a breakdown counts as reads.
 func isRead(o *history.Op) bool {
 	switch o.F {
@@ -30,16 +45,22 @@ func isRead(o *history.Op) bool {
 // many keys fail on their own and how many reads on those keys cannot be
 // placed: a read is unplaced when the key's operations other than reads
 // are linearizable, but not with that read added, so the read contradicts
-// its key's writes by itself. Reads on a key whose other operations fail
-// already are not counted. It returns nil when the history has fewer than
-// two keys, is too long, or a check gives no verdict.
-func keyBreakdown(ctx context.Context, objs []object, h *history.History, mopts model.Options, sopts suite.Options, timeout time.Duration) *report.KeyCounts {
+// its key's writes by itself. Reads are counted only on keys whose other
+// operations are blind writes that pass on their own, and only up to
+// breakdownMaxWork. verdicts are the objects' verdicts when each was
+// checked on its own (a model per key); for one keyed model (kv) each key
+// is checked here, and only when every operation is a read or a blind
+// write, since keys with appends or compare-and-sets can take long to
+// check one by one. It returns nil when the history has fewer than two
+// keys, is too long, or a check gives no verdict.
+func keyBreakdown(ctx context.Context, objs []object, verdicts []checker.Verdict, h *history.History, mopts model.Options, sopts suite.Options, timeout time.Duration) *report.KeyCounts {
 	if len(h.Ops) > breakdownMaxOps {
 		return nil
 	}
 	type part struct {
-		m   suite.Model
-		pos []int
+		m       suite.Model
+		pos     []int
+		verdict checker.Verdict // Unknown: not checked yet
 	}
 	var parts []part
 	if len(objs) == 1 && !objs[0].perKey {
@@ -47,18 +68,27 @@ func keyBreakdown(ctx context.Context, objs []object, h *history.History, mopts 
 		if len(keys) < 2 {
 			return nil
 		}
+		for i := range h.Ops {
+			if o := &h.Ops[i]; !isWrite(o) && o.F != "read" && o.F != "r" && o.F != "get" {
+				return nil
+			}
+		}
 		for _, g := range groups {
-			parts = append(parts, part{objs[0].model, g})
+			parts = append(parts, part{m: objs[0].model, pos: g})
 		}
 	} else {
-		for _, o := range objs {
-			parts = append(parts, part{o.model, o.pos})
+		if len(verdicts) != len(objs) {
+			return nil
+		}
+		for i, o := range objs {
+			parts = append(parts, part{m: o.model, pos: o.pos, verdict: verdicts[i]})
 		}
 	}
 	if len(parts) < 2 {
 		return nil
 	}
 	kc := &report.KeyCounts{Keys: len(parts)}
+	work := 0
 	verdict := func(m suite.Model, pos []int) (checker.Verdict, bool) {
 		sub, err := subHistory(h, pos)
 		if err != nil {
@@ -71,7 +101,10 @@ func keyBreakdown(ctx context.Context, objs []object, h *history.History, mopts 
 		return res.Valid, true
 	}
 	for _, p := range parts {
-		v, ok := verdict(p.m, p.pos)
+		v, ok := p.verdict, p.verdict != checker.Unknown
+		if !ok {
+			v, ok = verdict(p.m, p.pos)
+		}
 		if !ok {
 			return nil
 		}
@@ -80,14 +113,28 @@ func keyBreakdown(ctx context.Context, objs []object, h *history.History, mopts 
 		}
 		kc.Failed++
 		var others, reads []int
+		blind := true
 		for _, i := range p.pos {
-			if isRead(&h.Ops[i]) {
+			switch {
+			case isRead(&h.Ops[i]):
 				reads = append(reads, i)
-			} else {
+			case h.Ops[i].F == "read" || h.Ops[i].F == "r" || h.Ops[i].F == "get":
+				// A read that failed or whose outcome is unknown
+				// constrains nothing.
+			default:
 				others = append(others, i)
+				blind = blind && isWrite(&h.Ops[i])
 			}
 		}
 		if len(reads) == 0 {
+			continue
+		}
+		if !blind {
+			kc.ReadsSkipped = true
+			continue
+		}
+		if work += len(reads) * (len(others) + 1); work > breakdownMaxWork {
+			kc.ReadsSkipped = true
 			continue
 		}
 		// When the other operations fail without any read, the reads are

@@ -320,3 +320,20 @@ func verdict(ok bool) string {
 	}
 	return "false"
 }
+
+// TestKeyBreakdownSkipsNonRegisterKeys checks that reads are counted only
+// on keys of blind writes, that the count says when it left some out, and
+// that one keyed model over appends or compare-and-sets gets no breakdown.
+func TestKeyBreakdownSkipsNonRegisterKeys(t *testing.T) {
+	hist := []byte("A: w(x, 1) [0, 1]\nB: r(x, 0) [2, 3]\nC: cas(y, 0, 1) [0, 1]\nD: r(y, 0) [2, 3]\n")
+	_, out, errs := run(t, hist, "check", "--format", "notation", "--init", "0", "-m", "x=register,y=cas-register", "-")
+	want := "-\tlinearizable\tfalse\n    keys: 2 of 2 failed; 1 of the 1 reads on them could not be placed (each contradicts its key's writes on its own)" +
+		" (reads not counted on keys with appends or compare-and-sets, or past the count's limit)\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("per key: want %q in:\n%s%s", want, out, errs)
+	}
+	code, out, errs := run(t, hist, "check", "--format", "notation", "--init", "0", "-m", "kv", "-")
+	if code != ExitInvalid || strings.Contains(out, "keys: ") {
+		t.Errorf("kv with a cas: exit %d, want 1 and no breakdown:\n%s%s", code, out, errs)
+	}
+}

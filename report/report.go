@@ -91,11 +91,15 @@ type KeyCounts struct {
 	Keys int `json:"keys"`
 	// Failed is the number of keys that are not linearizable on their own.
 	Failed int `json:"failed"`
-	// Reads is the number of completed reads on the failing keys, except
-	// on keys whose other operations already fail without any read.
+	// Reads is the number of completed reads on the failing keys whose
+	// other operations are blind writes that pass without any read.
 	Reads int `json:"reads"`
 	// Unplaced is the number of those reads that cannot be placed.
 	Unplaced int `json:"unplaced_reads"`
+	// ReadsSkipped is set when the reads of some failing keys were not
+	// counted: keys with operations other than blind writes and reads
+	// (appends, compare-and-sets), or reads past the count's budget.
+	ReadsSkipped bool `json:"reads_skipped,omitempty"`
 }
 
 // Stats are counters a checker reports about its work.

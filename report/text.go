@@ -83,6 +83,9 @@ func writeKeys(w *bufio.Writer, h *History, criterion string) {
 	if k.Reads > 0 {
 		fmt.Fprintf(w, "; %d of the %d reads on them could not be placed (each contradicts its key's writes on its own)", k.Unplaced, k.Reads)
 	}
+	if k.ReadsSkipped {
+		fmt.Fprintf(w, " (reads not counted on keys with appends or compare-and-sets, or past the count's limit)")
+	}
 	fmt.Fprintln(w)
 }
 
