@@ -223,12 +223,13 @@ func fencingScenario() Scenario {
 			if late == "on" {
 				v["fencing"] = "on"
 				res := FencingLate(register == "on")
-				h, err := build("fencing", append([]history.Op(nil), res.tl.ops...), metaTTL(FencingModel, history.IntValue(fencingStock), fencingLease))
+				h, err := build("fencing", append([]history.Op(nil), res.tl.ops...), metaTTL(FencingLateModel, history.IntValue(fencingStock), fencingLease))
 				if err != nil {
 					return nil, err
 				}
-				return &Output{Table: closing(res.lateTable(), res.lateShows(), "fencing", flags, v, "true"), History: h, Model: FencingModel,
-					Options: model.Options{Init: history.IntValue(fencingStock), TTL: fencingLease}, Expect: "true"}, nil
+				expect := verdictOf(register == "on")
+				return &Output{Table: closing(res.lateTable(), res.lateShows(), "fencing", flags, v, expect), History: h, Model: FencingLateModel,
+					Options: model.Options{Init: history.IntValue(fencingStock), TTL: fencingLease}, Expect: expect}, nil
 			}
 			if register == "on" {
 				return nil, fmt.Errorf("register: only with --late on")

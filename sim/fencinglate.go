@@ -21,20 +21,33 @@ func FencingLate(register bool) CheckThenWriteResult {
 	}
 	t := &res.tl
 	stock := history.StringValue("stock")
+	sold := map[string]int{"A": 1, "B": 2}
 	value, highest := fencingStock, int64(fencingLastToken)
+	// readAt is when each holder last read the stock, for its sale.
+	readAt := map[string]int64{}
 	read := func(who string, at int64) int {
 		t.add(op(who, "read", stock, history.IntValue(int64(value)), at, at+10, history.OK), "%s reads stock %d", who, value)
+		readAt[who] = at
 		return value
 	}
 	write := func(who string, at int64, v int, token int64) bool {
 		o := storeOp(who, "write", "stock", history.IntValue(int64(v)), token, at, at+10, history.OK)
+		// The sale: the holder's read and write under the lock as the one
+		// step the lock was meant to make them, from the stock it read to
+		// the stock it wrote.
+		// It is recorded by a process of its own (sale-A), since it spans
+		// the holder's read and write.
+		sale := op("sale-"+who, "cas", history.StringValue("sale"), history.ListValue(history.IntValue(int64(v+sold[who])), history.IntValue(int64(v))),
+			readAt[who], at+10, history.OK)
 		if token < highest {
-			o.Status = history.Fail
+			o.Status, sale.Status = history.Fail, history.Fail
 			t.add(o, "%s writes %d with token %d: rejected, the storage has seen token %d", who, v, token, highest)
+			res.tl.ops = append(res.tl.ops, sale)
 			return false
 		}
 		value, highest = v, token
 		t.add(o, "%s writes %d with token %d: accepted (the highest token the storage has seen is now %d)", who, v, token, highest)
+		res.tl.ops = append(res.tl.ops, sale)
 		return true
 	}
 	t.add(lockOp("A", "acquire", 33, 0, 10, history.OK), "A acquires the lock (token 33, lease until 10 s)")
@@ -59,6 +72,12 @@ func FencingLate(register bool) CheckThenWriteResult {
 	return res
 }
 
+// FencingLateModel is how a FencingLate history is checked: the lock as a
+// lease, the stock as a fenced register, and each holder's sale (its read
+// and write under the lock, as one step) as a compare-and-set register
+// starting at the same 10.
+const FencingLateModel = "lock=lease,stock=fenced-register,sale=cas-register"
+
 // lateTable renders a FencingLate run.
 func (r CheckThenWriteResult) lateTable() string {
 	var sb strings.Builder
@@ -80,9 +99,9 @@ func (r CheckThenWriteResult) lateShows() string {
 	if r.Remedy == "late" {
 		return "Tokens must grow and storage must check them, but storage must also have seen the new token before the old holder's late write arrives: " +
 			"here 33 reached it before 34, so it was accepted and A's sale was lost. " +
-			"Each object is right on its own (a lease, and a fenced register that never took a lower token after a higher one), " +
-			"so the check passes: the loss is between the lock and the storage, where no per-object check looks; --register on closes the gap."
+			"The lease and the fenced stock are each right on their own; what fails is the sales, each holder's read and write under the lock taken as the one step " +
+			"the lock was meant to make them: both went from 10, so they cannot both have happened, and the check (key sale, compare-and-set) fails."
 	}
 	return "B registered token 34 with the storage as soon as it acquired, so A's late write with 33 was refused, A started over, and the stock ends at 7. " +
-		"Checked with the lease model for the lock and the fenced-register model for the stock, the history passes."
+		"Checked with the lease model for the lock, the fenced-register model for the stock and the sales as compare-and-set steps, the history passes."
 }
