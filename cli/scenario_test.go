@@ -273,7 +273,7 @@ func TestScenarioLockDesignsCells(t *testing.T) {
 	designs := sim.LockDesigns()
 	cells := map[string]string{}
 	for _, line := range strings.Split(table, "\n") {
-		for _, f := range sim.LockFailures {
+		for _, f := range sim.LockFailures() {
 			prefix := "| " + f.Name + " | "
 			if !strings.HasPrefix(line, prefix) {
 				continue
@@ -287,11 +287,11 @@ func TestScenarioLockDesignsCells(t *testing.T) {
 			}
 		}
 	}
-	if len(cells) != len(designs)*len(sim.LockFailures) {
+	if len(cells) != len(designs)*len(sim.LockFailures()) {
 		t.Fatalf("%d cells in the matrix:\n%s", len(cells), table)
 	}
 	for _, d := range designs {
-		for _, f := range sim.LockFailures {
+		for _, f := range sim.LockFailures() {
 			want := "false"
 			switch {
 			case d.ID == "cas":

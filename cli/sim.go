@@ -39,7 +39,9 @@ func newSimCmd(e *env) *cobra.Command {
 		Short: "Run a seed scenario: print its table or emit its history",
 		Long: "Run one of the scenarios histcheck is built around and print its table (--emit table, the\n" +
 			"default) or write the history it stands for (--emit history), ready for \"histcheck check\".\n" +
-			"Each scenario is deterministic for its seed; the defaults give the chapters' figures.",
+			"Each scenario is deterministic for its seed; the defaults give the chapters' figures. Every table\n" +
+			"ends with what it shows and the exact command that emits its history and checks it: the history\n" +
+			"carries its models per key, initial value, lease length and time unit, so check needs no flags.",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("sim needs a scenario NAME (one of: %s)", strings.Join(scenarioNames(), ", "))

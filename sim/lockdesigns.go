@@ -43,12 +43,17 @@ func LockDesigns() []LockDesign {
 	return append(out, LockDesign{"cas", "compare-and-set, no lock", "cas", false})
 }
 
+// LockFailure is a row of the lock design review.
+type LockFailure struct{ ID, Name string }
+
 // LockFailures are the failure modes the review asks about, in order.
-var LockFailures = []struct{ ID, Name string }{
-	{"pause", "holder pause"},
-	{"isolation", "network isolation"},
-	{"failover", "lock-service failover"},
-	{"clock-jump", "clock jump"},
+func LockFailures() []LockFailure {
+	return []LockFailure{
+		{"pause", "holder pause"},
+		{"isolation", "network isolation"},
+		{"failover", "lock-service failover"},
+		{"clock-jump", "clock jump"},
+	}
 }
 
 // lockDesignTTL is the lease (or session timeout) every design uses.
@@ -194,7 +199,7 @@ func lockDesignsScenario(check Checker) Scenario {
 	for _, d := range LockDesigns() {
 		ids = append(ids, d.ID)
 	}
-	for _, f := range LockFailures {
+	for _, f := range LockFailures() {
 		fids = append(fids, f.ID)
 	}
 	flags := []Flag{
@@ -229,7 +234,7 @@ func lockDesignsScenario(check Checker) Scenario {
 			var rows [][]string
 			var chosen LockDesignRun
 			var expect string
-			for _, f := range LockFailures {
+			for _, f := range LockFailures() {
 				row := []string{f.Name}
 				for _, d := range LockDesigns() {
 					run := RunLockDesign(d, f.ID)
