@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/report"
 	"github.com/histcheck/histcheck/sim"
@@ -336,4 +337,45 @@ func TestKeyBreakdownSkipsNonRegisterKeys(t *testing.T) {
 	if code != ExitInvalid || strings.Contains(out, "keys: ") {
 		t.Errorf("kv with a cas: exit %d, want 1 and no breakdown:\n%s%s", code, out, errs)
 	}
+}
+
+// TestScenarioEventualLadder checks the eventual scenario's table of
+// verdicts per criterion against "histcheck check -c CRITERION" on each
+// run's emitted history.
+func TestScenarioEventualLadder(t *testing.T) {
+	_, table, _ := run(t, nil, "sim", "eventual")
+	hists := map[string]string{}
+	for _, merge := range []string{"lww", "crdt"} {
+		_, hists[merge], _ = run(t, nil, "sim", "eventual", "--merge", merge, "--emit", "history")
+	}
+	rows := 0
+	for _, c := range checker.AllCriteria {
+		for i, merge := range []string{"lww", "crdt"} {
+			_, out, errs := run(t, []byte(hists[merge]), "check", "-c", c, "-")
+			var got string
+			for _, v := range []string{"true", "false", "unknown"} {
+				if strings.Contains(out, "-\t"+c+"\t"+v+"\n") {
+					got = v
+				}
+			}
+			cells := strings.Split(strings.Trim(lineStarting(table, "| "+c+" |"), "| "), " | ")
+			if len(cells) != 3 || cells[1+i] != got {
+				t.Errorf("%s %s: table row %v, check says %q%s", merge, c, cells, got, errs)
+			}
+		}
+		rows++
+	}
+	if rows != 10 {
+		t.Errorf("%d criteria", rows)
+	}
+}
+
+// lineStarting returns the first line of s that begins with prefix.
+func lineStarting(s, prefix string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -144,11 +145,11 @@ func runSim(e *env, o *simOptions, s sim.Scenario, p sim.Params) error {
 }
 
 // emittedVerdict is the checker the lock design review fills its matrix
-// with: the linearizability verdict "histcheck check FILE" gives a history
-// with the settings it carries (its models per key, initial value, TTL),
-// no flags given.
+// with, and the eventual scenario its ladder: the verdict "histcheck check
+// -c CRITERION FILE" gives a history with the settings it carries (its
+// models per key, initial value, TTL), no other flags given.
 func emittedVerdict(models []suite.Model) sim.Checker {
-	return func(h *history.History) (string, error) {
+	return func(h *history.History, criterion string) (string, error) {
 		spec, _, err := chooseSpec(models, nil, h)
 		if err != nil {
 			return "", err
@@ -164,9 +165,12 @@ func emittedVerdict(models []suite.Model) sim.Checker {
 		if mopts.TTL, err = historyTTL(nil, h, false); err != nil {
 			return "", err
 		}
+		if criterion != checker.Linearizable && len(objs) > 1 {
+			return "", errors.New(notLocalMsg(criterion))
+		}
 		var vs []checker.Verdict
 		for _, obj := range objs {
-			res, err := runOne(context.Background(), obj.model, obj.h, checker.Linearizable, mopts, suite.Options{}, 0)
+			res, err := runOne(context.Background(), obj.model, obj.h, criterion, mopts, suite.Options{}, 0)
 			if err != nil {
 				return "", err
 			}

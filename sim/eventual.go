@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
@@ -175,7 +176,35 @@ func (r EventualResult) shows() string {
 		"\"histcheck check -c all\" on it places it on the ladder: it is neither linearizable nor sequential."
 }
 
-func eventualScenario() Scenario {
+// ladderTable checks both runs' histories against every criterion and
+// renders the verdicts side by side.
+func ladderTable(check Checker) (string, error) {
+	runs := []EventualResult{Eventual("lww"), Eventual("crdt")}
+	hs := make([]*history.History, len(runs))
+	for i, r := range runs {
+		h, err := r.History()
+		if err != nil {
+			return "", err
+		}
+		hs[i] = h
+	}
+	var rows [][]string
+	for _, c := range checker.AllCriteria {
+		row := []string{c}
+		for _, h := range hs {
+			v, err := check(h, c)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", c, err)
+			}
+			row = append(row, v)
+		}
+		rows = append(rows, row)
+	}
+	return "What \"histcheck check -c CRITERION\" says of each run's history, strongest criterion first:\n\n" +
+		mdTable([]string{"criterion", "lww", "crdt"}, rows), nil
+}
+
+func eventualScenario(check Checker) Scenario {
 	flags := []Flag{{Name: "merge", Default: "lww",
 		Usage: "lww (apply updates as they arrive, the last arrival wins; anti-entropy later) or crdt (join every update by its stamp: strong eventual consistency)"}}
 	return Scenario{
@@ -196,8 +225,16 @@ func eventualScenario() Scenario {
 			if err != nil {
 				return nil, err
 			}
+			table := res.Table()
+			if check != nil {
+				ladder, err := ladderTable(check)
+				if err != nil {
+					return nil, err
+				}
+				table += "\n" + ladder
+			}
 			expect := verdictOf(!res.broken())
-			return &Output{Table: closingWith(res.Table(), res.shows(), "eventual", flags, v, expect, "-c read-your-writes,monotonic-reads"),
+			return &Output{Table: closingWith(table, res.shows(), "eventual", flags, v, expect, "-c read-your-writes,monotonic-reads"),
 				History: h, Model: "register", Options: model.Options{Init: history.IntValue(0)}, Expect: expect, Plain: "false"}, nil
 		},
 	}

@@ -4,15 +4,17 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
 
-// Checker gives the verdict "histcheck check" gives a history with the
-// settings it carries: "true", "false" or "unknown". The lock-designs
-// scenario needs one to fill its matrix; the command line supplies it, so
-// that this package stays free of the checkers.
-type Checker func(h *history.History) (string, error)
+// Checker gives the verdict "histcheck check -c CRITERION" gives a history
+// with the settings it carries: "true", "false" or "unknown". The
+// lock-designs scenario needs one to fill its matrix, and the eventual one
+// to place its runs on the ladder; the command line supplies it, so that
+// this package stays free of the checkers.
+type Checker func(h *history.History, criterion string) (string, error)
 
 // LockDesign is a column of the lock design review.
 type LockDesign struct {
@@ -242,7 +244,7 @@ func lockDesignsScenario(check Checker) Scenario {
 					if err != nil {
 						return nil, err
 					}
-					verdict, err := check(h)
+					verdict, err := check(h, checker.Linearizable)
 					if err != nil {
 						return nil, fmt.Errorf("%s under %s: %w", d.ID, f.ID, err)
 					}

@@ -55,7 +55,7 @@ func TestNewScenarioFigures(t *testing.T) {
 		{"failover", Params{"wait": "on"}, []string{"`WAIT 1 2000` → 0 replicas", "One holder"}, "true"},
 	}
 	for _, tc := range tests {
-		s, ok := LookupWith(tc.name, func(*history.History) (string, error) { return "true", nil })
+		s, ok := LookupWith(tc.name, func(*history.History, string) (string, error) { return "true", nil })
 		if !ok {
 			t.Fatalf("no scenario %s", tc.name)
 		}

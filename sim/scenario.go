@@ -75,7 +75,7 @@ func ScenariosWith(check Checker) []Scenario {
 		setnxScenario(),
 		failoverScenario(),
 		quorumScenario(),
-		eventualScenario(),
+		eventualScenario(check),
 		lockDesignsScenario(check),
 		randomScenario(),
 	}

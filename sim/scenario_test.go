@@ -12,7 +12,7 @@ func TestScenariosRunWithDefaults(t *testing.T) {
 		"setnx-expire", "failover", "quorum", "eventual", "lock-designs", "random"}
 	// The lock design review needs a checker; the command line's is tested
 	// in package cli. Here every cell passes.
-	all := ScenariosWith(func(*history.History) (string, error) { return "true", nil })
+	all := ScenariosWith(func(*history.History, string) (string, error) { return "true", nil })
 	if len(all) != len(want) {
 		t.Fatalf("%d scenarios, want %d", len(all), len(want))
 	}
