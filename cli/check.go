@@ -355,6 +355,7 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 	results := make(map[string]checker.Result, len(list))
 	var skipped, notLocal []string
 	var skipErr error
+	var linVerdicts []checker.Verdict // each object's, for the breakdown by key
 criteria:
 	for _, c := range list {
 		var (
@@ -425,6 +426,9 @@ criteria:
 			}
 			rs, vs = append(rs, r), append(vs, res.Valid)
 		}
+		if c == checker.Linearizable {
+			linVerdicts = vs
+		}
 		res := checker.Result{Criterion: c, Valid: report.Combine(vs...)}
 		if _, ok := results[c]; !ok {
 			results[c] = res
@@ -445,6 +449,11 @@ criteria:
 	}
 	if all {
 		hr.Ladder = buildLadder(results)
+	}
+	if r, ok := results[checker.Linearizable]; ok && r.Valid == checker.False {
+		stop := e.progress.start(fmt.Sprintf("counting the failing keys of %s", file))
+		hr.Keys = keyBreakdown(ctx, objs, linVerdicts, h, mopts, sopts, o.timeout)
+		stop()
 	}
 	return &hr, code
 }

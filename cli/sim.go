@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -11,8 +13,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/report"
 	"github.com/histcheck/histcheck/sim"
 )
 
@@ -35,7 +40,9 @@ func newSimCmd(e *env) *cobra.Command {
 		Short: "Run a seed scenario: print its table or emit its history",
 		Long: "Run one of the scenarios histcheck is built around and print its table (--emit table, the\n" +
 			"default) or write the history it stands for (--emit history), ready for \"histcheck check\".\n" +
-			"Each scenario is deterministic for its seed; the defaults give the chapters' figures.",
+			"Each scenario is deterministic for its seed; the defaults give the chapters' figures. Every table\n" +
+			"ends with what it shows and the exact command that emits its history and checks it: the history\n" +
+			"carries its models per key, initial value, lease length and time unit, so check needs no flags.",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("sim needs a scenario NAME (one of: %s)", strings.Join(scenarioNames(), ", "))
@@ -44,7 +51,7 @@ func newSimCmd(e *env) *cobra.Command {
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
-	for _, s := range sim.Scenarios() {
+	for _, s := range sim.ScenariosWith(emittedVerdict(e.models)) {
 		cmd.AddCommand(newScenarioCmd(e, s))
 	}
 	return cmd
@@ -135,6 +142,42 @@ func runSim(e *env, o *simOptions, s sim.Scenario, p sim.Params) error {
 		}
 		return format.Write(w, h, o.to)
 	})
+}
+
+// emittedVerdict is the checker the lock design review fills its matrix
+// with, and the eventual scenario its ladder: the verdict "histcheck check
+// -c CRITERION FILE" gives a history with the settings it carries (its
+// models per key, initial value, TTL), no other flags given.
+func emittedVerdict(models []suite.Model) sim.Checker {
+	return func(h *history.History, criterion string) (string, error) {
+		spec, _, err := chooseSpec(models, nil, h)
+		if err != nil {
+			return "", err
+		}
+		objs, err := spec.objects(models, h)
+		if err != nil {
+			return "", err
+		}
+		mopts, _, err := modelOptions(&checkOptions{}, h, history.Value{})
+		if err != nil {
+			return "", err
+		}
+		if mopts.TTL, err = historyTTL(nil, h, false); err != nil {
+			return "", err
+		}
+		if criterion != checker.Linearizable && len(objs) > 1 {
+			return "", errors.New(notLocalMsg(criterion))
+		}
+		var vs []checker.Verdict
+		for _, obj := range objs {
+			res, err := runOne(context.Background(), obj.model, obj.h, criterion, mopts, suite.Options{}, 0)
+			if err != nil {
+				return "", err
+			}
+			vs = append(vs, res.Valid)
+		}
+		return report.Combine(vs...).String(), nil
+	}
 }
 
 // emitted is the scenario's history with the settings it should be checked

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/report"
@@ -25,7 +26,7 @@ func run(t *testing.T, stdin []byte, args ...string) (ExitCode, string, string) 
 // TestSimTables checks that "histcheck sim NAME" prints each scenario's
 // table exactly as the scenario library renders it with its defaults.
 func TestSimTables(t *testing.T) {
-	for _, s := range sim.Scenarios() {
+	for _, s := range sim.ScenariosWith(emittedVerdict(suite.Builtin())) {
 		if s.Name == "random" {
 			continue // its default is a thousand operations; see TestSimFlags
 		}
@@ -61,7 +62,7 @@ func TestSimFlags(t *testing.T) {
 // and reads it back: the same operations, and in JSON and EDN the settings
 // to check it with.
 func TestSimHistoryRoundTrip(t *testing.T) {
-	for _, s := range sim.Scenarios() {
+	for _, s := range sim.ScenariosWith(emittedVerdict(suite.Builtin())) {
 		params := sim.Params{}
 		if s.Name == "random" {
 			params = sim.Params{"ops": "60", "crash-rate": "0.1"}

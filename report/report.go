@@ -48,6 +48,10 @@ type History struct {
 	Results   []Result `json:"results"`
 	// Ladder is present when every criterion was checked (-c all).
 	Ladder *Ladder `json:"ladder,omitempty"`
+	// Keys is present when a history with several keys is not
+	// linearizable: how many keys fail on their own, and how many reads on
+	// them cannot be placed.
+	Keys *KeyCounts `json:"keys,omitempty"`
 	// Source is the history itself, for the HTML report's timeline of every
 	// operation; it is not part of the JSON form.
 	Source *history.History `json:"-"`
@@ -76,6 +80,26 @@ type Result struct {
 	ElapsedMS float64 `json:"elapsed_ms"`
 	// Stats are the checker's counters, when it kept any.
 	Stats *Stats `json:"stats,omitempty"`
+}
+
+// KeyCounts break a failing linearizability check of a keyed history down
+// by key. A read is unplaced when its key's operations other than reads
+// are linearizable, but not with that read added: it contradicts the key's
+// writes by itself, whatever the other reads returned.
+type KeyCounts struct {
+	// Keys is the number of keys (objects) checked.
+	Keys int `json:"keys"`
+	// Failed is the number of keys that are not linearizable on their own.
+	Failed int `json:"failed"`
+	// Reads is the number of completed reads on the failing keys whose
+	// other operations are blind writes that pass without any read.
+	Reads int `json:"reads"`
+	// Unplaced is the number of those reads that cannot be placed.
+	Unplaced int `json:"unplaced_reads"`
+	// ReadsSkipped is set when the reads of some failing keys were not
+	// counted: keys with operations other than blind writes and reads
+	// (appends, compare-and-sets), or reads past the count's budget.
+	ReadsSkipped bool `json:"reads_skipped,omitempty"`
 }
 
 // Stats are counters a checker reports about its work.

@@ -47,6 +47,7 @@ func writeHistory(w *bufio.Writer, h *History, o TextOptions) {
 		res := &h.Results[i]
 		if res.Model == "" {
 			verdictLine(w, h.File, res.Consistency, res.Valid)
+			writeKeys(w, h, res.Consistency)
 			writeResult(w, res, indent, o)
 			i++
 			continue
@@ -59,6 +60,7 @@ func writeHistory(w *bufio.Writer, h *History, o TextOptions) {
 			vs = append(vs, h.Results[j].Valid)
 		}
 		verdictLine(w, h.File, res.Consistency, Combine(vs...))
+		writeKeys(w, h, res.Consistency)
 		for k := i; k < j; k++ {
 			r := &h.Results[k]
 			line(w, indent, fmt.Sprintf("%s (%s): %s", ObjectName(r.Key), r.Model, r.Valid))
@@ -97,6 +99,22 @@ func line(w *bufio.Writer, pad, text string) {
 	w.WriteString(pad)
 	w.WriteString(history.Escape(text))
 	w.WriteByte('\n')
+}
+
+// writeKeys writes the breakdown of a failing linearizability check by key.
+func writeKeys(w *bufio.Writer, h *History, criterion string) {
+	k := h.Keys
+	if k == nil || criterion != checker.Linearizable {
+		return
+	}
+	fmt.Fprintf(w, "%skeys: %d of %d failed", indent, k.Failed, k.Keys)
+	if k.Reads > 0 {
+		fmt.Fprintf(w, "; %d of the %d reads on them could not be placed (each contradicts its key's writes on its own)", k.Unplaced, k.Reads)
+	}
+	if k.ReadsSkipped {
+		fmt.Fprintf(w, " (reads not counted on keys with appends or compare-and-sets, or past the count's limit)")
+	}
+	fmt.Fprintln(w)
 }
 
 func listOrNone(xs []string) string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
 
 // FencingStep is one step of the stock example's timeline.
@@ -163,10 +164,15 @@ func (r FencingResult) Table() string {
 // fmtSeconds writes a time in ms as the second it falls in.
 func fmtSeconds(ms int64) string { return fmt.Sprint(ms / 1000) }
 
+// FencingModel is how the stock example's history is checked: the lock as
+// a lease, the stock as a register that refuses stale tokens.
+const FencingModel = "lock=lease,stock=fenced-register"
+
 // History returns the run's lock operations (key "lock": acquire with the
 // token as value and Token, release) and storage operations (key "stock",
 // starting at 10: read, write carrying the writer's token; a refused write
-// fails), times in ms.
+// fails), times in ms. Its settings name FencingModel, the initial stock
+// and the 10 s lease.
 func (r FencingResult) History() (*history.History, error) {
 	var ops []history.Op
 	for _, s := range r.Steps {
@@ -174,11 +180,25 @@ func (r FencingResult) History() (*history.History, error) {
 			ops = append(ops, *s.op)
 		}
 	}
-	return build("fencing", ops, metaFor("", history.IntValue(fencingStock)))
+	return build("fencing", ops, metaTTL(FencingModel, history.IntValue(fencingStock), fencingLease))
+}
+
+// shows says what the run's table shows and how its history is judged.
+func (r FencingResult) shows() string {
+	if !r.Fencing {
+		return "A's lease ran out during its pause, yet the storage took its write with token 33 after B's with token 34: " +
+			"a lost update, which a plain register check of the stock passes. " +
+			"Checked with the lease model for the lock (TTL 10 s) and the fenced-register model for the stock, " +
+			"the history is not linearizable, and its core is the two writes."
+	}
+	return "The storage remembered token 34 and refused A's late write with 33; A took the lock again and the stock ends at 7. " +
+		"Checked with the lease model for the lock (TTL 10 s) and the fenced-register model for the stock, the history passes."
 }
 
 func fencingScenario() Scenario {
-	flags := []Flag{{Name: "fencing", Default: "off", Usage: "on: the storage refuses stale fencing tokens; off: it accepts every write"}}
+	flags := []Flag{{Name: "fencing", Default: "off", Usage: "on: the storage refuses stale fencing tokens; off: it accepts every write"},
+		{Name: "late", Default: "off", Usage: "on: B's first write comes after A's late one (implies --fencing on)"},
+		{Name: "register", Default: "off", Usage: "with --late on: B registers its token with the storage as soon as it acquires"}}
 	return Scenario{
 		Name:        "fencing",
 		Description: "a lease outlived by a GC pause: the stock example without and with fencing tokens",
@@ -192,12 +212,36 @@ func fencingScenario() Scenario {
 			if err != nil {
 				return nil, err
 			}
+			late, err := parseChoice("late", v["late"], "on", "off")
+			if err != nil {
+				return nil, err
+			}
+			register, err := parseChoice("register", v["register"], "on", "off")
+			if err != nil {
+				return nil, err
+			}
+			if late == "on" {
+				v["fencing"] = "on"
+				res := FencingLate(register == "on")
+				h, err := build("fencing", append([]history.Op(nil), res.tl.ops...), metaTTL(FencingLateModel, history.IntValue(fencingStock), fencingLease))
+				if err != nil {
+					return nil, err
+				}
+				expect := verdictOf(register == "on")
+				return &Output{Table: closing(res.lateTable(), res.lateShows(), "fencing", flags, v, expect), History: h, Model: FencingLateModel,
+					Options: model.Options{Init: history.IntValue(fencingStock), TTL: fencingLease}, Expect: expect}, nil
+			}
+			if register == "on" {
+				return nil, fmt.Errorf("register: only with --late on")
+			}
 			res := Fencing(on == "on")
 			h, err := res.History()
 			if err != nil {
 				return nil, err
 			}
-			return &Output{Table: res.Table(), History: h}, nil
+			expect := map[bool]string{false: "false", true: "true"}[res.Fencing]
+			return &Output{Table: closing(res.Table(), res.shows(), "fencing", flags, v, expect), History: h, Model: FencingModel,
+				Options: model.Options{Init: history.IntValue(fencingStock), TTL: fencingLease}, Expect: expect}, nil
 		},
 	}
 }

@@ -171,7 +171,13 @@ func lagScenario() Scenario {
 			if err != nil {
 				return nil, err
 			}
-			return &Output{Table: res.Table(), History: h, Model: "register", Options: model.Options{Init: history.IntValue(0)}}, nil
+			shows := fmt.Sprintf("Reads from replica B lag behind A: %d of %d reads missed a write that had already taken effect, "+
+				"%d missed the reader's own write and %d went back in time. "+
+				"Checked as a register starting at 0 the history is not linearizable; "+
+				"\"histcheck check -c read-your-writes,monotonic-reads\" on it names the %d and %d reads one by one.",
+				res.LIN, res.Reads, res.RYW, res.MR, res.RYW, res.MR)
+			return &Output{Table: closing(res.Table(), shows, "lag", flags, v, "false"), History: h, Model: "register",
+				Options: model.Options{Init: history.IntValue(0)}, Expect: "false"}, nil
 		},
 	}
 }

@@ -156,7 +156,29 @@ func LeaseHistory(ttl int, seed uint32, fenced bool) (*history.History, error) {
 		ops = append(ops, acqA, acqB, writeB, relB, writeA, relA)
 		start = max(relA.Return, relB.Return) + 1000
 	}, func(float64) {})
-	return build("lease", ops, metaFor("", history.Value{}))
+	return build("lease", ops, metaTTL(LeaseModel, history.IntValue(0), ttlMS))
+}
+
+// LeaseModel is how the lease-length history is checked: the lock as a
+// lease with the run's TTL, the storage as a register that refuses stale
+// tokens.
+const LeaseModel = "lock=lease,storage=fenced-register"
+
+// leaseShows says what the table shows and how the history of the run with
+// the given TTL (s) is judged.
+func leaseShows(r LeaseTTLResult, ttl int, fenced bool) string {
+	s := "A short lease recovers fast after a crash but expires falsely during long stalls; a long one is the other way round. "
+	n := "the false expiries"
+	for _, x := range r.Rows {
+		if x.TTL == ttl {
+			n = fmt.Sprintf("the %d false expiries", x.FalseExpiries)
+		}
+	}
+	s += fmt.Sprintf("The history turns %s of a %d s lease into episodes in which B takes over while A still believes it holds the lock; ", n, ttl)
+	if fenced {
+		return s + "fenced storage refuses each late write of A that arrives after B's, and the check (lease with the TTL, fenced register) passes."
+	}
+	return s + "the lease check accepts each takeover, but the fenced-register check of the storage flags A's late writes, which it accepted."
 }
 
 func leaseTTLScenario() Scenario {
@@ -190,8 +212,13 @@ func leaseTTLScenario() Scenario {
 			if err != nil {
 				return nil, err
 			}
-			return &Output{Table: LeaseTTL(seed).Table(), History: h,
-				Options: model.Options{TTL: int64(ttl) * 1000}}, nil
+			expect := map[bool]string{false: "false", true: "true"}[fenced == "true"]
+			if len(h.Ops) == 0 {
+				expect = "true"
+			}
+			res := LeaseTTL(seed)
+			return &Output{Table: closing(res.Table(), leaseShows(res, ttl, fenced == "true"), "lease-ttl", flags, v, expect), History: h,
+				Model: LeaseModel, Options: model.Options{Init: history.IntValue(0), TTL: int64(ttl) * 1000}, Expect: expect}, nil
 		},
 	}
 }

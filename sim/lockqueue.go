@@ -37,6 +37,34 @@ type LockQueueResult struct {
 	Arrival       []string // clients in arrival order; client i owns node i
 	Events        []QueueEvent
 	Recipe, Naive int // notifications in all
+	// Service is "zookeeper" (ephemeral-sequential nodes, sequence numbers
+	// as tokens) or "etcd" (keys under a lease, create_revision as tokens).
+	Service string
+}
+
+// etcdFirstRevision is the store's revision before the first client joins;
+// between two joins the rest of the store is written etcdRevisionGap − 1
+// times, so revisions grow by more than one.
+const (
+	etcdFirstRevision = 1000
+	etcdRevisionGap   = 3
+)
+
+// Token is the fencing token of node i: its sequence number with
+// ZooKeeper, its key's create_revision with etcd.
+func (r LockQueueResult) Token(i int) int64 {
+	if r.Service == "etcd" {
+		return etcdFirstRevision + 1 + int64(etcdRevisionGap*i)
+	}
+	return int64(i)
+}
+
+// name is how the table names node i.
+func (r LockQueueResult) name(i int) string {
+	if r.Service == "etcd" {
+		return fmt.Sprintf("/lock/%s (create_revision %d)", r.Arrival[i], r.Token(i))
+	}
+	return nodeName(i)
 }
 
 // LockQueue runs the chapter's five clients (see LockQueueN).
@@ -56,7 +84,7 @@ func LockQueueN(seed uint32, n int) LockQueueResult {
 		j := g.Intn(i + 1)
 		arrival[i], arrival[j] = arrival[j], arrival[i]
 	}
-	res := LockQueueResult{Arrival: arrival}
+	res := LockQueueResult{Arrival: arrival, Service: "zookeeper"}
 	queue := make([]int, len(arrival)) // node sequence numbers, lowest first
 	for i := range queue {
 		queue[i] = i
@@ -104,14 +132,21 @@ func (r LockQueueResult) Table() string {
 	fmt.Fprintf(&sb, "Arrival order: %s.\n\n", strings.Join(r.Arrival, ", "))
 	var nodes [][]string
 	for i, c := range r.Arrival {
-		nodes = append(nodes, []string{nodeName(i), c})
+		nodes = append(nodes, []string{r.name(i), c})
 	}
-	sb.WriteString(mdTable([]string{"node", "client"}, nodes))
+	head := "node"
+	if r.Service == "etcd" {
+		head = "key"
+	}
+	sb.WriteString(mdTable([]string{head, "client"}, nodes))
 	sb.WriteByte('\n')
 	var rows [][]string
 	for _, e := range r.Events {
-		what := fmt.Sprintf("%s releases %s", e.Client, nodeName(e.Node))
-		if e.Expired {
+		what := fmt.Sprintf("%s releases %s", e.Client, r.name(e.Node))
+		switch {
+		case e.Expired && r.Service == "etcd":
+			what = fmt.Sprintf("%s's lease expires, %s deleted", e.Client, r.name(e.Node))
+		case e.Expired:
 			what = fmt.Sprintf("%s's session expires, %s deleted", e.Client, nodeName(e.Node))
 		}
 		holder := e.Holder
@@ -137,6 +172,10 @@ func (r LockQueueResult) Table() string {
 	return sb.String()
 }
 
+// LockQueueModel is how the lock-queue history is checked: the lock model,
+// which knows each holder and requires the fencing tokens to grow.
+const LockQueueModel = "lock"
+
 // History returns the run as a lock history on key "lock", times in ms:
 // client i of the arrival order joins at 10i and invokes acquire, which
 // completes when its node becomes the lowest, returning the node's sequence
@@ -148,7 +187,7 @@ func (r LockQueueResult) History() (*history.History, error) {
 	n := len(r.Arrival)
 	acquire := make([]history.Op, n)
 	for i, c := range r.Arrival {
-		tok := history.IntValue(int64(i))
+		tok := history.IntValue(r.Token(i))
 		acquire[i] = history.Op{Client: c, F: "acquire", Key: key, Value: tok, Token: tok, Call: int64(10 * i), Status: history.Info}
 	}
 	// The first node is the lowest as soon as it exists.
@@ -157,7 +196,7 @@ func (r LockQueueResult) History() (*history.History, error) {
 	t := int64(10 * n)
 	for _, e := range r.Events {
 		if !e.Expired {
-			tok := history.IntValue(int64(e.Node))
+			tok := history.IntValue(r.Token(e.Node))
 			ops = append(ops, history.Op{Client: e.Client, F: "release", Key: key, Token: tok, Call: t, Return: t + 1, Status: history.OK})
 		}
 		if e.Holder != "" {
@@ -169,12 +208,13 @@ func (r LockQueueResult) History() (*history.History, error) {
 		}
 		t += 10
 	}
-	return build("lock queue", append(acquire, ops...), metaFor("mutex", history.Value{}))
+	return build("lock queue", append(acquire, ops...), metaFor(LockQueueModel, history.Value{}))
 }
 
 func lockQueueScenario() Scenario {
 	flags := []Flag{{Name: "seed", Default: fmt.Sprint(LockQueueSeed), Usage: "generator seed for the arrival order"},
-		{Name: "clients", Default: fmt.Sprint(LockQueueClients), Usage: "clients joining the queue (1 to 1000)"}}
+		{Name: "clients", Default: fmt.Sprint(LockQueueClients), Usage: "clients joining the queue (1 to 1000)"},
+		{Name: "service", Default: "zookeeper", Usage: "zookeeper (ephemeral-sequential nodes) or etcd (keys under a lease; create_revision as the token)"}}
 	return Scenario{
 		Name:        "lockqueue",
 		Description: "ZooKeeper lock queue: the herd effect, recipe versus naive notifications, fencing tokens",
@@ -192,12 +232,26 @@ func lockQueueScenario() Scenario {
 			if err != nil {
 				return nil, err
 			}
+			service, err := parseChoice("service", v["service"], "zookeeper", "etcd")
+			if err != nil {
+				return nil, err
+			}
 			res := LockQueueN(seed, n)
+			res.Service = service
 			h, err := res.History()
 			if err != nil {
 				return nil, err
 			}
-			return &Output{Table: res.Table(), History: h, Model: "mutex", Options: model.Options{}}, nil
+			shows := "Each deletion wakes only the next node with the recipe, every waiter with the naive design; the queue order is the arrival order. " +
+				"Checked with the lock model, the history passes: one holder at a time, each release by the holder, and the fencing tokens " +
+				"(the nodes' sequence numbers) grow with each new holder; the expired waiter's acquire is left out."
+			if service == "etcd" {
+				shows = "etcd's lock is the same recipe with a lease in place of the ephemeral node and each key's create_revision in place of the sequence number; " +
+					"each waiter watches the key just before its own, so the notifications are the recipe's. " +
+					"The revision grows across the whole store, so the next holder's is always larger: checked with the lock model, the revisions serve as fencing tokens and the history passes."
+			}
+			return &Output{Table: closing(res.Table(), shows, "lockqueue", flags, v, "true"), History: h, Model: LockQueueModel,
+				Options: model.Options{}, Expect: "true"}, nil
 		},
 	}
 }

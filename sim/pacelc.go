@@ -6,6 +6,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
 
 // PACELCParams describe the regions of the PACELC example.
@@ -97,6 +100,57 @@ func (r PACELCResult) Table() string {
 		fmt.Sprintf("\n%d such reads on one page cost %s instead of %s.\n", r.Params.ReadsPerPage, ms(r.PageLinearizable), ms(r.PageLocal))
 }
 
+// PACELCHistory is one page view in each region after a write, as a
+// register history starting at 0, times in whole ms (latencies rounded up):
+// a user near the first region writes 1, then a user near each region reads
+// ReadsPerPage times. With linearizable reads (local false) the write
+// commits on its own replica and the nearest other one, and every read asks
+// two replicas: the reads are slow and all return 1, and the history is
+// linearizable. With local reads (local true, the "else latency" choice) the
+// write returns once its own replica has it and reaches each other replica
+// half a round trip later; a read is served by the reader's own replica at
+// once and returns 0 until the write has arrived there: stale reads, and a
+// history that is not linearizable (unless no read comes early enough).
+// stale counts the reads that returned 0 after the write had returned.
+func PACELCHistory(r PACELCResult, local bool) (h *history.History, stale int, err error) {
+	p := r.Params
+	up := func(x float64) int64 { return int64(math.Ceil(x)) }
+	nearest := func(i int) float64 {
+		best := math.Inf(1)
+		for j, rtt := range p.RTT[i] {
+			if j != i {
+				best = math.Min(best, rtt)
+			}
+		}
+		return best
+	}
+	w := op("near-"+p.Regions[0], "write", history.Value{}, history.IntValue(1), 0, max(1, up(p.Local+nearest(0))), history.OK)
+	start := w.Return + 1
+	if local {
+		w.Return = max(1, up(p.Local))
+		start = w.Return + 1
+	}
+	ops := []history.Op{w}
+	for i, name := range p.Regions {
+		t := start
+		for k := 0; k < p.ReadsPerPage; k++ {
+			lat := max(1, up(r.Linearizable[i]))
+			got := int64(1)
+			if local {
+				lat = max(1, up(p.Local))
+				if arrives := up(p.Local + p.RTT[0][i]/2); i != 0 && t < arrives {
+					got = 0
+					stale++
+				}
+			}
+			ops = append(ops, op("near-"+name, "read", history.Value{}, history.IntValue(got), t, t+lat, history.OK))
+			t += lat + 1
+		}
+	}
+	h, err = build("pacelc", ops, metaFor("register", history.IntValue(0)))
+	return h, stale, err
+}
+
 func parseFloats(name, s string, n int) ([]float64, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != n {
@@ -119,6 +173,7 @@ func pacelcScenario() Scenario {
 		{Name: "shares", Default: "50,30,20", Usage: "users near X, Y, Z in percent"},
 		{Name: "local", Default: "1", Usage: "a local read in ms"},
 		{Name: "reads", Default: "5", Usage: "reads per page"},
+		{Name: "read", Default: "linearizable", Usage: "how the history's reads are served: linearizable (own replica and the nearest other) or local (own replica only)"},
 	}
 	return Scenario{
 		Name:        "pacelc",
@@ -153,7 +208,29 @@ func pacelcScenario() Scenario {
 			if err != nil {
 				return nil, err
 			}
-			return &Output{Table: res.Table()}, nil
+			mode, err := parseChoice("read", v["read"], "linearizable", "local")
+			if err != nil {
+				return nil, err
+			}
+			h, stale, err := PACELCHistory(res, mode == "local")
+			if err != nil {
+				return nil, err
+			}
+			expect := "true"
+			shows := "Without a partition, consistency still costs latency: a linearizable read waits for a second replica, a local one does not. " +
+				"The history is one page view per region after a write, with linearizable reads: slower, and linearizable when checked as a register starting at 0."
+			if mode == "local" {
+				shows = fmt.Sprintf("Without a partition, consistency still costs latency: a linearizable read waits for a second replica, a local one does not. "+
+					"The history is one page view per region after a write, with local reads: fast, but %d reads returned 0 after the write had returned", stale)
+				if stale > 0 {
+					expect = "false"
+					shows += ", so checked as a register starting at 0 it is not linearizable."
+				} else {
+					shows += ", so checked as a register starting at 0 it is linearizable."
+				}
+			}
+			return &Output{Table: closing(res.Table(), shows, "pacelc", flags, v, expect), History: h, Model: "register",
+				Options: model.Options{Init: history.IntValue(0)}, Expect: expect}, nil
 		},
 	}
 }

@@ -24,6 +24,11 @@ type PartitionRow struct {
 	Rejected        int
 	StaleReads      int
 	ConflictingKeys int // keys both sides wrote, of PartitionKeys
+	// Unplaced counts the reads that returned another value than the last
+	// write to their key on either side: the reads a linearizability check
+	// cannot place. FailingKeys counts the keys with such a read. Requests
+	// never overlap, so these are what "histcheck check" reports.
+	Unplaced, FailingKeys int
 }
 
 // Split names the split, "3|2" or "4|1".
@@ -93,6 +98,9 @@ func runPartition(minority int, mode string, seed uint32, emit func(i int, r par
 	// value[side][key] is the last value that side wrote to the key, or the
 	// one it last heard of before the partition (0, the initial value).
 	var value [2][PartitionKeys]int64
+	// last[key] is the last value written to the key on either side.
+	var last [PartitionKeys]int64
+	var failing [PartitionKeys]bool
 	for i := 0; i < PartitionRequests; i++ {
 		r := partitionRequest{}
 		if g.Intn(PartitionReplicas) >= PartitionReplicas-minority {
@@ -113,12 +121,17 @@ func runPartition(minority int, mode string, seed uint32, emit func(i int, r par
 			version[r.side][r.key]++
 			r.value = int64(i + 1)
 			value[r.side][r.key] = r.value
+			last[r.key] = r.value
 		default:
 			row.Answered++
 			if version[r.side][r.key] < version[other][r.key] {
 				row.StaleReads++
 			}
 			r.value = value[r.side][r.key]
+			if r.value != last[r.key] {
+				row.Unplaced++
+				failing[r.key] = true
+			}
 		}
 		if emit != nil {
 			emit(i, r)
@@ -127,6 +140,9 @@ func runPartition(minority int, mode string, seed uint32, emit func(i int, r par
 	for k := 0; k < PartitionKeys; k++ {
 		if version[0][k] > 0 && version[1][k] > 0 {
 			row.ConflictingKeys++
+		}
+		if failing[k] {
+			row.FailingKeys++
 		}
 	}
 	return row
@@ -172,6 +188,21 @@ func PartitionHistory(minority int, mode string, seed uint32) (*history.History,
 	return build("partition", ops, metaFor("kv", history.IntValue(0)))
 }
 
+// partitionShows says what the table shows and how the history of the
+// chosen row is judged.
+func partitionShows(r PartitionRow) string {
+	s := "CP keeps every answer consistent by rejecting the minority's requests; AP answers everything and pays in stale reads and keys written on both sides. "
+	if r.Mode == "cp" {
+		return s + fmt.Sprintf("The history is the %s CP run (%d answered, %d rejected as failed operations): checked as a key-value store starting at 0, it is linearizable.",
+			r.Split(), r.Answered, r.Rejected)
+	}
+	return s + fmt.Sprintf("The history is the %s AP run (%d stale reads, %d conflicting keys): checked as a key-value store starting at 0, it is not linearizable, "+
+		"and check reports %d keys failing and %d reads it cannot place. "+
+		"Check counts every read that missed a later write of the other side; the table counts a read as stale only when its side "+
+		"had written the key fewer times than the other, and a key as conflicting when both sides wrote it.",
+		r.Split(), r.StaleReads, r.ConflictingKeys, r.FailingKeys, r.Unplaced)
+}
+
 func partitionScenario() Scenario {
 	flags := []Flag{
 		{Name: "split", Default: "3|2", Usage: "the partition: 3|2 or 4|1"},
@@ -207,8 +238,16 @@ func partitionScenario() Scenario {
 			if err != nil {
 				return nil, err
 			}
-			return &Output{Table: Partition(seed).Table(), History: h, Model: "kv",
-				Options: model.Options{Init: history.IntValue(0)}}, nil
+			res := Partition(seed)
+			var row PartitionRow
+			for _, r := range res.Rows {
+				if r.Minority == minority && r.Mode == mode {
+					row = r
+				}
+			}
+			expect := map[string]string{"cp": "true", "ap": "false"}[mode]
+			return &Output{Table: closing(res.Table(), partitionShows(row), "partition", flags, v, expect), History: h, Model: "kv",
+				Options: model.Options{Init: history.IntValue(0)}, Expect: expect}, nil
 		},
 	}
 }

@@ -21,9 +21,9 @@ func TestPartitionTable(t *testing.T) {
 	res := Partition(PartitionSeed)
 	want := []PartitionRow{
 		{Minority: 2, Mode: "cp", Answered: 584, Rejected: 416},
-		{Minority: 2, Mode: "ap", Answered: 1000, StaleReads: 144, ConflictingKeys: 105},
+		{Minority: 2, Mode: "ap", Answered: 1000, StaleReads: 144, ConflictingKeys: 105, Unplaced: 166, FailingKeys: 108},
 		{Minority: 1, Mode: "cp", Answered: 792, Rejected: 208},
-		{Minority: 1, Mode: "ap", Answered: 1000, StaleReads: 86, ConflictingKeys: 80},
+		{Minority: 1, Mode: "ap", Answered: 1000, StaleReads: 86, ConflictingKeys: 80, Unplaced: 111, FailingKeys: 82},
 	}
 	if !reflect.DeepEqual(res.Rows, want) {
 		t.Errorf("rows:\n got %+v\nwant %+v", res.Rows, want)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
@@ -449,7 +450,15 @@ func randomScenario() Scenario {
 			c := h.Counts()
 			table := mdTable([]string{"operations", "ok", "fail", "info", "processes", "model", "anomaly"},
 				[][]string{{fmt.Sprint(len(h.Ops)), fmt.Sprint(c.OK), fmt.Sprint(c.Fail), fmt.Sprint(c.Info), fmt.Sprint(h.Processes), o.Model, o.Anomaly}})
-			return &Output{Table: table, History: h, Model: o.Model, Options: model.Options{Init: history.IntValue(0)}}, nil
+			expect := verdictOf(o.Anomaly == "none")
+			shows := fmt.Sprintf("A random concurrent workload on a single copy of the data, checked with the %s model starting at 0. ", o.Model)
+			if o.Anomaly == "none" {
+				shows += "A single copy serves every operation in one order, so the history is linearizable."
+			} else {
+				shows += fmt.Sprintf("One %s is injected, so the history is not linearizable, and check's core points at it.", strings.ReplaceAll(o.Anomaly, "-", " "))
+			}
+			return &Output{Table: closing(table, shows, "random", flags, v, expect), History: h, Model: o.Model,
+				Options: model.Options{Init: history.IntValue(0)}, Expect: expect}, nil
 		},
 	}
 }

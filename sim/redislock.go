@@ -179,7 +179,21 @@ func (r RedisResult) Table() string {
 // that did nothing (SET NX finding the key, a delete finding no key or
 // another's token) fails.
 func (r RedisResult) History() (*history.History, error) {
-	return build("redis lock", append([]history.Op(nil), r.ops...), metaFor("", history.Value{}))
+	return build("redis lock", append([]history.Op(nil), r.ops...), metaTTL(RedisModel, history.Value{}, redisTTL))
+}
+
+// RedisModel is how the Redis lock history is checked: an owner-aware
+// lease, with the 5 s TTL.
+const RedisModel = "lease"
+
+// shows says what the run's table shows and how its history is judged.
+func (r RedisResult) shows() string {
+	if r.Safe {
+		return "A's compare-and-delete found B's token and did nothing, so B kept the lock and C waited: one holder at a time. " +
+			"Checked with the lease model (TTL 5 s), the history passes; A still worked past its lease, which only fencing makes harmless."
+	}
+	return "A's plain DEL removed B's lock, so C took it at 7.5 s while B still worked: two holders. " +
+		"Checked with the lease model (TTL 5 s), the history is not linearizable: a release by a client that no longer held the lock succeeded."
 }
 
 func redisLockScenario() Scenario {
@@ -209,7 +223,9 @@ func redisLockScenario() Scenario {
 			if err != nil {
 				return nil, err
 			}
-			return &Output{Table: res.Table(), History: h, Options: model.Options{TTL: redisTTL}}, nil
+			expect := map[bool]string{false: "false", true: "true"}[res.Safe]
+			return &Output{Table: closing(res.Table(), res.shows(), "redis-lock", flags, v, expect), History: h, Model: RedisModel,
+				Options: model.Options{TTL: redisTTL}, Expect: expect}, nil
 		},
 	}
 }

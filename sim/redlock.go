@@ -28,6 +28,11 @@ type RedlockStep struct {
 // RedlockResult is one run of the Redlock scenario.
 type RedlockResult struct {
 	Monotonic bool // storage writes carry a monotonic fencing token
+	// Fenced is set when the storage refuses tokens lower than one it has
+	// accepted (the tokens are then monotonic).
+	Fenced bool
+	// ClockJump is set for the clock-jump story (see RedlockClockJump).
+	ClockJump bool
 	Steps     []RedlockStep
 	// Validity is how long each client's lock was valid after acquiring (ms).
 	Validity map[string]int64
@@ -44,9 +49,18 @@ type RedlockResult struct {
 // (1 for A, 2 for B); Redlock's own random values are not ordered and can't
 // serve as one.
 func Redlock(monotonic bool, seed uint32) RedlockResult {
+	return redlockPause(monotonic, false, seed)
+}
+
+// RedlockFenced is the pause story with monotonic tokens and storage that
+// refuses a token lower than one it has accepted: A's late write fails.
+func RedlockFenced(seed uint32) RedlockResult { return redlockPause(true, true, seed) }
+
+func redlockPause(monotonic, fenced bool, seed uint32) RedlockResult {
 	g := NewMulberry32(seed)
+	var highest int64
 	masters := make([]redisKey, redlockMasters)
-	res := RedlockResult{Monotonic: monotonic, Validity: map[string]int64{}}
+	res := RedlockResult{Monotonic: monotonic, Fenced: fenced, Validity: map[string]int64{}}
 	lockKey, storeKey := history.StringValue("lock"), history.StringValue("storage")
 	step := func(from, to int64, format string, args ...any) {
 		res.Steps = append(res.Steps, RedlockStep{From: from, To: to, Event: fmt.Sprintf(format, args...)})
@@ -89,6 +103,11 @@ func Redlock(monotonic bool, seed uint32) RedlockResult {
 			o.Token = history.IntValue(tokens[client])
 			tok = fmt.Sprintf(" with token %d", tokens[client])
 		}
+		if fenced && tokens[client] < highest {
+			o.Status = history.Fail
+			why += fmt.Sprintf(": refused, the storage has accepted token %d", highest)
+		}
+		highest = max(highest, tokens[client])
 		res.ops = append(res.ops, o)
 		step(at, at+10, "%s writes to the storage%s%s", client, tok, why)
 	}
@@ -128,6 +147,9 @@ func Redlock(monotonic bool, seed uint32) RedlockResult {
 
 // Table renders the timeline in ms.
 func (r RedlockResult) Table() string {
+	if r.ClockJump {
+		return r.clockJumpTable()
+	}
 	var rows [][]string
 	for _, s := range r.Steps {
 		at := fmt.Sprint(s.From)
@@ -137,13 +159,18 @@ func (r RedlockResult) Table() string {
 		rows = append(rows, []string{at, s.Event})
 	}
 	var sb strings.Builder
-	if r.Monotonic {
+	switch {
+	case r.Fenced:
+		sb.WriteString("Redlock with a monotonic fencing token added, checked by the storage:\n\n")
+	case r.Monotonic:
 		sb.WriteString("Redlock with a monotonic fencing token added:\n\n")
-	} else {
+	default:
 		sb.WriteString("Redlock (random values only):\n\n")
 	}
 	sb.WriteString(mdTable([]string{"time (ms)", "event"}, rows))
 	fmt.Fprintf(&sb, "\nA and B both acted as holders from %d to %d ms.\n", r.Overlap[0], r.Overlap[1])
+	fmt.Fprintf(&sb, "A client holds the lock only with the key on a majority, at least %d of the %d masters, and only for its validity.\n",
+		redlockMasters/2+1, redlockMasters)
 	return sb.String()
 }
 
@@ -151,12 +178,50 @@ func (r RedlockResult) Table() string {
 // value the client's random value) and storage writes (key "storage"),
 // times in ms; with a monotonic token, acquires, writes and releases carry it.
 func (r RedlockResult) History() (*history.History, error) {
-	return build("redlock", append([]history.Op(nil), r.ops...), metaFor("", history.Value{}))
+	if r.Fenced {
+		return build("redlock", append([]history.Op(nil), r.ops...), metaTTL(RedlockFencedModel, history.Value{}, redlockTTL))
+	}
+	return build("redlock", append([]history.Op(nil), r.ops...), metaFor(RedlockModel, history.Value{}))
+}
+
+// RedlockFencedModel is how a fenced Redlock run is checked: the lock as the
+// lease Redlock promises (the TTL), the storage as a register that refuses
+// stale tokens.
+const RedlockFencedModel = "lock=lease,storage=fenced-register"
+
+// Expect is the verdict "histcheck check" gives the run's history.
+func (r RedlockResult) Expect() string { return verdictOf(r.Fenced && !r.ClockJump) }
+
+// RedlockModel is how the Redlock history is checked: the clients' holding
+// periods as a mutex (a client holds from its acquire to its release, as it
+// believes), the storage as a register that refuses stale tokens.
+const RedlockModel = "lock=mutex,storage=fenced-register"
+
+// shows says what the run's table shows and how its history is judged.
+func (r RedlockResult) shows() string {
+	if r.ClockJump {
+		return r.clockJumpShows()
+	}
+	if r.Fenced {
+		return fmt.Sprintf("A's keys expired during its pause and B gathered a majority, so A and B both acted as holders from %d to %d ms. ", r.Overlap[0], r.Overlap[1]) +
+			"With a monotonic token checked by the storage, A's late write with token 1 is refused; " +
+			"checked as the 10 s lease Redlock promises and a fenced register, the history passes."
+	}
+	s := fmt.Sprintf("A's keys expired during its pause and B gathered a majority, so A and B both acted as holders from %d to %d ms. ",
+		r.Overlap[0], r.Overlap[1])
+	if r.Monotonic {
+		return s + "Checked with the mutex model for the holding periods and the fenced-register model for the storage, the history is false twice over: " +
+			"B acquired while A never let go, and the storage took A's write with token 1 after B's with token 2."
+	}
+	return s + "Redlock's random values are not ordered, so the storage cannot tell A's write is stale and its fenced-register check passes; " +
+		"the mutex check of the holding periods is what flags the run: B acquired while A, whose release found nothing, still acted."
 }
 
 func redlockScenario() Scenario {
 	flags := []Flag{
 		{Name: "token", Default: "none", Usage: "none (Redlock's random values only) or monotonic (a fencing token is added)"},
+		{Name: "fencing", Default: "off", Usage: "on: the storage refuses tokens lower than one it accepted (implies --token monotonic)"},
+		{Name: "clock-jump", Default: "off", Usage: "on: instead of a pause, one master's clock jumps and expires A's key there early"},
 		{Name: "seed", Default: fmt.Sprint(RedlockSeed), Usage: "generator seed for the random values"},
 	}
 	return Scenario{
@@ -176,12 +241,36 @@ func redlockScenario() Scenario {
 			if err != nil {
 				return nil, err
 			}
-			res := Redlock(tok == "monotonic", seed)
+			fencing, err := parseChoice("fencing", v["fencing"], "on", "off")
+			if err != nil {
+				return nil, err
+			}
+			jump, err := parseChoice("clock-jump", v["clock-jump"], "on", "off")
+			if err != nil {
+				return nil, err
+			}
+			if fencing == "on" {
+				v["token"] = "monotonic"
+			}
+			var res RedlockResult
+			switch {
+			case jump == "on":
+				res = RedlockClockJump(v["token"] == "monotonic", fencing == "on", seed)
+			case fencing == "on":
+				res = RedlockFenced(seed)
+			default:
+				res = Redlock(tok == "monotonic", seed)
+			}
 			h, err := res.History()
 			if err != nil {
 				return nil, err
 			}
-			return &Output{Table: res.Table(), History: h}, nil
+			out := &Output{Table: closing(res.Table(), res.shows(), "redlock", flags, v, res.Expect()), History: h, Model: RedlockModel,
+				Expect: res.Expect()}
+			if res.Fenced {
+				out.Model, out.Options.TTL = RedlockFencedModel, redlockTTL
+			}
+			return out, nil
 		},
 	}
 }

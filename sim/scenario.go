@@ -26,14 +26,22 @@ type Flag struct {
 type Params map[string]string
 
 // Output is what running a scenario gives: its table, and the history it
-// stands for (nil for scenarios that have none) with the model and options
-// to check it against (Model is empty when the history mixes objects of
-// different kinds and each needs its own check).
+// stands for with the model and options to check it against. Model is one
+// model name, or KEY=MODEL pairs when the history's keys hold objects of
+// different kinds (a lock and the storage it guards); the history's Meta
+// carries the same settings, so that "histcheck check" needs no flags.
 type Output struct {
 	Table   string
 	History *history.History
 	Model   string
 	Options model.Options
+	// Expect is the verdict "histcheck check" gives the history with its
+	// own settings and the criteria the table's closing command names:
+	// "true" or "false".
+	Expect string
+	// Plain is the verdict of "histcheck check FILE" with no flags at all,
+	// when it differs from Expect ("" when it is the same).
+	Plain string
 }
 
 // Scenario is one simulation as a command would dispatch it.
@@ -47,7 +55,12 @@ type Scenario struct {
 }
 
 // Scenarios returns every scenario, in the order the chapters tell them.
-func Scenarios() []Scenario {
+// The lock design review needs a checker to fill its matrix; without one
+// (see ScenariosWith) it reports an error when run.
+func Scenarios() []Scenario { return ScenariosWith(nil) }
+
+// ScenariosWith is Scenarios with the checker the lock design review uses.
+func ScenariosWith(check Checker) []Scenario {
 	return []Scenario{
 		partitionScenario(),
 		lagScenario(),
@@ -57,13 +70,23 @@ func Scenarios() []Scenario {
 		redisLockScenario(),
 		redlockScenario(),
 		pacelcScenario(),
+		electionScenario(),
+		checkThenWriteScenario(),
+		setnxScenario(),
+		failoverScenario(),
+		quorumScenario(),
+		eventualScenario(check),
+		lockDesignsScenario(check),
 		randomScenario(),
 	}
 }
 
 // Lookup returns the scenario with the given name.
-func Lookup(name string) (Scenario, bool) {
-	for _, s := range Scenarios() {
+func Lookup(name string) (Scenario, bool) { return LookupWith(name, nil) }
+
+// LookupWith is Lookup among ScenariosWith(check).
+func LookupWith(name string, check Checker) (Scenario, bool) {
+	for _, s := range ScenariosWith(check) {
 		if s.Name == name {
 			return s, true
 		}
@@ -190,7 +213,71 @@ func metaFor(modelName string, init history.Value) map[string]history.Value {
 	return m
 }
 
+// metaTTL is metaFor with a lease length (ms) as well.
+func metaTTL(modelName string, init history.Value, ttl int64) map[string]history.Value {
+	m := metaFor(modelName, init)
+	if ttl > 0 {
+		m["ttl"] = history.IntValue(ttl)
+	}
+	return m
+}
+
 // op builds a completed operation; tests and scenarios fill in the rest.
 func op(client, f string, key, value history.Value, call, ret int64, st history.Type) history.Op {
 	return history.Op{Client: client, F: f, Key: key, Value: value, Call: call, Return: ret, Status: st}
+}
+
+// emitFile is the file name the closing lines of a table suggest for the
+// history.
+func emitFile(name string) string { return name + ".json" }
+
+// CheckCommand is the shell command that emits the history of a scenario
+// run with the given flag values and checks it with the settings the
+// history carries. Every flag is written out, so the command names the run
+// exactly.
+func CheckCommand(name string, flags []Flag, v map[string]string) string {
+	return checkCommandWith(name, flags, v, "")
+}
+
+// checkCommandWith is CheckCommand with arguments for "histcheck check"
+// (criteria), or none.
+func checkCommandWith(name string, flags []Flag, v map[string]string, checkArgs string) string {
+	var sb strings.Builder
+	sb.WriteString("histcheck sim " + name)
+	for _, f := range flags {
+		sb.WriteString(" --" + f.Name + " " + shellQuote(v[f.Name]))
+	}
+	file := emitFile(name)
+	sb.WriteString(" --emit history -o " + file + " && histcheck check ")
+	if checkArgs != "" {
+		sb.WriteString(checkArgs + " ")
+	}
+	sb.WriteString(file)
+	return sb.String()
+}
+
+// shellQuote quotes s for a POSIX shell unless it needs no quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(",._-+:/=", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// closing ends a table with what it shows (two or three sentences) and the
+// command that checks the history behind it, with the verdict to expect.
+func closing(table, shows string, name string, flags []Flag, v map[string]string, expect string) string {
+	return closingWith(table, shows, name, flags, v, expect, "")
+}
+
+// closingWith is closing with arguments for "histcheck check".
+func closingWith(table, shows string, name string, flags []Flag, v map[string]string, expect, checkArgs string) string {
+	exit := "exit 0"
+	if expect == "false" {
+		exit = "exit 1"
+	}
+	return strings.TrimRight(table, "\n") + "\n\n" + shows + "\n\nCheck the history behind this table (verdict " + expect + ", " + exit + "):\n\n    " +
+		checkCommandWith(name, flags, v, checkArgs) + "\n"
 }

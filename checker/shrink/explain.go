@@ -66,7 +66,11 @@ func Explain(h *history.History, core Core, criterion string, reason string) str
 		if e.sequential {
 			order = "each process's order"
 		}
-		fmt.Fprintf(&sb, "No order of these %d operations respects %s and the model", len(e.ops)+len(e.weak), order)
+		if n := len(e.ops) + len(e.weak); n == 1 {
+			fmt.Fprintf(&sb, "No order of this one operation respects %s and the model", order)
+		} else {
+			fmt.Fprintf(&sb, "No order of these %d operations respects %s and the model", n, order)
+		}
 		if reason != "" {
 			// The reason says where the longest legal order breaks.
 			fmt.Fprintf(&sb, ": the furthest any order gets, %s", reason)
@@ -245,11 +249,11 @@ func (e *explainer) tell(a, b int, va, vb history.Value, old string) string {
 		}
 		return sb.String()
 	}
-	fmt.Fprintf(&sb, "%s, yet the read returned %s, ", e.orderPhrase(a, b), vb)
+	// old names vb ("the older value 4"), so it is not repeated.
 	if strings.HasPrefix(old, "the old value") {
-		sb.WriteString("the value before the write.")
+		fmt.Fprintf(&sb, "%s, yet the read returned %s, the value before the write.", e.orderPhrase(a, b), vb)
 	} else {
-		sb.WriteString(old + ", which was overwritten before the write.")
+		fmt.Fprintf(&sb, "%s, yet the read returned %s, which the write had overwritten.", e.orderPhrase(a, b), old)
 	}
 	return sb.String()
 }

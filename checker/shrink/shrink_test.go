@@ -74,6 +74,20 @@ func h3(t testing.TB) *history.History {
 		op("A", "read", i0, 3, 5))
 }
 
+// overwritten is a read of a value its own writer had overwritten, by
+// processes named in lower case.
+func overwritten(t testing.TB) *history.History {
+	return mustHistory(t,
+		op("min", "write", i1, 0, 1),
+		op("min", "write", history.IntValue(2), 2, 3),
+		op("maj", "read", i1, 4, 5))
+}
+
+// unwritten is a single read of a value nobody wrote.
+func unwritten(t testing.TB) *history.History {
+	return mustHistory(t, op("maj", "read", history.IntValue(5), 0, 1))
+}
+
 func TestScenarios(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -97,6 +111,11 @@ func TestScenarios(t *testing.T) {
 		{"H3/sequential", h3, sequentialChecker(register0()), checker.Sequential, []int{0, 1}, nil,
 			[]string{"A:w(1) comes before A:r(0) in process A's order",
 				"yet the read returned 0, the value before the write"}},
+		{"overwritten/linearizable", overwritten, linearChecker(register0()), checker.Linearizable, []int{0, 1, 2}, nil,
+			[]string{"min:w(2) finished at 3 before maj:r(1) began at 4, yet the read returned the older value 1, which the write had overwritten.",
+				"min:w(1) finished at 1 before min:w(2) began at 2 (same process)."}},
+		{"unwritten/linearizable", unwritten, linearChecker(register0()), checker.Linearizable, []int{0}, nil,
+			[]string{"No order of this one operation respects real time and the model"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -61,7 +61,7 @@ func TestReadmeSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const cmd = "histcheck check --init 10 --ttl 10s -m lock=lease,stock=fenced-register stock.json\n```"
+	const cmd = "histcheck check stock.json\n```"
 	want, ok := blockAfter(string(readme), cmd)
 	if !ok {
 		t.Fatalf("README does not show %q and its output", cmd)
@@ -77,7 +77,7 @@ func TestReadmeSim(t *testing.T) {
 		t.Fatalf("sim: exit %d: %s", code, out.String())
 	}
 	out.Reset()
-	code := cli.Main([]string{"check", "--init", "10", "--ttl", "10s", "-m", "lock=lease,stock=fenced-register", "stock.json"}, nil, &out, &out)
+	code := cli.Main([]string{"check", "stock.json"}, nil, &out, &out)
 	if code != int(cli.ExitInvalid) {
 		t.Errorf("check: exit %d, want %d", code, cli.ExitInvalid)
 	}
