@@ -161,7 +161,7 @@ func TestScenarioTablesEndWithCheck(t *testing.T) {
 		if tc.want == "false" {
 			wantCode = ExitInvalid
 		}
-		if code != wantCode || verdictLines(report, checkArgs[len(checkArgs)-1]) == "" {
+		if code != wantCode || linesOf(report, checkArgs[len(checkArgs)-1]) == "" {
 			t.Errorf("%v | %v: exit %d (want %d), stderr %q\n%s", simArgs, checkArgs, code, wantCode, errs, report)
 		}
 		if strings.Contains(errs, "detected from operation names") {
@@ -181,9 +181,9 @@ func TestScenarioTablesEndWithCheck(t *testing.T) {
 	}
 }
 
-// verdictLines returns the verdict lines of a text report for file, "" when
+// linesOf returns the verdict lines of a text report for file, "" when
 // there are none.
-func verdictLines(report, file string) string {
+func linesOf(report, file string) string {
 	var out []string
 	for _, l := range strings.Split(report, "\n") {
 		if strings.HasPrefix(l, file+"\t") {
