@@ -46,15 +46,8 @@ func Explain(h *history.History, core Core, criterion string, reason string) str
 		e.init = v
 	}
 
-	// The checker named the reduced history's operations; weakened ones
-	// there carry fresh client names ("A~1"): name them as recorded.
-	if core.History != nil && len(core.Origin) == len(core.History.Ops) {
-		for j, p := range core.Origin {
-			if p >= 0 && p < len(h.Ops) && core.History.Ops[j].Client != h.Ops[p].Client {
-				reason = strings.ReplaceAll(reason, core.History.Ops[j].Label(), h.Ops[p].Label())
-			}
-		}
-	}
+	// The reduced history keeps every operation's client and fields, so
+	// the checker's reason already names operations as recorded.
 	reason = strings.TrimSuffix(strings.TrimSpace(reason), ".")
 
 	var sb strings.Builder
@@ -338,8 +331,8 @@ func (e *explainer) facts() []string {
 	}
 	for _, p := range e.weak {
 		o := e.op(p)
-		out = append(out, fmt.Sprintf("%s (recorded %s) is kept only as an operation that may have taken effect at any time, or never.",
-			e.label(p), span(o)))
+		out = append(out, fmt.Sprintf("%s (recorded %s) is kept only with unknown outcome: it may have taken effect at any time after %d, or never.",
+			e.label(p), span(o), o.Call))
 	}
 	return out
 }

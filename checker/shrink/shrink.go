@@ -4,13 +4,20 @@
 // Deleting operations is unsound: deleting a write can leave a read that
 // returns a value nobody wrote, a violation the original did not have. So
 // operations outside the core are not deleted but weakened: a write (or any
-// operation that changes state) may then take effect at any time, or never,
-// with any result, and a read is dropped, since a read with unknown result
-// says nothing. Weakening maps a history that satisfies the criterion to one
-// that still does, so a weakened history that fails proves the original
-// fails; and since weakening more operations can only help a history pass,
-// a core from which no single operation can be weakened is also minimal:
-// no smaller set of operations kept as recorded shows a violation.
+// operation that changes state) gets unknown outcome, as if its client never
+// heard back, so that it may have taken effect at any time after its call,
+// or never; and a read is dropped, since a read with unknown result says
+// nothing. A weakened operation keeps its client, call and every field a
+// model reads (lock holders are told apart by client, fencing by token).
+// Weakening maps a history that satisfies the criterion to one that still
+// does, so a weakened history that fails proves the original fails; and
+// since weakening more operations can only help a history pass, a core from
+// which no single operation can be weakened is also minimal: no smaller set
+// of operations kept as recorded shows a violation.
+//
+// A core is therefore a history on its own: its operations as recorded and
+// the weakened ones with unknown outcome (Core.Standalone). Minimize checks
+// that history once more before it returns, so a core it gives fails alone.
 package shrink
 
 import (
@@ -193,10 +200,7 @@ func (s *shrinker) test(forms []form) (checker.Result, bool, error) {
 	if f, ok := s.cache[key]; ok && !f {
 		return checker.Result{}, false, nil
 	}
-	hh, _, err := build(s.h, forms)
-	if err != nil {
-		return checker.Result{}, false, err
-	}
+	hh, _ := build(s.h, forms)
 	s.checks++
 	ctx := s.ctx
 	if s.budget > 0 {
@@ -445,10 +449,7 @@ func (s *shrinker) failingReturn(res checker.Result, forms []form) (int64, bool)
 // of the history forms describe (where the checker reported them), and
 // false if a position is out of range.
 func (s *shrinker) originals(forms []form, positions ...[]int) ([]*history.Op, bool) {
-	_, origin, err := build(s.h, forms)
-	if err != nil {
-		return nil, false
-	}
+	_, origin := build(s.h, forms)
 	var ops []*history.Op
 	for _, ps := range positions {
 		for _, p := range ps {
@@ -668,10 +669,7 @@ func (s *shrinker) dropUnobserved() error {
 // the result is 1-minimal even if ddmin was cut short by an Unknown verdict.
 func (s *shrinker) confirm() (bool, error) {
 	for !s.done() {
-		hh, origin, err := build(s.h, s.forms)
-		if err != nil {
-			return false, err
-		}
+		hh, origin := build(s.h, s.forms)
 		allPass := true
 		weakened := false
 		for j, i := range origin {
@@ -682,9 +680,6 @@ func (s *shrinker) confirm() (bool, error) {
 				return false, nil
 			}
 			w := Weaken(hh, []int{j})
-			if w == nil {
-				return false, errors.New("shrink: weakening the core gave an invalid history")
-			}
 			s.checks++
 			res, err := s.check(s.ctx, w)
 			if err != nil {
@@ -720,10 +715,7 @@ func (s *shrinker) confirm() (bool, error) {
 
 // core packages the current forms.
 func (s *shrinker) core(minimal bool) (Core, error) {
-	hh, origin, err := build(s.h, s.forms)
-	if err != nil {
-		return Core{}, err
-	}
+	hh, origin := build(s.h, s.forms)
 	c := Core{History: hh, Origin: origin, Criterion: s.criterion, Minimal: minimal, Checks: s.checks}
 	for i, f := range s.forms {
 		switch f {
