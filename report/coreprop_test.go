@@ -256,9 +256,9 @@ func coreReport(ctx context.Context, fam family, h *history.History, crit string
 var internalName = regexp.MustCompile(`\b[A-Z][~#][0-9]`)
 
 // cutFromReport writes a core back as a history from its JSON report form
-// alone: a wrapper object with the report's initial value and the core's
-// operations in the ops format, the weakened ones with unknown outcome. It
-// returns the history read back and the model options the report gives.
+// alone (Core.WriteHistory on the decoded report) and reads it as the
+// command line would. It returns the history and the model options the
+// file gives.
 func cutFromReport(hr report.History, rc *report.Core) (*history.History, model.Options, error) {
 	var js struct {
 		History report.History `json:"history"`
@@ -277,55 +277,16 @@ func cutFromReport(hr report.History, rc *report.Core) (*history.History, model.
 	if err := d.Decode(&js); err != nil {
 		return nil, model.Options{}, err
 	}
-	type entry struct {
-		op   report.Op
-		weak bool
-	}
-	var all []entry
-	for _, o := range js.Core.Ops {
-		all = append(all, entry{o, false})
-	}
-	for _, o := range js.Core.Weakened {
-		all = append(all, entry{o, true})
-	}
-	// The reader orders operations by call, ties by their place in the
-	// file: put them in call order, ties in the input's order.
-	sort.SliceStable(all, func(a, b int) bool {
-		x, y := all[a].op, all[b].op
-		return x.Call < y.Call || x.Call == y.Call && x.Index < y.Index
-	})
-	var ops []map[string]any
-	for _, e := range all {
-		o := e.op
-		m := map[string]any{"index": o.Index, "process": o.Process, "f": o.F, "value": o.Value,
-			"call": o.Call, "return": o.Return, "type": o.Type}
-		for name, v := range o.Fields {
-			m[name] = v
-		}
-		for name, v := range map[string]any{"key": o.Key, "version": o.Version, "token": o.Token} {
-			if v != nil {
-				m[name] = v
-			}
-		}
-		if e.weak {
-			m["return"], m["type"] = nil, "info"
-		}
-		ops = append(ops, m)
-	}
-	wrapper := map[string]any{"nil_read": js.History.NilRead, "history": ops}
-	if js.History.Init != nil {
-		wrapper["init"] = js.History.Init
-	}
-	src, err := json.Marshal(wrapper)
-	if err != nil {
+	var src bytes.Buffer
+	if err := js.Core.WriteHistory(&src, &js.History, ""); err != nil {
 		return nil, model.Options{}, err
 	}
-	cut, err := format.Read("core.json", bytes.NewReader(src), "")
+	cut, err := format.Read("core.json", bytes.NewReader(src.Bytes()), "")
 	if err != nil {
-		return nil, model.Options{}, fmt.Errorf("reading the core back: %w\n%s", err, src)
+		return nil, model.Options{}, fmt.Errorf("reading the core back: %w\n%s", err, src.String())
 	}
-	opts := model.Options{Init: cut.Meta["init"], TTL: js.History.TTL}
-	return cut, opts, nil
+	ttl, _ := cut.Meta["ttl"].Int()
+	return cut, model.Options{Init: cut.Meta["init"], TTL: ttl}, nil
 }
 
 func dump(h *history.History) string {
