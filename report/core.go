@@ -13,13 +13,17 @@ import (
 )
 
 // Core is a minimal violating set: the few operations of a history that
-// still violate the criterion when everything else is weakened (may take
-// effect at any time, or never). See docs/explanations.md.
+// still violate the criterion when everything else is weakened (given
+// unknown outcome: it may have taken effect at any time after its call, or
+// never). Ops as they are and Weakened with unknown outcome form a history
+// that violates the criterion on its own (WriteHistory writes it). See
+// docs/explanations.md.
 type Core struct {
 	// Ops are the essential operations, kept as recorded, in call order.
 	Ops []Op `json:"ops"`
 	// Weakened are operations the violation needs to exist (a read in the
-	// core returns their value) but not when they happened.
+	// core returns their value) but not when they took effect, nor whether
+	// they finished.
 	Weakened []Op `json:"weakened"`
 	// Minimal is set when weakening any one of Ops was shown to make the
 	// violation go away; unset when the time allowed ran out first.

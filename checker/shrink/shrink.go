@@ -46,9 +46,10 @@ type Core struct {
 	// unknown outcome). Weakening any one of them makes the violation go
 	// away when Minimal is set.
 	Ops []int
-	// Weakened are operations kept only in weakened form: the violation
-	// needs them to exist (a read in the core returns their value), but not
-	// when they happened, nor whether they finished.
+	// Weakened are operations kept only in weakened form, with unknown
+	// outcome: the violation needs them to exist (a read in the core
+	// returns their value), but not when they took effect, nor whether
+	// they finished.
 	Weakened []int
 	// History is the reduced history: the core's operations and the
 	// weakened ones. Everything else was dropped.
