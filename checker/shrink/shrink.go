@@ -132,8 +132,10 @@ var ErrNotViolating = errors.New("shrink: the history does not violate the crite
 //
 // The work is bounded by ctx: when it ends, the best core found so far is
 // returned with Minimal unset. A verdict of Unknown counts as "accepts", so
-// the core is always one the checker rejected. The error is
-// ErrNotViolating when the checker does not reject h, or the checker's own.
+// the core is always one the checker rejected. Last, the core cut out on
+// its own (Core.Standalone) is checked once more. The error is
+// ErrNotViolating when the checker does not reject h, ErrCoreAccepted when
+// it accepts the core on its own, or the checker's own.
 func Minimize(ctx context.Context, h *history.History, check Checker, keyed bool) (Core, error) {
 	if h == nil {
 		return Core{}, errors.New("shrink: no history")
