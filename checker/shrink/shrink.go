@@ -201,16 +201,19 @@ func Minimize(ctx context.Context, h *history.History, check Checker, keyed bool
 }
 
 // recheck checks the core cut out on its own (Core.Standalone) and fails
-// with ErrCoreAccepted if the checker accepts it. The core is small, so the
-// check is cheap; a verdict of Unknown (the time ran out) keeps the core,
-// which Core.History already showed failing in a weaker form.
+// with ErrCoreAccepted if the checker accepts it. The search may have used
+// up ctx, so the check gets a budget of its own, recheckBudget; the core is
+// small and the check quick. A verdict of Unknown keeps the core, which
+// Core.History, no stricter, already showed failing.
 func (s *shrinker) recheck(c Core) error {
 	alone, err := c.Standalone(s.h)
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), recheckBudget)
+	defer cancel()
 	s.checks++
-	res, err := s.check(s.ctx, alone)
+	res, err := s.check(ctx, alone)
 	if err != nil {
 		return fmt.Errorf("shrink: checking the core on its own: %w", err)
 	}
@@ -219,6 +222,9 @@ func (s *shrinker) recheck(c Core) error {
 	}
 	return nil
 }
+
+// recheckBudget bounds the check of a core on its own (see recheck).
+const recheckBudget = time.Second
 
 // shrinker holds the state of one Minimize: the current forms always
 // describe a history the checker rejected.
