@@ -46,8 +46,7 @@ func Explain(h *history.History, core Core, criterion string, reason string) str
 		e.init = v
 	}
 
-	// The reduced history keeps every operation's client and fields, so
-	// the checker's reason already names operations as recorded.
+	reason = recordedLabels(h, core, reason)
 	reason = strings.TrimSuffix(strings.TrimSpace(reason), ".")
 
 	var sb strings.Builder
@@ -76,6 +75,36 @@ func Explain(h *history.History, core Core, criterion string, reason string) str
 		sb.WriteByte('\n')
 	}
 	return strings.TrimRight(sb.String(), "\n")
+}
+
+// recordedLabels names operations in the checker's reason as recorded. The
+// reduced history keeps every operation's client and fields, but a
+// weakened cas there is a write ("A:w(2)" for "A:cas(1, 2)"); its label is
+// replaced when no other operation of the core could be meant by it.
+func recordedLabels(h *history.History, core Core, reason string) string {
+	if core.History == nil || len(core.Origin) != len(core.History.Ops) {
+		return reason
+	}
+	count := make(map[string]int)
+	for j := range core.History.Ops {
+		count[core.History.Ops[j].Label()]++
+	}
+	recorded := make(map[string]bool)
+	for _, p := range core.Origin {
+		if p >= 0 && p < len(h.Ops) {
+			recorded[h.Ops[p].Label()] = true
+		}
+	}
+	for j, p := range core.Origin {
+		if p < 0 || p >= len(h.Ops) {
+			continue
+		}
+		l, want := core.History.Ops[j].Label(), h.Ops[p].Label()
+		if l != want && count[l] == 1 && !recorded[l] {
+			reason = strings.ReplaceAll(reason, l, want)
+		}
+	}
+	return reason
 }
 
 func (e *explainer) op(p int) *history.Op { return &e.h.Ops[p] }

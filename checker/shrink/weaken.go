@@ -72,10 +72,11 @@ func weakForm(o *history.Op) form {
 //
 // A weakened or in-flight operation is the recorded one with unknown
 // outcome: same client, same call, same fields (a weakened cas becomes an
-// optional write of its new value). Owner-aware models (locks,
-// leases) tell holders apart by client name and fencing storage by token,
-// so nothing a model reads may change, or the reduced history could fail
-// for a reason the original does not have. Logical processes are numbered
+// optional write of its new value). Owner-aware models (locks, leases)
+// tell holders apart by client name and fencing storage by token, so
+// nothing a model reads may change, or the reduced history could fail for
+// a reason the original does not have. h must be validated (in call order,
+// logical processes numbered), as Minimize's input is. Logical processes are numbered
 // here rather than derived again from client names: an operation of
 // unknown outcome ends its logical process, so the client's next operation
 // starts a new one, as it would in an input; and two logical processes of

@@ -106,3 +106,24 @@ func TestRedisUnsafeReleaseCore(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedLabels: the checker's reason names a weakened cas by the
+// write it became; the explanation names it as recorded, unless the label
+// could mean another operation of the core.
+func TestRecordedLabels(t *testing.T) {
+	cas := op("A", "cas", history.ListValue(i1, i2), 0, 1)
+	for _, tt := range []struct {
+		name string
+		ops  []history.Op
+		want string
+	}{
+		{"cas", []history.Op{cas, op("B", "read", i2, 2, 3)}, "after A:cas(1, 2)"},
+		{"ambiguous", []history.Op{cas, op("A", "write", i2, 2, 3)}, "after A:w(2)"},
+	} {
+		h := mustHistory(t, tt.ops...)
+		core := Core{History: Weaken(h, []int{0}), Origin: []int{0, 1}}
+		if got := recordedLabels(h, core, "after A:w(2)"); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
