@@ -77,7 +77,8 @@ func (c *Core) WriteHistory(w io.Writer, h *History, modelName string) error {
 		all = append(all, entry{o, true})
 	}
 	// A reader orders operations by call, ties by their place in the
-	// file: keep ties in the input's order.
+	// file: keep ties in the order of their index, which is the input's
+	// order.
 	sort.SliceStable(all, func(a, b int) bool {
 		x, y := &all[a].op, &all[b].op
 		return x.Call < y.Call || x.Call == y.Call && x.Index < y.Index

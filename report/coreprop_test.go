@@ -139,7 +139,9 @@ func TestCoresFailAlone(t *testing.T) {
 
 // randomHistory generates a history of fam; in a third of them a client
 // continues after an operation of unknown outcome, under the name of a
-// client that crashed, so that one name has several logical processes.
+// client that crashed, so that one name has several logical processes, and
+// in a third the clock is coarser, so that times tie and intervals touch,
+// inside a process and across processes.
 func randomHistory(t *testing.T, r *rand.Rand, fam family) *history.History {
 	t.Helper()
 	cfg := randhist.Default(fam.name)
@@ -148,7 +150,29 @@ func randomHistory(t *testing.T, r *rand.Rand, fam family) *history.History {
 	if r.IntN(3) == 0 {
 		h = continueAfterCrash(t, r, h)
 	}
+	if r.IntN(3) == 0 {
+		h = coarsen(t, h, int64(2+r.IntN(6)))
+	}
 	return h
+}
+
+// coarsen divides every time by k, as a clock k times coarser would have
+// recorded them: order is kept where times differ by k or more, and
+// otherwise times tie.
+func coarsen(t *testing.T, h *history.History, k int64) *history.History {
+	t.Helper()
+	ops := append([]history.Op(nil), h.Ops...)
+	for i := range ops {
+		ops[i].Call /= k
+		if ops[i].Return != history.Infinity {
+			ops[i].Return /= k
+		}
+	}
+	out, err := history.FromOps(ops)
+	if err != nil {
+		t.Fatalf("coarsening by %d: %v", k, err)
+	}
+	return out
 }
 
 // continueAfterCrash renames the operations of one client to the name of
@@ -379,6 +403,9 @@ func bankHistory(r *rand.Rand, cfg randhist.Config) *history.History {
 	h, err := history.FromOps(ops)
 	if err != nil {
 		panic(err) // the generator keeps each client's operations apart
+	}
+	for i := range h.Ops {
+		h.Ops[i].Index = int64(i) // as a reader numbers them
 	}
 	return h
 }
