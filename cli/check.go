@@ -340,6 +340,7 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 	hr := report.NewHistory(file, spec.String(), h)
 	hr.Init = report.InitJSON(mopts.Init)
 	hr.NilRead = nilRead
+	hr.TTL = mopts.TTL
 	if o.noCheck {
 		return &hr, ExitOK
 	}

@@ -123,7 +123,7 @@ func TestCoresInText(t *testing.T) {
 	}
 	out.Reset()
 	Main([]string{"check", "-v", h2}, nil, &out, &errb)
-	if !strings.Contains(out.String(), "      - A:w(1) (recorded [0, 10]) is kept only as an operation") {
+	if !strings.Contains(out.String(), "      - A:w(1) (recorded [0, 10]) is kept only with unknown outcome") {
 		t.Errorf("-v prints no facts:\n%s", out.String())
 	}
 }

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -10,13 +13,17 @@ import (
 )
 
 // Core is a minimal violating set: the few operations of a history that
-// still violate the criterion when everything else is weakened (may take
-// effect at any time, or never). See docs/explanations.md.
+// still violate the criterion when everything else is weakened (given
+// unknown outcome: it may have taken effect at any time after its call, or
+// never). Ops as they are and Weakened with unknown outcome form a history
+// that violates the criterion on its own (WriteHistory writes it). See
+// docs/explanations.md.
 type Core struct {
 	// Ops are the essential operations, kept as recorded, in call order.
 	Ops []Op `json:"ops"`
 	// Weakened are operations the violation needs to exist (a read in the
-	// core returns their value) but not when they happened.
+	// core returns their value) but not when they took effect, nor whether
+	// they finished.
 	Weakened []Op `json:"weakened"`
 	// Minimal is set when weakening any one of Ops was shown to make the
 	// violation go away; unset when the time allowed ran out first.
@@ -49,6 +56,73 @@ func NewCore(h *history.History, c shrink.Core) *Core {
 		Key:         c.Violation.Key,
 	}
 	return out
+}
+
+// WriteHistory writes the core as a history of its own, which violates
+// the criterion when checked alone: a wrapper object with h's settings
+// (init, nil_read, ttl), modelName unless it is empty, and the core's
+// operations in the ops format, the weakened ones with unknown outcome
+// ("type": "info", "return": null). It needs nothing but the core and h as
+// the JSON report gives them.
+func (c *Core) WriteHistory(w io.Writer, h *History, modelName string) error {
+	type entry struct {
+		op   Op
+		weak bool
+	}
+	all := make([]entry, 0, c.Size())
+	for _, o := range c.Ops {
+		all = append(all, entry{o, false})
+	}
+	for _, o := range c.Weakened {
+		all = append(all, entry{o, true})
+	}
+	// A reader orders operations by call, ties by their place in the
+	// file: keep ties in the order of their index, which is the input's
+	// order.
+	sort.SliceStable(all, func(a, b int) bool {
+		x, y := &all[a].op, &all[b].op
+		return x.Call < y.Call || x.Call == y.Call && x.Index < y.Index
+	})
+	ops := make([]map[string]any, 0, len(all))
+	for _, e := range all {
+		ops = append(ops, e.op.fields(e.weak))
+	}
+	wrapper := map[string]any{"nil_read": h.NilRead, "history": ops}
+	if h.Init != nil {
+		wrapper["init"] = h.Init
+	}
+	if h.TTL > 0 {
+		wrapper["ttl"] = h.TTL
+	}
+	if modelName != "" {
+		wrapper["model"] = modelName
+	}
+	b, err := json.MarshalIndent(wrapper, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing the core as a history: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// fields renders an operation in the ops format of the input, with
+// unknown outcome when weak.
+func (o *Op) fields(weak bool) map[string]any {
+	m := make(map[string]any, 8+len(o.Fields))
+	for name, v := range o.Fields {
+		m[name] = v
+	}
+	m["index"], m["process"], m["f"], m["value"] = o.Index, o.Process, o.F, o.Value
+	m["call"], m["return"], m["type"] = o.Call, o.Return, o.Type
+	for name, v := range map[string]any{"key": o.Key, "version": o.Version, "token": o.Token} {
+		if v != nil {
+			m[name] = v
+		}
+	}
+	if weak {
+		m["return"], m["type"] = nil, "info"
+	}
+	return m
 }
 
 // Size is the number of operations in the core, weakened ones included.

@@ -162,7 +162,9 @@ func newHTMLHistory(h *History) htmlHistory {
 }
 
 // addSource makes a bar of every operation of the history, in its order,
-// with a lane per logical process named as shrink.Timeline names them.
+// with a lane per logical process, named by its client as the input names
+// it: a client that continued after an operation of unknown outcome has
+// two lanes of the same name (the operation may still be running).
 func (b *htmlBuilder) addSource() {
 	h := b.src
 	if len(h.Ops) > 0 {
@@ -172,19 +174,13 @@ func (b *htmlBuilder) addSource() {
 		}
 	}
 	laneOf := make(map[int]int)
-	perClient := make(map[string]int)
 	for i := range h.Ops {
 		o := &h.Ops[i]
 		l, ok := laneOf[o.Process]
 		if !ok {
-			perClient[o.Client]++
-			name := history.Quote(o.Client)
-			if n := perClient[o.Client]; n > 1 {
-				name += "#" + strconv.Itoa(n)
-			}
 			l = len(b.out.Lanes)
 			laneOf[o.Process] = l
-			b.out.Lanes = append(b.out.Lanes, htmlLane{Name: name, Client: o.Client})
+			b.out.Lanes = append(b.out.Lanes, htmlLane{Name: history.Quote(o.Client), Client: o.Client})
 		}
 		ret := int64(-1)
 		if o.Return != history.Infinity {

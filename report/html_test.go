@@ -378,3 +378,26 @@ func TestHTMLInChromium(t *testing.T) {
 		checkRender(t, render(t, bin, buf.Bytes(), "big"), 10000, 0)
 	})
 }
+
+// TestHTMLLaneNames checks that lanes are named by client as the input
+// names it, also for a client that continued after an operation of
+// unknown outcome: two lanes of the same name, and no made-up name.
+func TestHTMLLaneNames(t *testing.T) {
+	h, err := history.FromOps([]history.Op{
+		{Client: "A", F: "write", Value: history.IntValue(1), Call: 0, Return: history.Infinity, Status: history.Info},
+		{Client: "A", F: "read", Value: history.IntValue(1), Call: 2, Return: 3, Status: history.OK},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &Report{Histories: []History{NewHistory("a.hist", "register", h)}}
+	rep.Finish()
+	var buf bytes.Buffer
+	if err := HTML(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	lanes := pageData(t, buf.String()).Histories[0].Lanes
+	if len(lanes) != 2 || lanes[0].Name != "A" || lanes[1].Name != "A" || lanes[1].Client != "A" {
+		t.Errorf("lanes %+v", lanes)
+	}
+}

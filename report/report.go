@@ -36,7 +36,11 @@ type History struct {
 	// model's own default applies.
 	Init json.RawMessage `json:"init,omitempty"`
 	// NilRead is how a read of nil was judged: "value" or "any".
-	NilRead   string   `json:"nil_read"`
+	NilRead string `json:"nil_read"`
+	// TTL is the lease length the model used (--ttl or the file's ttl), in
+	// the history's time unit; absent when none was set. An operation's
+	// own ttl field, which wins over it, is among the operation's Fields.
+	TTL       int64    `json:"ttl,omitempty"`
 	Ops       int      `json:"ops"`
 	OK        int      `json:"ok"`
 	Failed    int      `json:"failed"`
@@ -136,7 +140,17 @@ type Op struct {
 	F       string `json:"f"`
 	Value   any    `json:"value"`
 	Key     any    `json:"key,omitempty"`
-	Call    int64  `json:"call"`
+	// Version and Token are the operation's version and fencing token,
+	// when the input gave them.
+	Version any `json:"version,omitempty"`
+	Token   any `json:"token,omitempty"`
+	// Fields are the other fields the input gave the operation (such as a
+	// lease's ttl), by name; a model may read them. With the fields above
+	// an Op holds everything a model compiles an operation from, so the
+	// operations of a core can be written back as a history and checked
+	// again on their own.
+	Fields map[string]any `json:"fields,omitempty"`
+	Call   int64          `json:"call"`
 	// Return is null when the outcome is unknown.
 	Return *int64 `json:"return"`
 	// Type is "ok", "fail" or "info".
@@ -172,6 +186,20 @@ func NewOp(h *history.History, i int) Op {
 	}
 	if !o.Key.IsNone() {
 		op.Key = o.Key.JSON()
+	}
+	if !o.Version.IsNone() {
+		op.Version = o.Version.JSON()
+	}
+	if !o.Token.IsNone() {
+		op.Token = o.Token.JSON()
+	}
+	for _, f := range o.Extra {
+		if op.Fields == nil {
+			op.Fields = make(map[string]any, len(o.Extra))
+		}
+		if _, dup := op.Fields[f.Name]; !dup {
+			op.Fields[f.Name] = f.Value.JSON()
+		}
 	}
 	if o.Return != history.Infinity {
 		r := o.Return

@@ -46,15 +46,7 @@ func Explain(h *history.History, core Core, criterion string, reason string) str
 		e.init = v
 	}
 
-	// The checker named the reduced history's operations; weakened ones
-	// there carry fresh client names ("A~1"): name them as recorded.
-	if core.History != nil && len(core.Origin) == len(core.History.Ops) {
-		for j, p := range core.Origin {
-			if p >= 0 && p < len(h.Ops) && core.History.Ops[j].Client != h.Ops[p].Client {
-				reason = strings.ReplaceAll(reason, core.History.Ops[j].Label(), h.Ops[p].Label())
-			}
-		}
-	}
+	reason = recordedLabels(h, core, reason)
 	reason = strings.TrimSuffix(strings.TrimSpace(reason), ".")
 
 	var sb strings.Builder
@@ -87,6 +79,36 @@ func Explain(h *history.History, core Core, criterion string, reason string) str
 		sb.WriteByte('\n')
 	}
 	return strings.TrimRight(sb.String(), "\n")
+}
+
+// recordedLabels names operations in the checker's reason as recorded. The
+// reduced history keeps every operation's client and fields, but a
+// weakened cas there is a write ("A:w(2)" for "A:cas(1, 2)"); its label is
+// replaced when no other operation of the core could be meant by it.
+func recordedLabels(h *history.History, core Core, reason string) string {
+	if core.History == nil || len(core.Origin) != len(core.History.Ops) {
+		return reason
+	}
+	count := make(map[string]int)
+	for j := range core.History.Ops {
+		count[core.History.Ops[j].Label()]++
+	}
+	recorded := make(map[string]bool)
+	for _, p := range core.Origin {
+		if p >= 0 && p < len(h.Ops) {
+			recorded[h.Ops[p].Label()] = true
+		}
+	}
+	for j, p := range core.Origin {
+		if p < 0 || p >= len(h.Ops) {
+			continue
+		}
+		l, want := core.History.Ops[j].Label(), h.Ops[p].Label()
+		if l != want && count[l] == 1 && !recorded[l] {
+			reason = strings.ReplaceAll(reason, l, want)
+		}
+	}
+	return reason
 }
 
 func (e *explainer) op(p int) *history.Op { return &e.h.Ops[p] }
@@ -344,8 +366,8 @@ func (e *explainer) facts() []string {
 	}
 	for _, p := range e.weak {
 		o := e.op(p)
-		out = append(out, fmt.Sprintf("%s (recorded %s) is kept only as an operation that may have taken effect at any time, or never.",
-			e.label(p), span(o)))
+		out = append(out, fmt.Sprintf("%s (recorded %s) is kept only with unknown outcome: it may have taken effect at any time after %d, or never.",
+			e.label(p), span(o), o.Call))
 	}
 	return out
 }

@@ -4,13 +4,20 @@
 // Deleting operations is unsound: deleting a write can leave a read that
 // returns a value nobody wrote, a violation the original did not have. So
 // operations outside the core are not deleted but weakened: a write (or any
-// operation that changes state) may then take effect at any time, or never,
-// with any result, and a read is dropped, since a read with unknown result
-// says nothing. Weakening maps a history that satisfies the criterion to one
-// that still does, so a weakened history that fails proves the original
-// fails; and since weakening more operations can only help a history pass,
-// a core from which no single operation can be weakened is also minimal:
-// no smaller set of operations kept as recorded shows a violation.
+// operation that changes state) gets unknown outcome, as if its client never
+// heard back, so that it may have taken effect at any time after its call,
+// or never; and a read is dropped, since a read with unknown result says
+// nothing. A weakened operation keeps its client, call and every field a
+// model reads (lock holders are told apart by client, fencing by token).
+// Weakening maps a history that satisfies the criterion to one that still
+// does, so a weakened history that fails proves the original fails; and
+// since weakening more operations can only help a history pass, a core from
+// which no single operation can be weakened is also minimal: no smaller set
+// of operations kept as recorded shows a violation.
+//
+// A core is therefore a history on its own: its operations as recorded and
+// the weakened ones with unknown outcome (Core.Standalone). Minimize checks
+// that history once more before it returns, so a core it gives fails alone.
 package shrink
 
 import (
@@ -39,9 +46,10 @@ type Core struct {
 	// unknown outcome). Weakening any one of them makes the violation go
 	// away when Minimal is set.
 	Ops []int
-	// Weakened are operations kept only in weakened form: the violation
-	// needs them to exist (a read in the core returns their value), but not
-	// when they happened, nor whether they finished.
+	// Weakened are operations kept only in weakened form, with unknown
+	// outcome: the violation needs them to exist (a read in the core
+	// returns their value), but not when they took effect, nor whether
+	// they finished.
 	Weakened []int
 	// History is the reduced history: the core's operations and the
 	// weakened ones. Everything else was dropped.
@@ -64,6 +72,45 @@ type Core struct {
 // Size is the number of operations in the reduced history.
 func (c Core) Size() int { return len(c.Ops) + len(c.Weakened) }
 
+// Standalone cuts the core out of h, the history it was found in, as a
+// history of its own: the core's operations as recorded and the weakened
+// ones with unknown outcome (recorded call, no return), in h's order, read
+// as an input would be. This is what a core claims: that this history
+// violates the criterion. It is at least as strict as Core.History, which
+// may keep apart logical processes that reading merges, weakens a cas to
+// an optional write, and gives operations the cut left running unknown
+// outcome.
+func (c Core) Standalone(h *history.History) (*history.History, error) {
+	weak := make(map[int]bool, len(c.Weakened))
+	for _, p := range c.Weakened {
+		weak[p] = true
+	}
+	pos := append(append([]int(nil), c.Ops...), c.Weakened...)
+	sort.Ints(pos)
+	ops := make([]history.Op, 0, len(pos))
+	for k, p := range pos {
+		if p < 0 || p >= len(h.Ops) || k > 0 && p == pos[k-1] {
+			continue
+		}
+		o := h.Ops[p]
+		if weak[p] {
+			o.Status, o.Return = history.Info, history.Infinity
+		}
+		ops = append(ops, o)
+	}
+	out, err := history.FromOps(ops)
+	if err != nil {
+		return nil, fmt.Errorf("shrink: the core is not a valid history: %w", err)
+	}
+	out.Meta, out.Warnings = h.Meta, nil
+	return out, nil
+}
+
+// ErrCoreAccepted is returned by Minimize when the core it found passes
+// when checked on its own (see Core.Standalone). That is a bug in the
+// shrinker or the checker; no such core is ever returned.
+var ErrCoreAccepted = errors.New("shrink: the core does not violate the criterion when checked on its own")
+
 // ErrNotViolating is returned by Minimize for a history the checker
 // accepts, or cannot decide.
 var ErrNotViolating = errors.New("shrink: the history does not violate the criterion")
@@ -85,8 +132,10 @@ var ErrNotViolating = errors.New("shrink: the history does not violate the crite
 //
 // The work is bounded by ctx: when it ends, the best core found so far is
 // returned with Minimal unset. A verdict of Unknown counts as "accepts", so
-// the core is always one the checker rejected. The error is
-// ErrNotViolating when the checker does not reject h, or the checker's own.
+// the core is always one the checker rejected. Last, the core cut out on
+// its own (Core.Standalone) is checked once more. The error is
+// ErrNotViolating when the checker does not reject h, ErrCoreAccepted when
+// it accepts the core on its own, or the checker's own.
 func Minimize(ctx context.Context, h *history.History, check Checker, keyed bool) (Core, error) {
 	if h == nil {
 		return Core{}, errors.New("shrink: no history")
@@ -140,8 +189,42 @@ func Minimize(ctx context.Context, h *history.History, check Checker, keyed bool
 	if err != nil {
 		return Core{}, err
 	}
-	return s.core(minimal)
+	c, err := s.core(minimal)
+	if err != nil {
+		return Core{}, err
+	}
+	if err := s.recheck(c); err != nil {
+		return Core{}, err
+	}
+	c.Checks = s.checks
+	return c, nil
 }
+
+// recheck checks the core cut out on its own (Core.Standalone) and fails
+// with ErrCoreAccepted if the checker accepts it. The search may have used
+// up ctx, so the check gets a budget of its own, recheckBudget; the core is
+// small and the check quick. A verdict of Unknown keeps the core, which
+// Core.History, no stricter, already showed failing.
+func (s *shrinker) recheck(c Core) error {
+	alone, err := c.Standalone(s.h)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), recheckBudget)
+	defer cancel()
+	s.checks++
+	res, err := s.check(ctx, alone)
+	if err != nil {
+		return fmt.Errorf("shrink: checking the core on its own: %w", err)
+	}
+	if res.Valid == checker.True {
+		return ErrCoreAccepted
+	}
+	return nil
+}
+
+// recheckBudget bounds the check of a core on its own (see recheck).
+const recheckBudget = time.Second
 
 // shrinker holds the state of one Minimize: the current forms always
 // describe a history the checker rejected.
@@ -193,10 +276,7 @@ func (s *shrinker) test(forms []form) (checker.Result, bool, error) {
 	if f, ok := s.cache[key]; ok && !f {
 		return checker.Result{}, false, nil
 	}
-	hh, _, err := build(s.h, forms)
-	if err != nil {
-		return checker.Result{}, false, err
-	}
+	hh, _ := build(s.h, forms)
 	s.checks++
 	ctx := s.ctx
 	if s.budget > 0 {
@@ -445,10 +525,7 @@ func (s *shrinker) failingReturn(res checker.Result, forms []form) (int64, bool)
 // of the history forms describe (where the checker reported them), and
 // false if a position is out of range.
 func (s *shrinker) originals(forms []form, positions ...[]int) ([]*history.Op, bool) {
-	_, origin, err := build(s.h, forms)
-	if err != nil {
-		return nil, false
-	}
+	_, origin := build(s.h, forms)
 	var ops []*history.Op
 	for _, ps := range positions {
 		for _, p := range ps {
@@ -668,10 +745,7 @@ func (s *shrinker) dropUnobserved() error {
 // the result is 1-minimal even if ddmin was cut short by an Unknown verdict.
 func (s *shrinker) confirm() (bool, error) {
 	for !s.done() {
-		hh, origin, err := build(s.h, s.forms)
-		if err != nil {
-			return false, err
-		}
+		hh, origin := build(s.h, s.forms)
 		allPass := true
 		weakened := false
 		for j, i := range origin {
@@ -682,9 +756,6 @@ func (s *shrinker) confirm() (bool, error) {
 				return false, nil
 			}
 			w := Weaken(hh, []int{j})
-			if w == nil {
-				return false, errors.New("shrink: weakening the core gave an invalid history")
-			}
 			s.checks++
 			res, err := s.check(s.ctx, w)
 			if err != nil {
@@ -720,10 +791,7 @@ func (s *shrinker) confirm() (bool, error) {
 
 // core packages the current forms.
 func (s *shrinker) core(minimal bool) (Core, error) {
-	hh, origin, err := build(s.h, s.forms)
-	if err != nil {
-		return Core{}, err
-	}
+	hh, origin := build(s.h, s.forms)
 	c := Core{History: hh, Origin: origin, Criterion: s.criterion, Minimal: minimal, Checks: s.checks}
 	for i, f := range s.forms {
 		switch f {

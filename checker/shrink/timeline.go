@@ -2,7 +2,6 @@ package shrink
 
 import (
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -13,10 +12,10 @@ import (
 const timelineWidth = 60
 
 // Timeline renders operations of h as a small text timeline: one lane per
-// logical process, each operation a bar over its interval scaled to about
+// client, each operation a bar over its interval scaled to about
 // 60 columns, with its times at the end of the line. An operation that never
 // returned runs open-ended to the right edge ("...>"). When bars of one
-// process do not fit side by side, the lane continues on the next line.
+// client do not fit side by side, the lane continues on the next line.
 //
 //	A |==== w(1) ====================|        [0, 10]
 //	B |   |= r(1) =|                           [2, 4]
@@ -50,26 +49,21 @@ func Timeline(h *history.History, ops []int) string {
 		return int(float64(t-lo)*float64(timelineWidth-1)/float64(hi-lo) + 0.5)
 	}
 
-	// Lanes in order of each process's first operation; a client with
-	// several logical processes gets "A", "A#2", ...
 	type lane struct {
 		name string
 		ops  []int
 	}
+	// Lanes in order of each client's first operation, named as the input
+	// names the client. A client that continued after an operation of
+	// unknown outcome overlaps it; the lane then continues on a second row.
 	var lanes []*lane
-	byProc := make(map[int]*lane)
-	perClient := make(map[string]int)
+	byClient := make(map[string]*lane)
 	for _, p := range ps {
 		o := &h.Ops[p]
-		l := byProc[o.Process]
+		l := byClient[o.Client]
 		if l == nil {
-			perClient[o.Client]++
-			name := history.Quote(o.Client)
-			if n := perClient[o.Client]; n > 1 {
-				name += "#" + strconv.Itoa(n)
-			}
-			l = &lane{name: name}
-			byProc[o.Process] = l
+			l = &lane{name: history.Quote(o.Client)}
+			byClient[o.Client] = l
 			lanes = append(lanes, l)
 		}
 		l.ops = append(l.ops, p)

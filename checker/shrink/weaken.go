@@ -1,12 +1,6 @@
 package shrink
 
-import (
-	"fmt"
-	"sort"
-	"strconv"
-
-	"github.com/histcheck/histcheck/history"
-)
+import "github.com/histcheck/histcheck/history"
 
 // form is what becomes of one operation of the original history in a
 // reduced one.
@@ -22,7 +16,8 @@ const (
 	// inFlight: as recorded, but with unknown outcome, because the history
 	// was cut while it ran.
 	inFlight
-	// weak: may take effect at any time, or never, with any result.
+	// weak: as recorded, but with unknown outcome: it may have taken
+	// effect at any time after its call, or never.
 	weak
 )
 
@@ -40,14 +35,12 @@ func isRead(o *history.Op) bool {
 
 // Weaken returns a copy of h in which the operations at the given
 // positions are weakened: a read is dropped, and any other operation gets
-// unknown outcome, a call before every other operation and a logical
-// process of its own, so that it may take effect at any time, or never,
-// with any result. Failed operations at those positions are dropped (they
-// had no effect). Weakening maps a history that satisfies a criterion to one
-// that still does, so a weakened history that fails proves h fails. Out of
-// range positions are ignored. Weaken returns nil only when h breaks the
-// pairing rules of history.FromOps (two operations of a logical process
-// overlap), which a validated history never does.
+// unknown outcome, keeping its client, call time and fields, so that it may
+// have taken effect at any time after its call, or never. Failed
+// operations at those positions are dropped (they had no effect).
+// Weakening maps a history that satisfies a criterion to one that still
+// does, so a weakened history that fails proves h fails. Out of range
+// positions are ignored.
 func Weaken(h *history.History, positions []int) *history.History {
 	forms := make([]form, len(h.Ops))
 	for i := range h.Ops {
@@ -61,15 +54,12 @@ func Weaken(h *history.History, positions []int) *history.History {
 			forms[p] = weakForm(&h.Ops[p])
 		}
 	}
-	out, _, err := build(h, forms)
-	if err != nil {
-		return nil
-	}
+	out, _ := build(h, forms)
 	return out
 }
 
 // weakForm is how an operation is weakened: reads and failed operations
-// are dropped, everything else becomes optional at any time.
+// are dropped, everything else gets unknown outcome.
 func weakForm(o *history.Op) form {
 	if o.Status == history.Fail || isRead(o) {
 		return dropped
@@ -80,116 +70,61 @@ func weakForm(o *history.Op) form {
 // build makes the reduced history that forms describe, and for each of its
 // operations the position in h of the operation it came from.
 //
-// Weakened operations come first, all called at h's earliest call time and
-// with unknown outcome, each under a fresh client name ("A~1"), so that no
-// real-time or process order binds them; a weakened cas becomes an optional
-// write of its new value. Kept operations keep their logical processes; when
-// leaving operations out would join two logical processes of one client
-// (the operation of unknown outcome between them was dropped or weakened),
-// the later one gets a new name ("A#2"), so that no process order is added.
-func build(h *history.History, forms []form) (*history.History, []int, error) {
-	if len(h.Ops) == 0 {
-		return &history.History{Meta: h.Meta}, nil, nil
-	}
-	minCall := h.Ops[0].Call
-	for i := range h.Ops {
-		minCall = min(minCall, h.Ops[i].Call)
-	}
-	names := make(map[string]bool, h.Clients)
-	for i := range h.Ops {
-		names[h.Ops[i].Client] = true
-	}
-	type client struct {
-		proc     int  // original logical process of the latest kept operation
-		unknown  bool // the latest kept operation has unknown outcome
-		name     string
-		numbered int // logical processes seen so far
-	}
-	clients := make(map[string]*client)
-	var order []int
-	for i := range h.Ops {
-		if forms[i] != dropped {
-			order = append(order, i)
-		}
-	}
-	// A validated history is in call order already; sorting keeps origin
-	// aligned with FromOps's order for any other input too.
-	callOf := func(i int) int64 {
-		if forms[i] == weak {
-			return minCall
-		}
-		return h.Ops[i].Call
-	}
-	sort.SliceStable(order, func(a, b int) bool { return callOf(order[a]) < callOf(order[b]) })
-	var ops []history.Op
+// A weakened or in-flight operation is the recorded one with unknown
+// outcome: same client, same call, same fields (a weakened cas becomes an
+// optional write of its new value). Owner-aware models (locks, leases)
+// tell holders apart by client name and fencing storage by token, so
+// nothing a model reads may change, or the reduced history could fail for
+// a reason the original does not have. h must be validated (in call order,
+// logical processes numbered), as Minimize's input is. Logical processes are numbered
+// here rather than derived again from client names: an operation of
+// unknown outcome ends its logical process, so the client's next operation
+// starts a new one, as it would in an input; and two logical processes of
+// the original stay apart even when the operation of unknown outcome
+// between them was dropped, so that no process order is added.
+func build(h *history.History, forms []form) (*history.History, []int) {
+	out := *h
+	out.Ops, out.Processes, out.Clients = nil, 0, 0
+	out.Warnings, out.Ignored = nil, 0
+	// open maps a logical process of h to its number in out while the
+	// process continues there.
+	open := make(map[int]int)
+	clients := make(map[string]bool)
 	var origin []int
-	fresh := func(base string) string {
-		for n := 1; ; n++ {
-			name := base + "~" + strconv.Itoa(n)
-			if !names[name] {
-				names[name] = true
-				return name
-			}
-		}
-	}
-	for _, i := range order {
-		o := h.Ops[i]
-		if forms[i] == weak {
-			o.Return, o.Status = history.Infinity, history.Info
-			if to, ok := casTo(&o); ok {
-				// A cas with any result either stored its new value or
-				// changed nothing, as an optional write of that value does;
-				// the write compares with nothing, so it observes nothing.
-				o.F, o.Value = "write", to
-			}
-			o.Call = minCall
-			o.Client = fresh(o.Client)
-			ops = append(ops, o)
-			origin = append(origin, i)
+	for i := range h.Ops {
+		if forms[i] == dropped {
 			continue
 		}
-		if forms[i] == inFlight {
+		o := h.Ops[i]
+		if forms[i] == weak || forms[i] == inFlight {
 			o.Status, o.Return = history.Info, history.Infinity
 		}
-		c := clients[o.Client]
-		switch {
-		case c == nil:
-			c = &client{proc: o.Process, name: o.Client, numbered: 1}
-			clients[o.Client] = c
-		case c.proc != o.Process:
-			c.numbered++
-			if !c.unknown {
-				// The operation of unknown outcome that ended the previous
-				// logical process is gone: name this one apart.
-				n := c.numbered
-				name := o.Client + "#" + strconv.Itoa(n)
-				for names[name] {
-					n++
-					name = o.Client + "#" + strconv.Itoa(n)
-				}
-				names[name] = true
-				c.name = name
-			}
-			// Otherwise the previous name's latest operation has unknown
-			// outcome, so FromOps starts a new logical process under it.
-			c.proc = o.Process
+		if to, ok := casTo(&o); ok && forms[i] == weak {
+			// A weakened cas either stored its new value or changed
+			// nothing, as an optional write of that value may: the write
+			// compares with nothing, which is weaker than a cas of unknown
+			// outcome and far cheaper to check, since the checkers prune
+			// optional writes nobody reads.
+			o.F, o.Value = "write", to
 		}
-		c.unknown = o.Status == history.Info
-		o.Client = c.name
-		ops = append(ops, o)
+		p, ok := open[o.Process]
+		if !ok {
+			p = out.Processes
+			out.Processes++
+			open[o.Process] = p
+		}
+		if o.Status == history.Info {
+			delete(open, o.Process)
+		}
+		o.Process = p
+		if !clients[o.Client] {
+			clients[o.Client] = true
+			out.Clients++
+		}
+		out.Ops = append(out.Ops, o)
 		origin = append(origin, i)
 	}
-	out, err := history.FromOps(ops)
-	if err != nil {
-		return nil, nil, fmt.Errorf("shrink: reduced history is invalid: %w", err)
-	}
-	// FromOps sorts stably by call; weakened operations come first and
-	// share the earliest call, and kept ones were already in call order, so
-	// positions are unchanged and origin still lines up.
-	out.Warnings = nil
-	out.Meta = h.Meta
-	out.Ignored = 0
-	return out, origin, nil
+	return &out, origin
 }
 
 // casTo returns the new value of a compare-and-set.
