@@ -59,6 +59,9 @@ func TestCoresFailAloneFromJSON(t *testing.T) {
 		cores int
 	}{
 		{append([]string{"-m", "lease", "--ttl", "5s"}, lin...), filepath.Join(locks, "redis-unsafe.json"), 2},
+		// The same as Jepsen events, ordered by their place in the file
+		// while the lease's expiry is measured on their times.
+		{append([]string{"-m", "lease", "--ttl", "5s"}, lin...), filepath.Join("..", "testdata", "histories", "order", "redis-unsafe-events.json"), 2},
 		{append([]string{"-m", "lease"}, lin...), filepath.Join(locks, "redis-unsafe.json"), 2},
 		{append([]string{"-m", "lock"}, lin...), filepath.Join(locks, "redis-unsafe.json"), 2},
 		{append([]string{"-m", "lock"}, lin...), filepath.Join(locks, "redis-safe.json"), 1},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"strings"
 
@@ -16,7 +17,8 @@ import (
 // still violate the criterion when everything else is weakened (given
 // unknown outcome: it may have taken effect at any time after its call, or
 // never). Ops as they are and Weakened with unknown outcome form a history
-// that violates the criterion on its own (WriteHistory writes it). See
+// that violates the criterion on its own (WriteHistory writes it: as Jepsen
+// events in their order when the history is ordered by its events). See
 // docs/explanations.md.
 type Core struct {
 	// Ops are the essential operations, kept as recorded, in call order.
@@ -64,30 +66,36 @@ func NewCore(h *history.History, c shrink.Core) *Core {
 // operations in the ops format, the weakened ones with unknown outcome
 // ("type": "info", "return": null). It needs nothing but the core and h as
 // the JSON report gives them.
+// coreEntry is an operation of a core, and whether it is weakened.
+type coreEntry struct {
+	op   Op
+	weak bool
+}
+
 func (c *Core) WriteHistory(w io.Writer, h *History, modelName string) error {
-	type entry struct {
-		op   Op
-		weak bool
-	}
-	all := make([]entry, 0, c.Size())
+	all := make([]coreEntry, 0, c.Size())
 	for _, o := range c.Ops {
-		all = append(all, entry{o, false})
+		all = append(all, coreEntry{o, false})
 	}
 	for _, o := range c.Weakened {
-		all = append(all, entry{o, true})
+		all = append(all, coreEntry{o, true})
 	}
-	// A reader orders operations by call, ties by their place in the
-	// file: keep ties in the order of their index, which is the input's
-	// order.
-	sort.SliceStable(all, func(a, b int) bool {
-		x, y := &all[a].op, &all[b].op
-		return x.Call < y.Call || x.Call == y.Call && x.Index < y.Index
-	})
-	ops := make([]map[string]any, 0, len(all))
-	for _, e := range all {
-		ops = append(ops, e.op.fields(e.weak))
+	var ops []map[string]any
+	if h.Order == history.FileOrder.String() {
+		ops = coreEvents(all)
+	} else {
+		// A reader orders operations by call, ties by their place in
+		// the file: keep ties in the order of their index, which is the
+		// input's order.
+		sort.SliceStable(all, func(a, b int) bool {
+			x, y := &all[a].op, &all[b].op
+			return x.Call < y.Call || x.Call == y.Call && x.Index < y.Index
+		})
+		for _, e := range all {
+			ops = append(ops, e.op.fields(e.weak))
+		}
 	}
-	wrapper := map[string]any{"nil_read": h.NilRead, "history": ops}
+	wrapper := map[string]any{"nil_read": h.NilRead, "history": ops, "order": h.Order}
 	if h.Init != nil {
 		wrapper["init"] = h.Init
 	}
@@ -123,6 +131,51 @@ func (o *Op) fields(weak bool) map[string]any {
 		m["return"], m["type"] = nil, "info"
 	}
 	return m
+}
+
+// coreEvents writes a core of a history ordered by its events as Jepsen
+// events in that order: an invocation at its call's place, a completion
+// at its return's (right after the invocation when the outcome is
+// unknown), each with its recorded time when the input gave times.
+func coreEvents(all []coreEntry) []map[string]any {
+	type placed struct {
+		at, sub int64
+		ev      map[string]any
+	}
+	var evs []placed
+	for _, e := range all {
+		o := &e.op
+		inv := o.fields(false)
+		delete(inv, "call")
+		delete(inv, "return")
+		delete(inv, "index")
+		done := maps.Clone(inv)
+		inv["type"] = "invoke"
+		if len(o.Times) == 2 {
+			inv["time"] = *o.Times[0]
+		}
+		at, sub := o.Call, int64(1)
+		if e.weak || o.Return == nil {
+			done["type"] = "info"
+			if len(o.Times) == 2 {
+				done["time"] = *o.Times[0]
+			}
+		} else {
+			at, sub = *o.Return, 0
+			if len(o.Times) == 2 && o.Times[1] != nil {
+				done["time"] = *o.Times[1]
+			}
+		}
+		evs = append(evs, placed{o.Call, 0, inv}, placed{at, sub, done})
+	}
+	sort.SliceStable(evs, func(a, b int) bool {
+		return evs[a].at < evs[b].at || evs[a].at == evs[b].at && evs[a].sub < evs[b].sub
+	})
+	out := make([]map[string]any, len(evs))
+	for i := range evs {
+		out[i] = evs[i].ev
+	}
+	return out
 }
 
 // Size is the number of operations in the core, weakened ones included.

@@ -40,7 +40,12 @@ type History struct {
 	// TTL is the lease length the model used (--ttl or the file's ttl), in
 	// the history's time unit; absent when none was set. An operation's
 	// own ttl field, which wins over it, is among the operation's Fields.
-	TTL       int64    `json:"ttl,omitempty"`
+	TTL int64 `json:"ttl,omitempty"`
+	// Order is how the operations are ordered in real time: "events"
+	// (their events' places in the input; call and return are those
+	// places, and each op's recorded times are in its times) or "times"
+	// (call and return are the recorded times).
+	Order     string   `json:"order"`
 	Ops       int      `json:"ops"`
 	OK        int      `json:"ok"`
 	Failed    int      `json:"failed"`
@@ -150,13 +155,20 @@ type Op struct {
 	// operations of a core can be written back as a history and checked
 	// again on their own.
 	Fields map[string]any `json:"fields,omitempty"`
-	Call   int64          `json:"call"`
+	// Call and Return place the operation in real time: recorded times,
+	// or, in a history ordered by its events (History.Order), the places
+	// of its events in the input.
+	Call int64 `json:"call"`
 	// Return is null when the outcome is unknown.
 	Return *int64 `json:"return"`
 	// Type is "ok", "fail" or "info".
 	Type string `json:"type"`
 	// Label is the textbook rendering, e.g. "B:r(0)".
 	Label string `json:"label"`
+	// Times are the recorded times of an operation of a history ordered
+	// by its events, when the input gave times: [call, return], return
+	// null when the outcome is unknown.
+	Times []*int64 `json:"times,omitempty"`
 
 	// pos is the operation's position in History.Source plus one, so that
 	// the HTML report can find it; 0 when unknown (a decoded report).
@@ -204,6 +216,13 @@ func NewOp(h *history.History, i int) Op {
 	if o.Return != history.Infinity {
 		r := o.Return
 		op.Return = &r
+	}
+	if h.Order == history.FileOrder && h.Timed {
+		call, ret := o.Times.Call, o.Times.Return
+		op.Times = []*int64{&call, nil}
+		if o.Status != history.Info {
+			op.Times[1] = &ret
+		}
 	}
 	return op
 }
@@ -254,6 +273,7 @@ func NewHistory(file, modelName string, h *history.History) History {
 		File:      file,
 		Model:     modelName,
 		NilRead:   "value",
+		Order:     h.Order.String(),
 		Ops:       len(h.Ops),
 		OK:        c.OK,
 		Failed:    c.Fail,

@@ -98,7 +98,7 @@ func (c Core) Standalone(h *history.History) (*history.History, error) {
 		}
 		ops = append(ops, o)
 	}
-	out, err := history.FromOps(ops)
+	out, err := h.Derive(ops)
 	if err != nil {
 		return nil, fmt.Errorf("shrink: the core is not a valid history: %w", err)
 	}
