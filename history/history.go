@@ -84,7 +84,8 @@ const Infinity int64 = math.MaxInt64
 // completion, or an operation written directly with call and return times.
 type Op struct {
 	// Index is the input's own index when given, else the position of the
-	// operation's invocation in the input (0-based).
+	// operation's invocation in the input (0-based). FromOps keeps it as
+	// the caller set it.
 	Index int64
 	// Process is the logical process: a dense number starting at 0. A client
 	// that invokes again after an operation with unknown outcome gets a new

@@ -370,7 +370,9 @@ func (p *Pairer) History() *History {
 // Infinity; a client that continues after one becomes a new logical process.
 // Processes are numbered in order of first call; Ops end up sorted by Call.
 // Operations of the fault injector ("nemesis") are left out, as Pair
-// leaves out its events.
+// leaves out its events. Index is kept as given, not set to the position
+// in the slice: set it when written histories and reports should number
+// the operations.
 func FromOps(in []Op) (*History, error) { return fromOps(in, false) }
 
 // Derive validates operations taken from h (a part of it, or altered
