@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 
@@ -116,7 +115,7 @@ func TestForesight(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := porcupineVerdict(porcupine.CheckOperationsTimeout(porcupineModel(history.StringValue(""), true), porcupineOps(h), 20*time.Second))
+		want := porcupineVerdict(porcupine.CheckOperationsTimeout(porcupineModel(history.StringValue(""), true), porcupineOps(h), 0))
 		if got.Valid != want || plain.Valid != want {
 			t.Fatalf("seed %d: with foresight %v, without %v, porcupine %v", seed, got.Valid, plain.Valid, want)
 		}

@@ -305,7 +305,9 @@ func TestCheckTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if el := time.Since(start); el > 5*time.Second {
+	// A guard against a search that ignores its deadline, not a timer:
+	// a loaded machine may take long to get there.
+	if el := time.Since(start); el > time.Minute {
 		t.Fatalf("took %v after a 200ms deadline", el)
 	}
 	if res.Valid != checker.Unknown || !strings.HasPrefix(res.Reason, "timed out after ") || !strings.Contains(res.Reason, " states") {

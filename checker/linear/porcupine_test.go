@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand"
 	"testing"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 
@@ -111,11 +110,14 @@ func TestAgainstPorcupine(t *testing.T) {
 		{"cas-register", genCAS, model.NewCASRegister(model.Options{Init: i64(0)}), i64(0)},
 		{"kv", genKV, nil, history.StringValue("")},
 	}
-	const perKind = 170
+	perKind := 170
+	if testing.Short() || raceEnabled {
+		perKind = 40
+	}
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
 			counts := map[checker.Verdict]int{}
-			for seed := int64(0); seed < perKind; seed++ {
+			for seed := int64(0); seed < int64(perKind); seed++ {
 				r := rand.New(rand.NewSource(seed*7919 + int64(k.kind)))
 				n, c := 50+r.Intn(251), 2+r.Intn(5)
 				h, err := history.FromOps(genMedium(r, k.kind, n, c))
@@ -126,10 +128,10 @@ func TestAgainstPorcupine(t *testing.T) {
 				if k.kind == genKV {
 					m = model.NewKV(model.Options{Init: k.init})
 				}
-				want := porcupineVerdict(porcupine.CheckOperationsTimeout(porcupineModel(k.init, k.kind == genKV), porcupineOps(h), 20*time.Second))
-				if want == checker.Unknown {
-					t.Fatalf("seed %d: porcupine timed out", seed)
-				}
+				// No time limit (0): Porcupine decides every one of these,
+				// in seconds at worst, and a verdict must not depend on
+				// how loaded the machine is.
+				want := porcupineVerdict(porcupine.CheckOperationsTimeout(porcupineModel(k.init, k.kind == genKV), porcupineOps(h), 0))
 				got, err := Check(context.Background(), m, h, Options{Verify: true})
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
