@@ -10,12 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker"
-	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
-	"github.com/histcheck/histcheck/model"
 	"github.com/histcheck/histcheck/report"
 )
 
@@ -44,12 +43,7 @@ type checkOptions struct {
 	verbose        bool
 
 	initSet bool
-	spec    *modelSpec  // from --model, when given
-	ttlSet  *ttlSetting // from --ttl, when given
 }
-
-// criterionAll asks for every criterion the model supports, and the ladder.
-const criterionAll = "all"
 
 func newCheckCmd(e *env) *cobra.Command {
 	o := &checkOptions{}
@@ -79,7 +73,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.StringVar(&o.ttl, "ttl", "", "lease length (`TTL`) for the lease model: a number in the history's time unit, or a duration such as 10s\n"+
 		"when the unit is known (the file's time_unit; Jepsen event times are nanoseconds) (default: the file's ttl, else each acquire's ttl field)")
 	f.StringVarP(&o.consistency, "consistency", "c", checker.Linearizable,
-		"comma-separated criteria: "+strings.Join(checker.AllCriteria, ", ")+", or all")
+		"comma-separated criteria: "+strings.Join(check.Names(), ", ")+", or all")
 	f.StringVar(&o.init, "init", "", `initial value: a number, nil, "" or a quoted string, true/false, or a word (default: the file's own, else the model's)`)
 	f.StringVar(&o.nilRead, "nil-read", "", "how a read of nil is judged: value (nil is a value like any other) or any (accepted in every state) (default: the file's own, else value)")
 	f.BoolVar(&o.independent, "independent", false, "read each value as a Jepsen [key value] tuple and check each key on its own")
@@ -150,80 +144,29 @@ func (o *checkOptions) validate(e *env) ([]string, error) {
 		return nil, err
 	}
 	if spec := strings.Join(o.model, ","); spec != "" {
-		sp, err := parseModelSpec(spec)
-		if err != nil {
+		if err := check.CheckModels(spec, e.models, criteria); err != nil {
 			return nil, &usageError{msg: err.Error()}
 		}
-		models, err := sp.lookupAll(e.models)
-		if err != nil {
-			return nil, &usageError{msg: err.Error()}
-		}
-		for _, name := range sp.names() {
-			if err := supported(models[name], criteria); err != nil {
-				return nil, err
-			}
-		}
-		o.spec = &sp
 	}
 	if o.ttl != "" {
-		t, err := parseTTL(o.ttl)
-		if err != nil {
+		if err := check.CheckTTL(o.ttl); err != nil {
 			return nil, usagef("--%v", err)
 		}
-		o.ttlSet = &t
 	}
 	return criteria, nil
 }
 
 // parseCriteria splits a comma list and checks each name.
 func parseCriteria(s string) ([]string, error) {
-	accepted := append(append([]string(nil), checker.AllCriteria...), criterionAll)
-	var out []string
-	for _, c := range strings.Split(s, ",") {
-		c = strings.TrimSpace(c)
-		if c == "" {
-			continue
-		}
-		if !contains(accepted, c) {
-			return nil, usagef("unknown consistency criterion %q (accepted: %s)", c, strings.Join(accepted, ", "))
-		}
-		if !contains(out, c) {
-			out = append(out, c)
-		}
+	names := strings.Split(s, ",")
+	if strings.TrimSpace(strings.ReplaceAll(s, ",", "")) == "" {
+		return nil, usagef("no consistency criterion given (accepted: %s)", strings.Join(append(check.Names(), check.All), ", "))
 	}
-	if len(out) == 0 {
-		return nil, usagef("no consistency criterion given (accepted: %s)", strings.Join(accepted, ", "))
+	out, err := check.ParseCriteria(names)
+	if err != nil {
+		return nil, &usageError{msg: err.Error()}
 	}
 	return out, nil
-}
-
-// supported checks that m implements every criterion asked for.
-func supported(m suite.Model, criteria []string) error {
-	for _, c := range criteria {
-		if c != criterionAll && !m.Supports(c) {
-			return &usageError{msg: (&suite.UnsupportedError{Model: m.Info.Name, Criterion: c, Supported: m.Criteria}).Error()}
-		}
-	}
-	return nil
-}
-
-// expand replaces "all" by every criterion m supports, strongest first.
-func expand(m suite.Model, criteria []string) (out []string, all bool) {
-	for _, c := range criteria {
-		if c == criterionAll {
-			all = true
-			for _, mc := range m.Criteria {
-				if !contains(out, mc) {
-					out = append(out, mc)
-				}
-			}
-			continue
-		}
-		if !contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	return out, all
 }
 
 func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) error {
@@ -278,7 +221,7 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 			code = worse(code, ExitError)
 		}
 	}
-	if interrupted(ctx) {
+	if check.Interrupted(ctx) {
 		fmt.Fprintln(e.stderr, "histcheck: interrupted; the verdicts above are what was known when it stopped")
 		code = ExitUnknown
 	}
@@ -286,11 +229,6 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 		return nil
 	}
 	return &exitError{code: code}
-}
-
-// interrupted reports whether the user stopped histcheck.
-func interrupted(ctx context.Context) bool {
-	return errors.Is(context.Cause(ctx), ErrInterrupted)
 }
 
 // checkFile reads and checks one file. Problems are printed on stderr; the
@@ -315,249 +253,47 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 	for _, w := range h.Warnings {
 		e.fileNote(file, "warning: %s", w)
 	}
-	spec, how, err := chooseSpec(e.models, o.spec, h)
-	if err != nil {
-		e.fileNote(file, "%v", err)
-		return nil, ExitError
-	}
-	objs, err := spec.objects(e.models, h)
-	if err != nil {
-		printInputError(e, file, err)
-		return nil, ExitError
-	}
-	if how == detected {
-		e.fileNote(file, "model %s (%s)", spec, how)
-	}
-	mopts, nilRead, err := modelOptions(o, h, initFlag)
-	if err != nil {
-		e.fileNote(file, "%v", err)
-		return nil, ExitError
-	}
-	if mopts.TTL, err = historyTTL(o.ttlSet, h, in.events); err != nil {
-		e.fileNote(file, "%v", err)
-		return nil, ExitError
-	}
-	hr := report.NewHistory(file, spec.String(), h)
-	hr.Init = report.InitJSON(mopts.Init)
-	hr.NilRead = nilRead
-	hr.TTL = mopts.TTL
-	if o.noCheck {
-		return &hr, ExitOK
-	}
-	for _, obj := range objs {
-		if err := supported(obj.model, criteria); err != nil {
-			e.fileNote(file, "%v", err)
-			return &hr, ExitError
-		}
-	}
-	list, all := expandObjects(objs, criteria)
-	sopts := suite.Options{Workers: o.workers, Verify: o.verify, MaxViolations: o.maxViolations, MaxMemory: o.maxMemoryBytes}
-	code := ExitOK
-	results := make(map[string]checker.Result, len(list))
-	var skipped, notLocal []string
-	var skipErr error
-	var linVerdicts []checker.Verdict // each object's, for the breakdown by key
-criteria:
-	for _, c := range list {
-		var (
-			rs []report.Result
-			vs []checker.Verdict
-		)
-		targets := objs
-		if c != checker.Linearizable && len(objs) > 1 {
-			// Only linearizability is local: a history is linearizable
-			// exactly when each object is. The other criteria hold of the
-			// whole or not at all, so objects are not checked one by one.
-			if spec.perKey() {
-				if all {
-					notLocal = append(notLocal, c)
-					continue
-				}
-				e.fileNote(file, "%s", notLocalMsg(c))
-				return &hr, ExitError
-			}
-			targets = []object{{model: objs[0].model, h: h}}
-		}
-		for _, obj := range targets {
-			stop := e.progress.start(fmt.Sprintf("checking %s (%s)", history.Quote(file), c))
-			res, err := runOne(ctx, obj.model, obj.h, c, mopts, sopts, o.timeout)
-			stop()
-			if err != nil && all && errors.Is(err, suite.ErrReadWriteOnly) {
-				// "all" means every criterion that applies: the causal and
-				// session criteria do not apply to a history with other
-				// operations than reads and writes. Asked for by name, they
-				// are an error.
-				skipped, skipErr = append(skipped, c), err
-				continue criteria
-			}
-			var internal *suite.InternalError
-			if errors.As(err, &internal) {
-				// A bug: say so, report the verdict as unknown, and go on
-				// with the other criteria and files.
-				e.fileNote(file, "%v", err)
+	req := check.Request{
+		Name: file, Criteria: criteria, Model: strings.Join(o.model, ","), Models: e.models,
+		Init: initFlag, NilRead: o.nilRead, TTL: o.ttl, EventTimes: in.events,
+		Limits: check.Limits{Timeout: o.timeout, Memory: o.maxMemoryBytes, Workers: o.workers, CoreTime: o.coreTime},
+		NoCore: o.noCore, NoCheck: o.noCheck, Verify: o.verify, MaxViolations: o.maxViolations,
+		Note: func(n check.Note) {
+			e.fileNote(file, "%s", n.Text)
+			if n.Bug {
 				fmt.Fprintln(e.stderr, "this is a bug in histcheck; please report it with the input file")
-				res.Reason = fmt.Sprintf("internal error checking %s of %s: %s", c, history.Quote(file), internal.Panic)
-				code, err = ExitError, nil
 			}
-			if err != nil {
-				printCheckError(e, file, err)
-				return &hr, ExitError
+		},
+		Progress: func(what, criterion string) func() {
+			if criterion == "" {
+				return e.progress.start(fmt.Sprintf("%s %s", what, file))
 			}
-			r := report.NewResult(h, obj.lift(res))
-			if !o.noCore && res.Valid == checker.False && hasCore(c) && len(r.Violations) > 0 {
-				stop := e.progress.start(fmt.Sprintf("finding the core of %s (%s)", history.Quote(file), c))
-				core, err := findCore(ctx, &obj, h, c, mopts, sopts, coreBudget(o.timeout, res.Elapsed, o.coreTime))
-				stop()
-				if errors.As(err, new(*suite.InternalError)) {
-					fmt.Fprintln(e.stderr, "this is a bug in histcheck; please report it with the input file")
-					code = ExitError
-				}
-				if err != nil {
-					e.fileNote(file, "%s: no core: %v", c, err)
-				}
-				r.Violations[0].Core = core
-			}
-			if obj.perKey {
-				if !obj.key.IsNone() {
-					r.Key = obj.key.JSON()
-				}
-				r.Model = obj.model.Info.Name
-			} else {
-				results[c] = res
-			}
-			rs, vs = append(rs, r), append(vs, res.Valid)
-		}
-		if c == checker.Linearizable {
-			linVerdicts = vs
-		}
-		res := checker.Result{Criterion: c, Valid: report.Combine(vs...)}
-		if _, ok := results[c]; !ok {
-			results[c] = res
-		}
-		hr.Results = append(hr.Results, rs...)
-		switch res.Valid {
+			return e.progress.start(fmt.Sprintf("%s %s (%s)", what, history.Quote(file), criterion))
+		},
+	}
+	out, err := check.Run(ctx, h, req)
+	if !out.Settled {
+		printCheckError(e, file, err)
+		return nil, ExitError
+	}
+	hr := report.NewHistoryOf(file, h, out)
+	code := ExitOK
+	for _, r := range hr.Results {
+		switch r.Valid {
 		case checker.False:
 			code = worse(code, ExitInvalid)
 		case checker.Unknown:
 			code = worse(code, ExitUnknown)
 		}
 	}
-	if len(skipped) > 0 {
-		e.fileNote(file, "not checked: %s (%v)", strings.Join(skipped, ", "), skipErr)
+	if out.Internal {
+		code = ExitError
 	}
-	if len(notLocal) > 0 {
-		e.fileNote(file, "not checked: %s", notLocalMsg(notLocal...))
-	}
-	if all {
-		hr.Ladder = buildLadder(results)
-	}
-	if r, ok := results[checker.Linearizable]; ok && r.Valid == checker.False {
-		stop := e.progress.start(fmt.Sprintf("counting the failing keys of %s", file))
-		hr.Keys = keyBreakdown(ctx, objs, linVerdicts, h, mopts, sopts, o.timeout)
-		stop()
+	if err != nil {
+		printCheckError(e, file, err)
+		code = ExitError
 	}
 	return &hr, code
-}
-
-// notLocalMsg says why criteria cannot be checked with a model per key.
-func notLocalMsg(criteria ...string) string {
-	what, pron := strings.Join(criteria, ", ")+" is", "it"
-	if len(criteria) > 1 {
-		what, pron = strings.Join(criteria, ", ")+" are", "them"
-	}
-	return fmt.Sprintf("%s not compositional (a history can fail %s although each object on its own passes), "+
-		"so with a model per key only linearizability, a local property, can be checked object by object", what, pron)
-}
-
-// expandObjects is expand over every object: with "all", the criteria
-// every object's model supports.
-func expandObjects(objs []object, criteria []string) ([]string, bool) {
-	list, all := expand(objs[0].model, criteria)
-	if !all || len(objs) == 1 {
-		return list, all
-	}
-	var out []string
-	for _, c := range list {
-		every := true
-		for _, obj := range objs[1:] {
-			every = every && obj.model.Supports(c)
-		}
-		if every {
-			out = append(out, c)
-		}
-	}
-	return out, all
-}
-
-// runOne checks one criterion under its own time limit.
-func runOne(ctx context.Context, m suite.Model, h *history.History, criterion string, mopts model.Options, sopts suite.Options, timeout time.Duration) (checker.Result, error) {
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	start := time.Now()
-	res, err := suite.Run(ctx, m, h, criterion, mopts, sopts)
-	if err != nil {
-		return res, err
-	}
-	res.Criterion = criterion
-	if res.Elapsed == 0 {
-		res.Elapsed = time.Since(start)
-	}
-	if res.Valid == checker.Unknown && interrupted(ctx) {
-		res.Reason = "interrupted before a verdict"
-		return res, nil
-	}
-	if res.Valid == checker.Unknown && timeout > 0 && ctx.Err() != nil {
-		reason := fmt.Sprintf("no verdict within the time limit of %s (--timeout)", timeout)
-		if res.Reason != "" && res.Reason != suite.ReasonTimeout {
-			reason += "; " + res.Reason
-		}
-		res.Reason = reason
-	}
-	return res, nil
-}
-
-// modelOptions settles the model's settings: flags first, then what the
-// file says, then the defaults. It returns the nil-read rule's name too.
-func modelOptions(o *checkOptions, h *history.History, initFlag history.Value) (model.Options, string, error) {
-	var mo model.Options
-	switch {
-	case o.initSet:
-		mo.Init = initFlag
-	case !h.Meta["init"].IsNone():
-		mo.Init = h.Meta["init"]
-	}
-	nr := o.nilRead
-	if nr == "" {
-		if v := h.Meta["nil_read"]; !v.IsNone() {
-			s, ok := v.Str()
-			if !ok || (s != "value" && s != "any") {
-				return mo, "", fmt.Errorf("the file's nil_read is %s; expected value or any", v)
-			}
-			nr = s
-		} else {
-			nr = "value"
-		}
-	}
-	if nr == "any" {
-		mo.NilRead = model.NilIsAny
-	}
-	return mo, nr, nil
-}
-
-// buildLadder places the verdicts on the ladder of consistency models.
-func buildLadder(results map[string]checker.Result) *report.Ladder {
-	l := ladder.Build(results)
-	return &report.Ladder{Strongest: orEmpty(l.Strongest), Weakest: orEmpty(l.Weakest)}
-}
-
-func orEmpty(xs []string) []string {
-	if xs == nil {
-		return []string{}
-	}
-	return xs
 }
 
 func printInputError(e *env, file string, err error) {

@@ -42,43 +42,6 @@ func TestParseScalar(t *testing.T) {
 	}
 }
 
-func TestDetectModel(t *testing.T) {
-	op := func(f string, key history.Value) history.Op {
-		return history.Op{F: f, Key: key}
-	}
-	none := history.Value{}
-	tests := []struct {
-		name string
-		ops  []history.Op
-		want string // "" means an error
-	}{
-		{"reads and writes", []history.Op{op("write", none), op("read", none)}, "register"},
-		{"textbook abbreviations", []history.Op{op("w", none), op("r", none)}, "register"},
-		{"cas", []history.Op{op("write", none), op("cas", none), op("read", none)}, "cas-register"},
-		{"keys", []history.Op{op("write", history.IntValue(1)), op("read", history.IntValue(2))}, "kv"},
-		{"put/get/append", []history.Op{op("put", none), op("get", none), op("append", none)}, "kv"},
-		{"locks", []history.Op{op("acquire", none), op("release", none)}, "mutex"},
-		{"one keyed lock", []history.Op{op("acquire", history.StringValue("lock")), op("release", history.StringValue("lock"))}, "mutex"},
-		{"leases", []history.Op{op("acquire", none), op("renew", none), op("release", none)}, "lease"},
-		{"locks and storage", []history.Op{op("acquire", history.StringValue("lock")), op("write", history.StringValue("stock"))}, ""},
-		{"queue", []history.Op{op("enqueue", none), op("dequeue", none)}, "fifo-queue"},
-		{"unknown names", []history.Op{op("enq", none), op("deq", none)}, ""},
-		{"no operations", nil, ""},
-	}
-	for _, tt := range tests {
-		got, err := detectModel(&history.History{Ops: tt.ops})
-		if tt.want == "" {
-			if err == nil {
-				t.Errorf("%s: detected %s, want an error", tt.name, got)
-			}
-			continue
-		}
-		if err != nil || got != tt.want {
-			t.Errorf("%s: got %q, %v; want %s", tt.name, got, err, tt.want)
-		}
-	}
-}
-
 func TestParseCriteria(t *testing.T) {
 	got, err := parseCriteria("linearizable, sequential,linearizable,all")
 	if err != nil || strings.Join(got, " ") != "linearizable sequential all" {
@@ -88,17 +51,6 @@ func TestParseCriteria(t *testing.T) {
 		if _, err := parseCriteria(bad); err == nil {
 			t.Errorf("parseCriteria(%q) accepted", bad)
 		}
-	}
-}
-
-func TestExpandAll(t *testing.T) {
-	mutex, err := suite.Lookup(models(nil), "mutex")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, all := expand(mutex, []string{"sequential", "all"})
-	if !all || strings.Join(got, " ") != "sequential linearizable" {
-		t.Errorf("expand = %v, %v", got, all)
 	}
 }
 

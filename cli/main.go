@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/history"
 )
@@ -93,7 +94,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...sui
 // ErrInterrupted is the cause a front end gives the context it cancels when
 // the user interrupts histcheck (SIGINT, SIGTERM): checks stop, what is
 // known so far is printed, and the exit status is 2 (ExitUnknown).
-var ErrInterrupted = errors.New("interrupted")
+var ErrInterrupted = check.ErrInterrupted
 
 // MainContext is Main under a context: cancelling it with cause
 // ErrInterrupted (see context.WithCancelCause) stops the checks in flight.

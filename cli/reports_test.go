@@ -128,26 +128,6 @@ func TestCoresInText(t *testing.T) {
 	}
 }
 
-// TestCoreBudget checks the time a core may take: what --timeout leaves,
-// up to the default.
-func TestCoreBudget(t *testing.T) {
-	tests := []struct {
-		timeout, elapsed, own, want time.Duration
-	}{
-		{0, time.Second, 0, defaultCoreBudget},
-		{5 * time.Second, 2 * time.Second, 0, 3 * time.Second},
-		{time.Second, 2 * time.Second, 0, 0},
-		{time.Minute, time.Second, 0, defaultCoreBudget},
-		{0, time.Second, time.Minute, time.Minute},
-		{time.Minute, 10 * time.Second, 2 * time.Minute, 50 * time.Second},
-	}
-	for _, tt := range tests {
-		if got := coreBudget(tt.timeout, tt.elapsed, tt.own); got != tt.want {
-			t.Errorf("coreBudget(%s, %s) = %s, want %s", tt.timeout, tt.elapsed, got, tt.want)
-		}
-	}
-}
-
 func TestJUnitOutput(t *testing.T) {
 	h1, h2, h3 := textbookFiles(t)
 	var out, errb bytes.Buffer

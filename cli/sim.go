@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -13,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
-	"github.com/histcheck/histcheck/report"
 	"github.com/histcheck/histcheck/sim"
 )
 
@@ -150,33 +149,15 @@ func runSim(e *env, o *simOptions, s sim.Scenario, p sim.Params) error {
 // models per key, initial value, TTL), no other flags given.
 func emittedVerdict(models []suite.Model) sim.Checker {
 	return func(h *history.History, criterion string) (string, error) {
-		spec, _, err := chooseSpec(models, nil, h)
+		out, err := check.Run(context.Background(), h, check.Request{Criteria: []string{criterion}, Models: models, NoCore: true})
 		if err != nil {
 			return "", err
-		}
-		objs, err := spec.objects(models, h)
-		if err != nil {
-			return "", err
-		}
-		mopts, _, err := modelOptions(&checkOptions{}, h, history.Value{})
-		if err != nil {
-			return "", err
-		}
-		if mopts.TTL, err = historyTTL(nil, h, false); err != nil {
-			return "", err
-		}
-		if criterion != checker.Linearizable && len(objs) > 1 {
-			return "", errors.New(notLocalMsg(criterion))
 		}
 		var vs []checker.Verdict
-		for _, obj := range objs {
-			res, err := runOne(context.Background(), obj.model, obj.h, criterion, mopts, suite.Options{}, 0)
-			if err != nil {
-				return "", err
-			}
-			vs = append(vs, res.Valid)
+		for _, r := range out.Results {
+			vs = append(vs, r.Valid)
 		}
-		return report.Combine(vs...).String(), nil
+		return check.Combine(vs...).String(), nil
 	}
 }
 

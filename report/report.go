@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
 )
@@ -302,18 +303,7 @@ func InitJSON(v history.Value) json.RawMessage {
 
 // Combine folds verdicts: false dominates, then unknown, then true. No
 // verdicts at all give true.
-func Combine(vs ...checker.Verdict) checker.Verdict {
-	out := checker.True
-	for _, v := range vs {
-		switch {
-		case v == checker.False:
-			return checker.False
-		case v == checker.Unknown:
-			out = checker.Unknown
-		}
-	}
-	return out
-}
+func Combine(vs ...checker.Verdict) checker.Verdict { return check.Combine(vs...) }
 
 // Finish sets r's overall verdict from its results and the version.
 func (r *Report) Finish() {

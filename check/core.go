@@ -1,4 +1,4 @@
-package cli
+package check
 
 import (
 	"context"
@@ -10,19 +10,12 @@ import (
 	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
-	"github.com/histcheck/histcheck/report"
 )
 
 // defaultCoreBudget bounds the search for a core per history and
 // criterion; within it most cores are found and shown minimal, and a
 // search cut short still gives a sound (if larger) core.
 const defaultCoreBudget = 10 * time.Second
-
-// hasCore reports whether the criterion has minimal violating cores: the
-// criteria decided from the model's sequential specification.
-func hasCore(criterion string) bool {
-	return criterion == checker.Linearizable || criterion == checker.Sequential
-}
 
 // coreBudget is the time left for the core after a check that took
 // elapsed: what remains of the limit, but no more than the core's own
@@ -42,8 +35,8 @@ func coreBudget(timeout, elapsed, own time.Duration) time.Duration {
 // findCore shrinks the object's history, which violates criterion, to a
 // minimal core, and describes it in terms of the whole history h. It
 // returns nil without error when no core could be found in the time given.
-func findCore(ctx context.Context, obj *object, h *history.History, criterion string, mopts model.Options,
-	sopts suite.Options, budget time.Duration) (core *report.Core, err error) {
+func findCore(ctx context.Context, obj *object, criterion string, mopts model.Options,
+	sopts suite.Options, budget time.Duration) (core *shrink.Core, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			core, err = nil, &suite.InternalError{Criterion: criterion, Panic: checker.AsPanic(r)}
@@ -69,7 +62,7 @@ func findCore(ctx context.Context, obj *object, h *history.History, criterion st
 	if obj.pos != nil {
 		c = liftCore(c, obj.pos)
 	}
-	return report.NewCore(h, c), nil
+	return &c, nil
 }
 
 // liftCore renames a core's positions in an object's history by their

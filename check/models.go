@@ -1,7 +1,8 @@
-package cli
+package check
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,8 +27,9 @@ type keyModel struct{ key, model string }
 // defaultKey is the key that stands for every key not named.
 const defaultKey = "*"
 
-// parseModelSpec reads "MODEL" or "KEY=MODEL,KEY=MODEL,*=MODEL".
-func parseModelSpec(s string) (modelSpec, error) {
+// ParseModels reads a model setting, "MODEL" or "KEY=MODEL,KEY=MODEL,*=MODEL"
+// (a model per key; *=MODEL for the keys not named).
+func ParseModels(s string) (modelSpec, error) {
 	var spec modelSpec
 	var parts []string
 	for _, p := range strings.Split(s, ",") {
@@ -93,11 +95,11 @@ func (s modelSpec) names() []string {
 	}
 	var out []string
 	for _, p := range s.pairs {
-		if !contains(out, p.model) {
+		if !slices.Contains(out, p.model) {
 			out = append(out, p.model)
 		}
 	}
-	if s.def != "" && !contains(out, s.def) {
+	if s.def != "" && !slices.Contains(out, s.def) {
 		out = append(out, s.def)
 	}
 	return out
@@ -228,8 +230,8 @@ func (s modelSpec) objects(ms []suite.Model, h *history.History) ([]object, erro
 		out = append(out, object{key: k, perKey: true, model: models[name], h: sub, pos: groups[i]})
 	}
 	if len(missing) > 0 {
-		return nil, &usageError{msg: fmt.Sprintf("--model %s names no model for %s; add KEY=MODEL for each, or *=MODEL for every key not named",
-			s, strings.Join(missing, ", "))}
+		return nil, fmt.Errorf("--model %s names no model for %s; add KEY=MODEL for each, or *=MODEL for every key not named",
+			s, strings.Join(missing, ", "))
 	}
 	return out, nil
 }

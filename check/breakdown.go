@@ -1,4 +1,4 @@
-package cli
+package check
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
-	"github.com/histcheck/histcheck/report"
 )
 
 // breakdownMaxOps bounds the histories whose failing linearizability is
@@ -53,7 +52,7 @@ func isRead(o *history.Op) bool {
 // write, since keys with appends or compare-and-sets can take long to
 // check one by one. It returns nil when the history has fewer than two
 // keys, is too long, or a check gives no verdict.
-func keyBreakdown(ctx context.Context, objs []object, verdicts []checker.Verdict, h *history.History, mopts model.Options, sopts suite.Options, timeout time.Duration) *report.KeyCounts {
+func keyBreakdown(ctx context.Context, objs []object, verdicts []checker.Verdict, h *history.History, mopts model.Options, sopts suite.Options, timeout time.Duration) *KeyCounts {
 	if len(h.Ops) > breakdownMaxOps {
 		return nil
 	}
@@ -87,7 +86,7 @@ func keyBreakdown(ctx context.Context, objs []object, verdicts []checker.Verdict
 	if len(parts) < 2 {
 		return nil
 	}
-	kc := &report.KeyCounts{Keys: len(parts)}
+	kc := &KeyCounts{Keys: len(parts)}
 	work := 0
 	verdict := func(m suite.Model, pos []int) (checker.Verdict, bool) {
 		sub, err := subHistory(h, pos)

@@ -1,14 +1,11 @@
-package cli
+package check
 
 import (
-	"bytes"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
 )
 
@@ -28,6 +25,12 @@ type ttlSetting struct {
 	n        int64         // the plain number, when dur is 0
 	dur      time.Duration // the duration, when given as one
 	fromFile bool
+}
+
+// CheckTTL checks a lease length as Request.TTL takes it.
+func CheckTTL(s string) error {
+	_, err := parseTTL(s)
+	return err
 }
 
 // parseTTL reads a lease length: a positive integer, or a positive
@@ -116,26 +119,4 @@ func timeUnit(h *history.History, events bool) (string, error) {
 		return "ns", nil
 	}
 	return "", nil
-}
-
-// jepsenEvents tells, from the file name, the forced format and the first
-// bytes of the input, whether the input holds Jepsen events (whose times
-// are nanoseconds) rather than operations with call and return times in a
-// unit of the writer's choosing.
-func jepsenEvents(name, forced string, head []byte) bool {
-	switch forced {
-	case format.JSONL, format.EDN, format.JepsenLog:
-		return true
-	case format.Ops, format.Tuples, format.Notation:
-		return false
-	}
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".jsonl", ".ndjson", ".edn", ".log":
-		return true
-	case ".hist":
-		return false
-	}
-	// Every event history has invocations; operation forms never do.
-	return bytes.Contains(head, []byte(`"invoke"`)) || bytes.Contains(head, []byte(`":invoke"`)) ||
-		bytes.Contains(head, []byte(":type :invoke"))
 }

@@ -1,0 +1,461 @@
+// Package check is histcheck's checking pipeline as a library: given a
+// validated history and a Request (criteria, model, settings, limits), Run
+// settles the model and its options, checks every criterion, object by
+// object where the criterion is local, shrinks violations to cores and
+// places the verdicts on the ladder. The command line, the tests and the
+// benchmarks all check through it; package report renders its Outcome.
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/ladder"
+	"github.com/histcheck/histcheck/checker/shrink"
+	"github.com/histcheck/histcheck/checker/suite"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
+)
+
+// Limits bound a run. Zero values mean no limit, except CoreTime, whose
+// zero means the default (10 s).
+type Limits struct {
+	// Timeout bounds each criterion's check of each object.
+	Timeout time.Duration
+	// Memory bounds what a search may hold, in bytes.
+	Memory int64
+	// Workers is how many goroutines a checker may use (0: one per CPU).
+	Workers int
+	// CoreTime bounds the shrinking of each violation to its core.
+	CoreTime time.Duration
+}
+
+// Request says what to check a history for.
+type Request struct {
+	// Name names the history in what the run reports (a file name).
+	Name string
+	// Criteria names the criteria to check, in order, or is ["all"] for
+	// every criterion the model supports and the ladder; empty means
+	// linearizability.
+	Criteria []string
+	// Model is a model name or KEY=MODEL pairs (see ParseModels); "" takes
+	// the history's own model setting, else one detected from the
+	// operation names.
+	Model string
+	// Models are the models to choose from; nil means the built-in ones.
+	Models []suite.Model
+	// Init is the initial value; None takes the history's init setting,
+	// else the model's default.
+	Init history.Value
+	// NilRead is "value" or "any"; "" takes the history's setting, else
+	// "value".
+	NilRead string
+	// TTL is a lease length: a number in the history's time unit or a
+	// duration such as "10s"; "" takes the history's ttl setting.
+	TTL string
+	// EventTimes says that the history's times are Jepsen event times
+	// (nanoseconds) unless it names its own time unit.
+	EventTimes bool
+	// Limits bound the run.
+	Limits Limits
+	// NoCore skips shrinking violations to cores; NoCheck stops after the
+	// model and its options are settled.
+	NoCore, NoCheck bool
+	// Verify re-checks every witness independently of the search.
+	Verify bool
+	// MaxViolations bounds the violations reported per criterion (0: the
+	// checker's default).
+	MaxViolations int
+	// Note, when set, hears what the run has to tell besides its
+	// verdicts, as it happens: the model it detected, criteria it could
+	// not check, internal errors.
+	Note func(Note)
+	// Progress, when set, is told what the run is doing ("checking",
+	// "finding the core of", "counting the failing keys of") and for
+	// which criterion (or ""); the function it returns is called when
+	// that is done.
+	Progress func(what, criterion string) (done func())
+}
+
+// Note is something a run tells its caller besides the verdicts.
+type Note struct {
+	Text string
+	// Bug marks an internal error: a bug in histcheck or in a model.
+	Bug bool
+}
+
+// Outcome is what a run found.
+type Outcome struct {
+	// Settled reports that the model and its options were settled; when
+	// false, the fields below are empty.
+	Settled bool
+	// Model is the model or models used, as Request.Model names them.
+	Model string
+	// Options are the model's settings; NilRead names the nil-read rule.
+	Options model.Options
+	NilRead string
+	// Results are the verdicts in the order of the criteria, one per
+	// object for a criterion checked object by object.
+	Results []Result
+	// Ladder places the verdicts when every criterion was asked for.
+	Ladder *ladder.Ladder
+	// Keys breaks a failing linearizability check down by key.
+	Keys *KeyCounts
+	// Internal reports that some check failed with an internal error.
+	Internal bool
+}
+
+// Result is one criterion's verdict on one object.
+type Result struct {
+	checker.Result
+	// Key and Model name the object when the history was checked object
+	// by object (PerKey); Key is None for the operations without a key.
+	Key    history.Value
+	Model  string
+	PerKey bool
+	// Core is the violation's minimal core, when one was found.
+	Core *shrink.Core
+}
+
+// KeyCounts breaks a keyed history whose linearizability fails down by key.
+type KeyCounts struct {
+	Keys, Failed int
+	// Reads counts the reads on the failing keys that were checked one by
+	// one, and Unplaced those that contradict their key's writes alone.
+	Reads, Unplaced int
+	// ReadsSkipped reports keys whose reads were not counted.
+	ReadsSkipped bool
+}
+
+// ErrInterrupted is the cause a caller gives the context it cancels when
+// the user interrupts a run: the verdicts not known then are unknown,
+// "interrupted before a verdict".
+var ErrInterrupted = errors.New("interrupted")
+
+// Run checks h as req says. The error is an input or usage error (an
+// unknown model, a criterion the model does not support, a bad setting),
+// or a checker's error; Outcome then holds what was found before it.
+func Run(ctx context.Context, h *history.History, req Request) (Outcome, error) {
+	if h == nil {
+		return Outcome{}, errors.New("check: no history")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r := &run{ctx: ctx, h: h, req: req}
+	if r.req.Models == nil {
+		r.req.Models = suite.Builtin()
+	}
+	if err := r.settle(); err != nil {
+		return r.out, err
+	}
+	if req.NoCheck {
+		return r.out, nil
+	}
+	return r.out, r.checkAll()
+}
+
+// run is one Run's state.
+type run struct {
+	ctx   context.Context
+	h     *history.History
+	req   Request
+	spec  modelSpec
+	objs  []object
+	sopts suite.Options
+	out   Outcome
+}
+
+func (r *run) note(text string, bug bool) {
+	if r.req.Note != nil {
+		r.req.Note(Note{Text: text, Bug: bug})
+	}
+}
+
+func (r *run) progress(what, criterion string) func() {
+	if r.req.Progress == nil {
+		return func() {}
+	}
+	return r.req.Progress(what, criterion)
+}
+
+// settle chooses the model or models, splits the history into objects and
+// settles the model's options.
+func (r *run) settle() error {
+	var flag *modelSpec
+	if r.req.Model != "" {
+		spec, err := ParseModels(r.req.Model)
+		if err != nil {
+			return err
+		}
+		flag = &spec
+	}
+	spec, how, err := chooseSpec(r.req.Models, flag, r.h)
+	if err != nil {
+		return err
+	}
+	if r.objs, err = spec.objects(r.req.Models, r.h); err != nil {
+		return err
+	}
+	if how == detected {
+		r.note(fmt.Sprintf("model %s (%s)", spec, how), false)
+	}
+	r.spec = spec
+	mopts, nilRead, err := r.modelOptions()
+	if err != nil {
+		return err
+	}
+	if mopts.TTL, err = r.ttl(); err != nil {
+		return err
+	}
+	r.sopts = suite.Options{Workers: r.req.Limits.Workers, Verify: r.req.Verify, MaxViolations: r.req.MaxViolations, MaxMemory: r.req.Limits.Memory}
+	r.out = Outcome{Settled: true, Model: spec.String(), Options: mopts, NilRead: nilRead}
+	return nil
+}
+
+// modelOptions settles the model's settings: the request first, then what
+// the file says, then the defaults. It returns the nil-read rule's name too.
+func (r *run) modelOptions() (model.Options, string, error) {
+	var mo model.Options
+	switch {
+	case !r.req.Init.IsNone():
+		mo.Init = r.req.Init
+	case !r.h.Meta["init"].IsNone():
+		mo.Init = r.h.Meta["init"]
+	}
+	nr := r.req.NilRead
+	if nr == "" {
+		if v := r.h.Meta["nil_read"]; !v.IsNone() {
+			s, ok := v.Str()
+			if !ok || (s != "value" && s != "any") {
+				return mo, "", fmt.Errorf("the file's nil_read is %s; expected value or any", v)
+			}
+			nr = s
+		} else {
+			nr = "value"
+		}
+	}
+	if nr != "value" && nr != "any" {
+		return mo, "", fmt.Errorf("unknown nil-read rule %q (accepted: value, any)", nr)
+	}
+	if nr == "any" {
+		mo.NilRead = model.NilIsAny
+	}
+	return mo, nr, nil
+}
+
+// ttl settles the lease length in the history's time unit.
+func (r *run) ttl() (int64, error) {
+	var flag *ttlSetting
+	if r.req.TTL != "" {
+		t, err := parseTTL(r.req.TTL)
+		if err != nil {
+			return 0, err
+		}
+		flag = &t
+	}
+	return historyTTL(flag, r.h, r.req.EventTimes)
+}
+
+// checkAll checks every criterion asked for.
+func (r *run) checkAll() error {
+	criteria, err := ParseCriteria(r.req.Criteria)
+	if err != nil {
+		return err
+	}
+	for _, obj := range r.objs {
+		if err := supported(obj.model, criteria); err != nil {
+			return err
+		}
+	}
+	list, all := expandObjects(r.objs, criteria)
+	results := make(map[string]checker.Result, len(list))
+	var skipped, notLocal []string
+	var skipErr error
+	var linVerdicts []checker.Verdict // each object's, for the breakdown by key
+	for _, c := range list {
+		targets := r.objs
+		if c != checker.Linearizable && len(r.objs) > 1 {
+			// Only local criteria (linearizability) hold of a history
+			// exactly when they hold of each object; the others hold of
+			// the whole or not at all.
+			if r.spec.perKey() {
+				if all {
+					notLocal = append(notLocal, c)
+					continue
+				}
+				return errors.New(notLocalMsg(c))
+			}
+			targets = []object{{model: r.objs[0].model, h: r.h}}
+		}
+		vs, whole, err := r.checkCriterion(c, targets)
+		if errors.Is(err, suite.ErrReadWriteOnly) && all {
+			// "all" means every criterion that applies: the causal and
+			// session criteria do not apply to a history with other
+			// operations than reads and writes. Asked for by name, they
+			// are an error.
+			skipped, skipErr = append(skipped, c), err
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if c == checker.Linearizable {
+			linVerdicts = vs
+		}
+		if whole != nil {
+			results[c] = *whole
+		} else {
+			results[c] = checker.Result{Criterion: c, Valid: Combine(vs...)}
+		}
+	}
+	if len(skipped) > 0 {
+		r.note(fmt.Sprintf("not checked: %s (%v)", strings.Join(skipped, ", "), skipErr), false)
+	}
+	if len(notLocal) > 0 {
+		r.note("not checked: "+notLocalMsg(notLocal...), false)
+	}
+	if all {
+		l := ladder.Build(results)
+		r.out.Ladder = &l
+	}
+	if res, ok := results[checker.Linearizable]; ok && res.Valid == checker.False {
+		done := r.progress("counting the failing keys of", "")
+		r.out.Keys = keyBreakdown(r.ctx, r.objs, linVerdicts, r.h, r.out.Options, r.sopts, r.req.Limits.Timeout)
+		done()
+	}
+	return nil
+}
+
+// checkCriterion checks criterion c on each target object, and the core of
+// each violation. Results go to r.out; it returns the verdicts, and the
+// result when the target is the whole history.
+func (r *run) checkCriterion(c string, targets []object) ([]checker.Verdict, *checker.Result, error) {
+	var (
+		rs    []Result
+		vs    []checker.Verdict
+		whole *checker.Result
+	)
+	for _, obj := range targets {
+		done := r.progress("checking", c)
+		res, err := runOne(r.ctx, obj.model, obj.h, c, r.out.Options, r.sopts, r.req.Limits.Timeout)
+		done()
+		var internal *suite.InternalError
+		if errors.As(err, &internal) {
+			// A bug: say so, report the verdict as unknown, and go on
+			// with the other criteria.
+			r.note(err.Error(), true)
+			res.Reason = fmt.Sprintf("internal error checking %s of %s: %s", c, history.Quote(r.req.Name), internal.Panic)
+			r.out.Internal, err = true, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		res = obj.lift(res)
+		out := Result{Result: res}
+		if !r.req.NoCore && res.Valid == checker.False && hasCore(c) && len(res.Violations) > 0 {
+			done := r.progress("finding the core of", c)
+			core, err := findCore(r.ctx, &obj, c, r.out.Options, r.sopts, coreBudget(r.req.Limits.Timeout, res.Elapsed, r.req.Limits.CoreTime))
+			done()
+			if errors.As(err, new(*suite.InternalError)) {
+				r.out.Internal = true
+				r.note(fmt.Sprintf("%s: no core: %v", c, err), true)
+			} else if err != nil {
+				r.note(fmt.Sprintf("%s: no core: %v", c, err), false)
+			}
+			out.Core = core
+		}
+		if obj.perKey {
+			out.PerKey, out.Key, out.Model = true, obj.key, obj.model.Info.Name
+		} else {
+			whole = &res
+		}
+		rs, vs = append(rs, out), append(vs, res.Valid)
+	}
+	r.out.Results = append(r.out.Results, rs...)
+	return vs, whole, nil
+}
+
+// Combine is the verdict of several objects together: false if any is
+// false, else unknown if any is unknown, else true.
+func Combine(vs ...checker.Verdict) checker.Verdict {
+	out := checker.True
+	for _, v := range vs {
+		switch v {
+		case checker.False:
+			return checker.False
+		case checker.Unknown:
+			out = checker.Unknown
+		}
+	}
+	return out
+}
+
+// notLocalMsg says why criteria cannot be checked with a model per key.
+func notLocalMsg(criteria ...string) string {
+	what, pron := strings.Join(criteria, ", ")+" is", "it"
+	if len(criteria) > 1 {
+		what, pron = strings.Join(criteria, ", ")+" are", "them"
+	}
+	return fmt.Sprintf("%s not compositional (a history can fail %s although each object on its own passes), "+
+		"so with a model per key only linearizability, a local property, can be checked object by object", what, pron)
+}
+
+// expandObjects expands "all" for a history split into objects: the
+// criteria every object's model supports.
+func expandObjects(objs []object, criteria []string) ([]string, bool) {
+	list, all := expand(objs[0].model, criteria)
+	if !all || len(objs) == 1 {
+		return list, all
+	}
+	var out []string
+	for _, c := range list {
+		every := true
+		for _, obj := range objs[1:] {
+			every = every && obj.model.Supports(c)
+		}
+		if every {
+			out = append(out, c)
+		}
+	}
+	return out, all
+}
+
+// runOne checks one criterion under its own time limit.
+func runOne(ctx context.Context, m suite.Model, h *history.History, criterion string, mopts model.Options, sopts suite.Options, timeout time.Duration) (checker.Result, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	start := time.Now()
+	res, err := suite.Run(ctx, m, h, criterion, mopts, sopts)
+	if err != nil {
+		return res, err
+	}
+	res.Criterion = criterion
+	if res.Elapsed == 0 {
+		res.Elapsed = time.Since(start)
+	}
+	if res.Valid == checker.Unknown && Interrupted(ctx) {
+		res.Reason = "interrupted before a verdict"
+		return res, nil
+	}
+	if res.Valid == checker.Unknown && timeout > 0 && ctx.Err() != nil {
+		reason := fmt.Sprintf("no verdict within the time limit of %s (--timeout)", timeout)
+		if res.Reason != "" && res.Reason != suite.ReasonTimeout {
+			reason += "; " + res.Reason
+		}
+		res.Reason = reason
+	}
+	return res, nil
+}
+
+// Interrupted reports whether ctx was cancelled with ErrInterrupted.
+func Interrupted(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), ErrInterrupted)
+}
