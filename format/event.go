@@ -148,12 +148,13 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 	switch {
 	case fField != nil:
 		name, ok := opName(fField.value)
-		if !ok {
-			if nemesis {
-				name = fField.value.String()
-				break
-			}
+		if !ok && !nemesis {
 			return e, history.Errorf(fField.line, "%s must be an operation name, got %s", quoteName(prefix, "f"), fField.show)
+		}
+		if !ok {
+			// The fault injector's f may be any value; its events are
+			// not checked, so its text is kept as it is.
+			name = fField.value.String()
 		}
 		e.F = name
 	case !nemesis:

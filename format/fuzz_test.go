@@ -93,23 +93,11 @@ func checkRoundTrip(t *testing.T, h *history.History) {
 	}
 }
 
-// kept returns the extra fields an event can carry: those that do not
-// collide with the names Jepsen events interpret.
 // reservedNames lists the field names a round trip may drop.
 func reservedNames() []string {
 	var out []string
 	for name := range reserved {
 		out = append(out, name)
-	}
-	return out
-}
-
-func kept(fs []history.Field) []history.Field {
-	var out []history.Field
-	for _, f := range fs {
-		if !reserved[f.Name] {
-			out = append(out, f)
-		}
 	}
 	return out
 }

@@ -168,18 +168,23 @@ func TestRandomLargeWithWGL(t *testing.T) {
 	}
 }
 
+// TestRandomScales generates a million operations (100,000 with -short).
+// The time it took is logged, not asserted: tests do not fail on
+// wall-clock time.
 func TestRandomScales(t *testing.T) {
+	n := 1_000_000
+	if testing.Short() {
+		n = 100_000
+	}
 	start := time.Now()
-	h, err := Random(RandomOptions{Ops: 1_000_000, Clients: 20, Keys: 100, Model: "kv", CrashRate: 0.01, UniqueValues: true, Anomaly: "stale-read", Seed: 5})
+	h, err := Random(RandomOptions{Ops: n, Clients: 20, Keys: 100, Model: "kv", CrashRate: 0.01, UniqueValues: true, Anomaly: "stale-read", Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h.Ops) != 1_000_000 {
-		t.Fatalf("%d ops", len(h.Ops))
+	if len(h.Ops) != n {
+		t.Fatalf("%d ops, want %d", len(h.Ops), n)
 	}
-	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("a million operations took %v", d)
-	}
+	t.Logf("%d operations generated in %v", n, time.Since(start).Round(time.Millisecond))
 }
 
 func dump(h *history.History) string {

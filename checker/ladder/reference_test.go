@@ -17,14 +17,13 @@ import (
 
 // rop is one operation of a small read/write history.
 type rop struct {
-	proc, key  int
-	write      bool
-	val        int // value written or read; 0 is the initial value
-	ver        int // version written or read (0: initial)
-	call, ret  int
-	rf         int // reads: index of the write read, -1 init, -2 thin air
-	idx        int // index within the process
-	processPos int
+	proc, key int
+	write     bool
+	val       int // value written or read; 0 is the initial value
+	ver       int // version written or read (0: initial)
+	call, ret int
+	rf        int // reads: index of the write read, -1 init, -2 thin air
+	idx       int // index within the process
 }
 
 type small struct {

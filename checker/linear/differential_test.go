@@ -45,10 +45,13 @@ func differential[S comparable](t *testing.T, name string, newModel func(model.O
 	differentialOn(t, name, newModel, perModel, nil)
 }
 
-// differentialOn is differential with n histories, each passed through
-// alter when it is set.
+// differentialOn is differential with n histories (a quarter of them with
+// -short), each passed through alter when it is set.
 func differentialOn[S comparable](t *testing.T, name string, newModel func(model.Options) model.Model[S], n uint64,
 	alter func(r *rand.Rand, h *history.History) *history.History) {
+	if testing.Short() {
+		n /= 4
+	}
 	counts := map[checker.Verdict]int{}
 	for seed := uint64(0); seed < n; seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x11ea7))

@@ -55,16 +55,49 @@ func TestMemoGrow(t *testing.T) {
 	}
 }
 
-// States of integer and boolean types hash by value; other types intern.
+// States of integer and boolean types hash by value: a hasher that has
+// seen other states first gives the same hash, and distinct states get
+// distinct hashes. Other types intern: a state keeps the hash it was first
+// given, whatever was hashed in between.
 func TestStateHasher(t *testing.T) {
-	if h := newStateHasher[bool](); h.size != 1 || h.hash(true) == h.hash(false) {
-		t.Errorf("bool hasher: size %d", h.size)
+	b, fresh := newStateHasher[bool](), newStateHasher[bool]()
+	if b.size != 1 || b.hash(true) == b.hash(false) {
+		t.Errorf("bool hasher: size %d, true and false hash alike", b.size)
 	}
-	if h := newStateHasher[int32](); h.size != 4 || h.hash(3) != h.hash(3) || h.hash(3) == h.hash(4) {
-		t.Errorf("int32 hasher: size %d", h.size)
+	fresh.hash(false)
+	if fresh.hash(true) != b.hash(true) {
+		t.Errorf("bool hasher: hash of true depends on the states hashed before")
 	}
+
+	i32, other := newStateHasher[int32](), newStateHasher[int32]()
+	if i32.size != 4 {
+		t.Errorf("int32 hasher: size %d, want 4", i32.size)
+	}
+	seen := map[uint64]int32{}
+	for _, v := range []int32{0, 1, 2, 3, 4, -1, -2, 1 << 30, -1 << 31, 1<<31 - 1} {
+		h := i32.hash(v)
+		if w, dup := seen[h]; dup {
+			t.Errorf("int32 hasher: %d and %d hash alike", w, v)
+		}
+		seen[h] = v
+	}
+	other.hash(7)
+	other.hash(-7)
+	if other.hash(3) != i32.hash(3) || other.hash(-1) != i32.hash(-1) {
+		t.Errorf("int32 hasher: hashes depend on the states hashed before")
+	}
+
 	h := newStateHasher[string]()
-	if h.size != 0 || h.hash("a") != h.hash("a") || h.hash("a") == h.hash("b") {
-		t.Errorf("string hasher: size %d", h.size)
+	if h.size != 0 {
+		t.Errorf("string hasher: size %d, want 0 (interning)", h.size)
+	}
+	a := h.hash("a")
+	bh := h.hash("b")
+	if a == bh {
+		t.Errorf("string hasher: \"a\" and \"b\" hash alike")
+	}
+	built := string([]byte{'a'}) // equal to "a", not the same constant
+	if h.hash(built) != a || h.hash("b") != bh {
+		t.Errorf("string hasher: a state's hash changed after other states were hashed")
 	}
 }

@@ -98,7 +98,9 @@ func porcupineVerdict(r porcupine.CheckResult) checker.Verdict {
 
 // TestAgainstPorcupine compares verdicts with Porcupine on random medium
 // histories (50–300 operations, 2–6 clients) of the register, the CAS
-// register and the key-value store.
+// register and the key-value store. With -short it checks the first 40
+// seeds of each (Porcupine alone takes seconds on a CAS register history
+// among the later ones).
 func TestAgainstPorcupine(t *testing.T) {
 	kinds := []struct {
 		name string

@@ -15,7 +15,7 @@ import (
 )
 
 // perModel is how many random histories each model's differential test
-// checks against the reference checker.
+// checks against the reference checker (a quarter of them with -short).
 const perModel = 10_000
 
 // randomConfig varies size, concurrency, value domain (small: duplicate
@@ -70,10 +70,14 @@ func TestAgreesWithReference(t *testing.T) {
 			return agree(t, model.NewMutex(model.Options{}), h, md)
 		}},
 	}
+	n := perModel
+	if testing.Short() {
+		n = perModel / 4
+	}
 	for mi, mc := range models {
 		t.Run(mc.name, func(t *testing.T) {
 			counts := map[string]int{}
-			for i := 0; i < perModel; i++ {
+			for i := 0; i < n; i++ {
 				seed := uint64(mi)<<32 | uint64(i)
 				r := rand.New(rand.NewPCG(seed, 7))
 				cfg := randomConfig(r, mc.name)
