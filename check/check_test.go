@@ -1,0 +1,102 @@
+package check_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/histcheck/histcheck/check"
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/ladder"
+	"github.com/histcheck/histcheck/history"
+)
+
+// TestCriteriaTable checks the table against the facts it is derived from:
+// every criterion once, strongest first, and exactly the ladder's edges.
+func TestCriteriaTable(t *testing.T) {
+	if got := check.Names(); !slices.Equal(got, checker.AllCriteria) {
+		t.Errorf("names %v, want %v", got, checker.AllCriteria)
+	}
+	var edges []ladder.Edge
+	for _, c := range check.Criteria() {
+		for _, w := range c.Implies {
+			edges = append(edges, ladder.Edge{Strong: c.Name, Weak: w})
+		}
+		if c.Cores != (c.Name == checker.Linearizable || c.Name == checker.Sequential) {
+			t.Errorf("%s: cores %v", c.Name, c.Cores)
+		}
+		if c.Local != (c.Name == checker.Linearizable) {
+			t.Errorf("%s: local %v", c.Name, c.Local)
+		}
+	}
+	want := ladder.Implies()
+	if len(edges) != len(want) {
+		t.Fatalf("%d edges, want %d", len(edges), len(want))
+	}
+	for _, e := range want {
+		if !slices.Contains(edges, e) {
+			t.Errorf("edge %v missing", e)
+		}
+	}
+	if _, ok := check.Lookup("strict-serializable"); ok {
+		t.Error("Lookup found a criterion the table does not have")
+	}
+}
+
+// TestRunErrors checks that Run refuses what it cannot check with an
+// error, not a panic or a verdict.
+func TestRunErrors(t *testing.T) {
+	h, err := history.FromOps([]history.Op{{Client: "A", F: "write", Value: history.IntValue(1), Call: 0, Return: 1, Status: history.OK}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		h    *history.History
+		req  check.Request
+		want string
+	}{
+		{"no history", nil, check.Request{}, "no history"},
+		{"unknown model", h, check.Request{Model: "nope"}, "nope"},
+		{"unknown criterion", h, check.Request{Model: "register", Criteria: []string{"strict"}}, `unknown consistency criterion "strict"`},
+		{"unsupported criterion", h, check.Request{Model: "mutex", Criteria: []string{"causal"}}, "causal"},
+		{"bad nil-read rule", h, check.Request{Model: "register", NilRead: "maybe"}, `"maybe"`},
+		{"bad ttl", h, check.Request{Model: "register", TTL: "-3"}, "positive"},
+	} {
+		_, err := check.Run(context.Background(), tc.h, tc.req)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error naming %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestRunPerKey checks a history with a model per key: linearizability
+// object by object, the verdicts named by key and model.
+func TestRunPerKey(t *testing.T) {
+	lock, stock := history.StringValue("lock"), history.StringValue("stock")
+	h, err := history.FromOps([]history.Op{
+		{Client: "A", F: "acquire", Key: lock, Token: history.IntValue(1), Call: 0, Return: 1, Status: history.OK},
+		{Client: "B", F: "acquire", Key: lock, Token: history.IntValue(2), Call: 2, Return: 3, Status: history.OK},
+		{Client: "A", F: "write", Key: stock, Value: history.IntValue(5), Token: history.IntValue(1), Call: 4, Return: 5, Status: history.OK},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := check.Run(context.Background(), h, check.Request{Model: "lock=lock,stock=fenced-register", NoCore: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) != 2 {
+		t.Fatalf("%d results, want one per key", len(out.Results))
+	}
+	for _, r := range out.Results {
+		if !r.PerKey || r.Valid != checker.False && r.Key == lock || r.Valid != checker.True && r.Key == stock {
+			t.Errorf("key %v (%s): %v", r.Key, r.Model, r.Valid)
+		}
+	}
+	_, err = check.Run(context.Background(), h, check.Request{Model: "lock=lock,stock=fenced-register", Criteria: []string{"sequential"}})
+	if err == nil || !strings.Contains(err.Error(), "not compositional") {
+		t.Errorf("sequential per key: %v", err)
+	}
+}
