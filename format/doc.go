@@ -25,6 +25,13 @@
 //     other lines are skipped.
 //   - notation: the textbook notation (.hist), described below.
 //
+// Each encoding is a Format value in one list (All, Lookup): its name, file
+// name extensions, how it is recognised from the first bytes of an input,
+// its reader and, for json, jsonl and edn, its writer. Read takes the named
+// format, else the one the file name's extension names, else the one the
+// content shows; ReadResult also says which format was read, how it was
+// chosen and whether the input held Jepsen events.
+//
 // In ops, tuples and notation the abbreviations w and r are read as write
 // and read. Time fields are integers in any unit; call and return are
 // written by the user, while Jepsen events get their times from "time" or,
