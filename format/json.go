@@ -313,12 +313,6 @@ const (
 	formTuples          // [process f value call return]
 )
 
-// readJSON reads a JSON history: an array in one of the three forms, a
-// wrapper object with a "history" entry, or objects one after another.
-func readJSON(src []byte, form jsonForm) (*history.History, error) {
-	return readJSONWith(src, form, true)
-}
-
 // readJSONWith reads a JSON history; fast says whether to try fastJSON on
 // an array of events first (tests compare the two paths).
 func readJSONWith(src []byte, form jsonForm, fast bool) (*history.History, error) {
@@ -326,7 +320,9 @@ func readJSONWith(src []byte, form jsonForm, fast bool) (*history.History, error
 	return h, err
 }
 
-// readJSONForm is readJSONWith that also says which form it read.
+// readJSONForm reads a JSON history: an array in one of the three forms, a
+// wrapper object with a "history" entry, or objects one after another. It
+// says which form it read; fast is as for readJSONWith.
 func readJSONForm(src []byte, form jsonForm, fast bool) (*history.History, jsonForm, error) {
 	if fast && form == formAuto {
 		if h, ok := newFastJSON().eventArray(src); ok {
