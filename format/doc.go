@@ -37,6 +37,11 @@
 // written by the user, while Jepsen events get their times from "time" or,
 // without it, from their position in the input.
 //
+// A new encoding is one file holding its Format value and its reader (and
+// writer), plus its entry in the list in format.go; its Sniff must not
+// claim inputs the other formats are surer of, which the registry tests
+// check against the inputs of every format.
+//
 // # Limits and streaming
 //
 // JSON Lines, Jepsen logs and the notation are read line by line as a
