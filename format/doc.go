@@ -38,9 +38,9 @@
 // without it, from their position in the input.
 //
 // A new encoding is one file holding its Format value and its reader (and
-// writer), plus its entry in the list in format.go; its Sniff must not
-// claim inputs the other formats are surer of, which the registry tests
-// check against the inputs of every format.
+// writer), plus its entry in the list in format.go. Its Sniff must score
+// the inputs of the other formats 0, or below the score of the format they
+// are in, so that they are still detected as before.
 //
 // # Limits and streaming
 //
