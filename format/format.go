@@ -49,6 +49,7 @@ type Format struct {
 // (History.Meta), warnings (History.Warnings) and whether it recorded
 // times (History.Timed).
 type Result struct {
+	// History is the history read, in the order Options asked for.
 	History *history.History
 	// Format names the encoding the input was read as: the named or
 	// detected format, or the form found inside it (a .json file holding
