@@ -153,3 +153,17 @@ func TestReadResult(t *testing.T) {
 		t.Errorf("a bad input gave %+v, %v; want an empty result and an error", res, err)
 	}
 }
+
+// FuzzDetectionAgrees compares detection with the single decision it
+// replaced on any head.
+func FuzzDetectionAgrees(f *testing.F) {
+	for _, p := range headPieces {
+		f.Add([]byte(p))
+	}
+	f.Fuzz(func(t *testing.T, head []byte) {
+		head = head[:min(len(head), sniffLimit)]
+		if got, want := sniffName(head), sniffReference(head); got != want {
+			t.Errorf("head %q: detected %q, want %q", head, got, want)
+		}
+	})
+}
