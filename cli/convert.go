@@ -21,12 +21,12 @@ type convertOptions struct {
 }
 
 // outputFormats are the forms convert writes.
-var outputFormats = []string{"json", "jsonl", "edn"}
+var outputFormats = format.Writable()
 
 func newConvertCmd(e *env) *cobra.Command {
 	o := &convertOptions{}
 	cmd := &cobra.Command{
-		Use:   "convert --to json|jsonl|edn [flags] FILE",
+		Use:   "convert --to " + strings.Join(outputFormats, "|") + " [flags] FILE",
 		Short: "Rewrite a history in another format",
 		Long: "Read a history FILE (- is standard input) in any format histcheck reads and write it\n" +
 			"as Jepsen-style events: json (one array), jsonl (one event per line) or edn.",

@@ -24,23 +24,6 @@ type input struct {
 	events bool
 }
 
-// headSize is how much of an input is kept to tell its form.
-const headSize = 4096
-
-// headRecorder keeps the first bytes read through it.
-type headRecorder struct {
-	r    io.Reader
-	head []byte
-}
-
-func (h *headRecorder) Read(p []byte) (int, error) {
-	n, err := h.r.Read(p)
-	if room := headSize - len(h.head); room > 0 && n > 0 {
-		h.head = append(h.head, p[:min(n, room)]...)
-	}
-	return n, err
-}
-
 // readHistory reads a history file, or standard input for "-".
 func readHistory(e *env, file string, opts format.Options) (*input, error) {
 	name := file
@@ -55,12 +38,11 @@ func readHistory(e *env, file string, opts format.Options) (*input, error) {
 		defer f.Close()
 		r = f
 	}
-	rec := &headRecorder{r: r}
-	h, err := format.ReadWith(name, rec, opts)
+	res, err := format.ReadResult(name, r, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &input{h: h, events: jepsenEvents(name, opts.Format, rec.head)}, nil
+	return &input{h: res.History, events: res.Events}, nil
 }
 
 func unwrapped(err error) error {

@@ -25,10 +25,22 @@
 //     other lines are skipped.
 //   - notation: the textbook notation (.hist), described below.
 //
+// Each encoding is a Format value in one list (All, Lookup): its name, file
+// name extensions, how it is recognised from the first bytes of an input,
+// its reader and, for json, jsonl and edn, its writer. Read takes the named
+// format, else the one the file name's extension names, else the one the
+// content shows; ReadResult also says which format was read, how it was
+// chosen and whether the input held Jepsen events.
+//
 // In ops, tuples and notation the abbreviations w and r are read as write
 // and read. Time fields are integers in any unit; call and return are
 // written by the user, while Jepsen events get their times from "time" or,
 // without it, from their position in the input.
+//
+// A new encoding is one file holding its Format value and its reader (and
+// writer), plus its entry in the list in format.go. Its Sniff must score
+// the inputs of the other formats 0, or below the score of the format they
+// are in, so that they are still detected as before.
 //
 // # Limits and streaming
 //

@@ -9,6 +9,41 @@ import (
 	"github.com/histcheck/histcheck/history"
 )
 
+// ednFormat is Jepsen op maps in EDN.
+var ednFormat = Format{
+	Name:       EDN,
+	Summary:    "Jepsen op maps in EDN",
+	Extensions: []string{".edn"},
+	Events:     true,
+	Sniff:      sniffEDN,
+	Read: document(func(src []byte) (Result, error) {
+		h, err := readEDN(src)
+		return Result{History: h}, err
+	}),
+	Write: buffered(writeEDN),
+}
+
+// sniffEDN claims input that starts with a ; comment, a list, a tagged
+// form, or a vector or map with keywords in it.
+func sniffEDN(head []byte) int {
+	k, rest := lead(head)
+	switch k {
+	case leadEDN:
+		return 4
+	case leadNotation:
+		return 0
+	}
+	switch firstByte(rest) {
+	case '(', '#':
+		return 4
+	case '[', '{':
+		if ednKeywordRe.Match(rest) {
+			return 4
+		}
+	}
+	return 0
+}
+
 // ednKind is the shape of a parsed EDN form.
 type ednKind uint8
 

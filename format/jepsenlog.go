@@ -8,6 +8,25 @@ import (
 	"github.com/histcheck/histcheck/history"
 )
 
+// jepsenLogFormat is the history lines of a Jepsen log.
+var jepsenLogFormat = Format{
+	Name:       JepsenLog,
+	Summary:    "the history lines of a Jepsen log",
+	Extensions: []string{".log"},
+	Events:     true,
+	Sniff:      sniffJepsenLog,
+	Read:       streamed(readJepsenLog),
+}
+
+// sniffJepsenLog claims input with a history line of a Jepsen log anywhere
+// in its head, before any other format: logs start with other lines.
+func sniffJepsenLog(head []byte) int {
+	if logMarker.Match(head) {
+		return 5
+	}
+	return 0
+}
+
 // logLine matches a history line of a Jepsen log:
 // "INFO  jepsen.util - <process> <:type> <:f> <value>", fields separated by
 // tabs or runs of spaces.

@@ -15,6 +15,79 @@ import (
 	"github.com/histcheck/histcheck/history"
 )
 
+// jsonFormat is Jepsen events as a JSON array; a file in it may hold any of
+// the JSON forms, told apart by content.
+var jsonFormat = Format{
+	Name:       JSON,
+	Summary:    "Jepsen events as a JSON array (or any JSON form, detected)",
+	Extensions: []string{".json"},
+	Events:     true,
+	Sniff:      sniffJSON,
+	Read:       document(func(src []byte) (Result, error) { return jsonResult(src, formAuto) }),
+	Write:      buffered(writeJSON),
+}
+
+// opsFormat is operations with call and return times, in JSON.
+var opsFormat = Format{
+	Name:    Ops,
+	Summary: "operations with call and return, JSON",
+	Read:    document(func(src []byte) (Result, error) { return jsonResult(src, formOps) }),
+}
+
+// tuplesFormat is [process, f, value, call, return] tuples in JSON.
+var tuplesFormat = Format{
+	Name:    Tuples,
+	Summary: "[process, f, value, call, return] tuples, JSON",
+	Read:    document(func(src []byte) (Result, error) { return jsonResult(src, formTuples) }),
+}
+
+// jsonlFormat is Jepsen events, one JSON object per line, read as a stream.
+var jsonlFormat = Format{
+	Name:       JSONL,
+	Summary:    "Jepsen events, one JSON object per line",
+	Extensions: []string{".jsonl", ".ndjson"},
+	Events:     true,
+	Sniff:      sniffJSONL,
+	Read:       streamed(readJSONL),
+	Write:      buffered(writeJSONL),
+}
+
+// sniffJSON claims input that starts as a JSON array or object does, after
+// the EDN and JSON Lines sniffers had their say.
+func sniffJSON(head []byte) int {
+	if k, rest := lead(head); k == leadNone && (firstByte(rest) == '[' || firstByte(rest) == '{') {
+		return 2
+	}
+	return 0
+}
+
+// sniffJSONL claims input whose first line is a whole object and whose
+// next line starts another.
+func sniffJSONL(head []byte) int {
+	if k, rest := lead(head); k == leadNone && firstByte(rest) == '{' && countJSONValues(rest) > 1 {
+		return 3
+	}
+	return 0
+}
+
+// jsonResult reads a JSON document and names the form it held.
+func jsonResult(src []byte, form jsonForm) (Result, error) {
+	h, got, err := readJSONForm(src, form, true)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{History: h}
+	switch got {
+	case formOps:
+		res.Format = Ops
+	case formTuples:
+		res.Format = Tuples
+	default:
+		res.Format = JSON
+	}
+	return res, nil
+}
+
 // jnode is one parsed JSON value with the line it starts on; objects keep
 // their keys in input order.
 type jnode struct {
@@ -240,30 +313,33 @@ const (
 	formTuples          // [process f value call return]
 )
 
-// readJSON reads a JSON history: an array in one of the three forms, a
-// wrapper object with a "history" entry, or objects one after another.
-func readJSON(src []byte, form jsonForm) (*history.History, error) {
-	return readJSONWith(src, form, true)
-}
-
 // readJSONWith reads a JSON history; fast says whether to try fastJSON on
 // an array of events first (tests compare the two paths).
 func readJSONWith(src []byte, form jsonForm, fast bool) (*history.History, error) {
+	h, _, err := readJSONForm(src, form, fast)
+	return h, err
+}
+
+// readJSONForm reads a JSON history: an array in one of the three forms, a
+// wrapper object with a "history" entry, or objects one after another. It
+// says which form it read; fast is as for readJSONWith.
+func readJSONForm(src []byte, form jsonForm, fast bool) (*history.History, jsonForm, error) {
 	if fast && form == formAuto {
 		if h, ok := newFastJSON().eventArray(src); ok {
-			return h, nil
+			return h, formEvents, nil
 		}
 	}
 	p := newJSONParser(src, 1)
 	tops, err := p.all()
 	if err != nil {
-		return nil, err
+		return nil, form, err
 	}
 	switch {
 	case len(tops) == 0:
-		return nil, history.Errorf(0, "empty input; expected a JSON array of events or operations")
+		return nil, form, history.Errorf(0, "empty input; expected a JSON array of events or operations")
 	case len(tops) > 1:
-		return jsonEventObjects(tops)
+		h, err := jsonEventObjects(tops)
+		return h, formEvents, err
 	}
 	top := tops[0]
 	var meta map[string]history.Value
@@ -276,7 +352,8 @@ func readJSONWith(src []byte, form jsonForm, fast bool) (*history.History, error
 		}
 		if hi < 0 {
 			// A single event object.
-			return jsonEventObjects(tops)
+			h, err := jsonEventObjects(tops)
+			return h, formEvents, err
 		}
 		meta = map[string]history.Value{}
 		for i, k := range top.keys {
@@ -285,14 +362,14 @@ func readJSONWith(src []byte, form jsonForm, fast bool) (*history.History, error
 			}
 			v, err := top.items[i].toValue()
 			if err != nil {
-				return nil, err
+				return nil, form, err
 			}
 			meta[k] = v
 		}
 		top = top.items[hi]
 	}
 	if top.kind != '[' {
-		return nil, history.Errorf(top.line, "expected a JSON array of events or operations, got %s", top.describe())
+		return nil, form, history.Errorf(top.line, "expected a JSON array of events or operations, got %s", top.describe())
 	}
 	if form == formAuto {
 		form = detectJSONForm(top)
@@ -307,7 +384,7 @@ func readJSONWith(src []byte, form jsonForm, fast bool) (*history.History, error
 		h, err = jsonEventObjects(top.items)
 	}
 	if err != nil {
-		return nil, err
+		return nil, form, err
 	}
 	if form == formTuples {
 		// Textbook tuples follow the textbook, as the notation does: the
@@ -322,7 +399,7 @@ func readJSONWith(src []byte, form jsonForm, fast bool) (*history.History, error
 	if len(meta) > 0 {
 		h.Meta = meta
 	}
-	return h, nil
+	return h, form, nil
 }
 
 // detectJSONForm looks at the first element: an array is a tuple, an object

@@ -13,6 +13,28 @@ import (
 	"github.com/histcheck/histcheck/history"
 )
 
+// notationFormat is the textbook notation, A: w(1) [0, 10].
+var notationFormat = Format{
+	Name:       Notation,
+	Summary:    "the textbook notation, A: w(1) [0, 10]",
+	Extensions: []string{".hist"},
+	Sniff:      sniffNotation,
+	Read:       streamed(readNotation),
+}
+
+// sniffNotation claims input whose # comments are followed by a notation
+// line, surely; otherwise input with a notation line anywhere, when no
+// other format claims it.
+func sniffNotation(head []byte) int {
+	if k, _ := lead(head); k == leadNotation {
+		return 4
+	}
+	if notationLine.Match(head) {
+		return 1
+	}
+	return 0
+}
+
 // headerKeys are the settings a notation file may give before its first
 // operation.
 var headerKeys = map[string]bool{"model": true, "init": true, "nil_read": true, "time_unit": true}

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -25,11 +23,6 @@ const (
 	JepsenLog = "jepsen-log" // the history lines of a Jepsen log
 	Notation  = "notation"   // the textbook notation, A: w(1) [0, 10]
 )
-
-// Formats lists the names Read accepts.
-func Formats() []string {
-	return []string{JSON, JSONL, Ops, Tuples, EDN, JepsenLog, Notation}
-}
 
 // Options say how to read a history.
 type Options struct {
@@ -76,20 +69,28 @@ func Read(name string, r io.Reader, forced string) (*history.History, error) {
 
 // ReadWith is Read with options.
 func ReadWith(name string, r io.Reader, opts Options) (*history.History, error) {
-	h, err := read(name, r, opts.Format)
+	res, err := ReadResult(name, r, opts)
+	return res.History, err
+}
+
+// ReadResult reads a history as ReadWith does and says what reading learnt
+// about the input: the format read and how it was chosen, and whether the
+// input held Jepsen events. On error the Result is empty.
+func ReadResult(name string, r io.Reader, opts Options) (Result, error) {
+	res, err := read(name, r, opts.Format)
 	if err == nil {
-		err = order(h, opts.Order)
+		err = order(res.History, opts.Order)
 	}
 	if err != nil {
 		var ie *history.InputError
 		if !errors.As(err, &ie) {
-			return nil, &history.InputError{File: name, Msg: err.Error()}
+			return Result{}, &history.InputError{File: name, Msg: err.Error()}
 		}
 		out := *ie
 		out.File = name
-		return nil, &out
+		return Result{}, &out
 	}
-	return h, nil
+	return res, nil
 }
 
 // order puts an event history in the order asked for, or the file's own.
@@ -114,74 +115,59 @@ func order(h *history.History, want string) error {
 	return nil
 }
 
-func read(name string, r io.Reader, forced string) (*history.History, error) {
+// read reads a history in the named format or, when forced is "", the
+// format the file name's extension or else the content names.
+func read(name string, r io.Reader, forced string) (Result, error) {
 	br := bufio.NewReaderSize(r, sniffLimit)
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
 	}
-	switch forced {
-	case "", JSON, Ops, Tuples, EDN, JSONL, JepsenLog, Notation:
-	default:
-		return nil, fmt.Errorf("unknown format %q; known formats: %s", forced, strings.Join(Formats(), ", "))
-	}
-	if forced == "" {
-		switch strings.ToLower(filepath.Ext(name)) {
-		case ".jsonl", ".ndjson":
-			forced = JSONL
-		case ".log":
-			forced = JepsenLog
-		case ".hist":
-			forced = Notation
-		case ".edn":
-			forced = EDN
-		case ".json":
-			forced = JSON
-		}
-	}
-	if forced == "" {
-		// Detection looks at the head only, so that line formats are
-		// still read as a stream.
-		head, err := br.Peek(sniffLimit)
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("reading: %w", err)
-		}
-		if err := checkUTF8(trimPartialRune(head)); err != nil {
-			return nil, err
-		}
-		forced = sniff(head)
-		if forced == "" && len(bytes.TrimSpace(head)) == 0 {
-			return nil, history.Errorf(0, "empty input; expected a history")
-		}
-	}
-	switch forced {
-	case JSONL:
-		return readJSONL(br)
-	case JepsenLog:
-		return readJepsenLog(br)
-	case Notation:
-		return readNotation(br)
-	case "":
-		return nil, history.Errorf(0, "cannot tell the format of the input; name it with one of: %s", strings.Join(Formats(), ", "))
-	}
-	src, err := io.ReadAll(io.LimitReader(br, DocumentLimit+1))
+	f, how, err := choose(name, br, forced)
 	if err != nil {
-		return nil, fmt.Errorf("reading: %w", err)
+		return Result{}, err
 	}
-	if len(src) > DocumentLimit {
-		return nil, history.Errorf(0, "input longer than %d bytes; write a history this long as JSON Lines, which is read as a stream", DocumentLimit)
+	res, err := f.Read(br)
+	if err != nil {
+		return Result{}, err
 	}
-	if err := checkUTF8(src); err != nil {
-		return nil, err
+	if res.Format == "" {
+		res.Format = f.Name
 	}
-	switch forced {
-	case Ops:
-		return readJSON(src, formOps)
-	case Tuples:
-		return readJSON(src, formTuples)
-	case EDN:
-		return readEDN(src)
+	res.Chosen = how
+	if g := lookup(res.Format); g != nil {
+		res.Events = g.Events
 	}
-	return readJSON(src, formAuto)
+	return res, nil
+}
+
+// choose picks the format: the one named, else the one the extension
+// names, else the one the head of the input shows.
+func choose(name string, br *bufio.Reader, forced string) (*Format, How, error) {
+	if forced != "" {
+		if f := lookup(forced); f != nil {
+			return f, Named, nil
+		}
+		return nil, 0, fmt.Errorf("unknown format %q; known formats: %s", forced, strings.Join(Formats(), ", "))
+	}
+	if f := byExtension(name); f != nil {
+		return f, ByExtension, nil
+	}
+	// Detection looks at the head only, so that line formats are still
+	// read as a stream.
+	head, err := br.Peek(sniffLimit)
+	if err != nil && err != io.EOF {
+		return nil, 0, fmt.Errorf("reading: %w", err)
+	}
+	if err := checkUTF8(trimPartialRune(head)); err != nil {
+		return nil, 0, err
+	}
+	if f := byContent(head); f != nil {
+		return f, ByContent, nil
+	}
+	if len(bytes.TrimSpace(head)) == 0 {
+		return nil, 0, history.Errorf(0, "empty input; expected a history")
+	}
+	return nil, 0, history.Errorf(0, "cannot tell the format of the input; name it with one of: %s", strings.Join(Formats(), ", "))
 }
 
 // trimPartialRune drops an incomplete UTF-8 sequence at the end of a head
@@ -219,91 +205,4 @@ func checkUTF8(src []byte) error {
 		i += n
 	}
 	return nil
-}
-
-var (
-	// ednKeyword finds an EDN keyword where a map key or value starts.
-	ednKeywordRe = regexp.MustCompile(`[{\[(\s,]:[A-Za-z]`)
-	notationLine = regexp.MustCompile(`(?m)^\s*[\p{L}\p{N}_.-]+\s*:\s*[\p{L}_][\p{L}\p{N}_-]*\s*(\(.*\))?\s*((->|→)\s*\S+)?\s*\[`)
-)
-
-// sniffLimit is how much of the input content detection looks at.
-const sniffLimit = 64 << 10
-
-// sniff guesses the format from the content, or returns "".
-func sniff(src []byte) string {
-	head := src[:min(len(src), sniffLimit)]
-	if logMarker.Match(head) {
-		return JepsenLog
-	}
-	// The first character that is not space or a comment line.
-	first, rest := byte(0), head
-	for len(rest) > 0 {
-		rest = bytes.TrimLeft(rest, " \t\r\n\f,")
-		if len(rest) > 0 && rest[0] == ';' {
-			return EDN
-		}
-		if len(rest) > 0 && rest[0] == '#' && (len(rest) == 1 || rest[1] != '{' && rest[1] != '_') {
-			i := bytes.IndexByte(rest, '\n')
-			if i < 0 {
-				rest = nil
-			} else {
-				rest = rest[i+1:]
-			}
-			if notationLine.Match(rest) {
-				return Notation
-			}
-			continue
-		}
-		break
-	}
-	if len(rest) > 0 {
-		first = rest[0]
-	}
-	switch first {
-	case '(':
-		return EDN
-	case '[', '{', '#':
-		if ednKeywordRe.Match(rest) {
-			return EDN
-		}
-		if first == '#' {
-			return EDN
-		}
-		if first == '{' && countJSONValues(rest) > 1 {
-			return JSONL
-		}
-		return JSON
-	}
-	if notationLine.Match(head) {
-		return Notation
-	}
-	return ""
-}
-
-// countJSONValues counts top-level JSON values on the first lines, up to
-// two: a first line holding a whole object, and a next line that starts
-// another (the head may cut that one short).
-func countJSONValues(src []byte) int {
-	n := 0
-	for len(src) > 0 && n < 2 {
-		i := bytes.IndexByte(src, '\n')
-		line := src
-		if i >= 0 {
-			line, src = src[:i], src[i+1:]
-		} else {
-			src = nil
-		}
-		t := bytes.TrimSpace(line)
-		switch {
-		case len(t) == 0:
-		case t[0] != '{':
-			return n
-		case n == 1 || bytes.HasSuffix(t, []byte("}")):
-			n++
-		default:
-			return n
-		}
-	}
-	return n
 }

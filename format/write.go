@@ -23,22 +23,11 @@ import (
 // a completion at its Return time, so reading the output gives the same
 // operations; see history.History.Events.
 func Write(w io.Writer, h *history.History, to string) error {
-	bw := bufio.NewWriter(w)
-	var err error
-	switch to {
-	case JSON:
-		err = writeJSON(bw, h)
-	case JSONL:
-		err = writeJSONL(bw, h)
-	case EDN:
-		err = writeEDN(bw, h)
-	default:
-		return fmt.Errorf("cannot write format %q; writable formats: json, jsonl, edn", to)
+	f := lookup(to)
+	if f == nil || f.Write == nil {
+		return fmt.Errorf("cannot write format %q; writable formats: %s", to, strings.Join(Writable(), ", "))
 	}
-	if err != nil {
-		return err
-	}
-	return bw.Flush()
+	return f.Write(w, h)
 }
 
 func sortedMetaKeys(m map[string]history.Value) []string {
