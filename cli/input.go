@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
@@ -54,25 +51,3 @@ func unwrapped(err error) error {
 
 // formatNames lists the input formats --format accepts.
 func formatNames() []string { return format.Formats() }
-
-// jepsenEvents tells, from the file name, the forced format and the first
-// bytes of the input, whether the input holds Jepsen events (whose times
-// are nanoseconds) rather than operations with call and return times in a
-// unit of the writer's choosing.
-func jepsenEvents(name, forced string, head []byte) bool {
-	switch forced {
-	case format.JSONL, format.EDN, format.JepsenLog:
-		return true
-	case format.Ops, format.Tuples, format.Notation:
-		return false
-	}
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".jsonl", ".ndjson", ".edn", ".log":
-		return true
-	case ".hist":
-		return false
-	}
-	// Every event history has invocations; operation forms never do.
-	return bytes.Contains(head, []byte(`"invoke"`)) || bytes.Contains(head, []byte(`":invoke"`)) ||
-		bytes.Contains(head, []byte(":type :invoke"))
-}

@@ -11,29 +11,6 @@ import (
 	"github.com/histcheck/histcheck/report"
 )
 
-func TestJepsenEvents(t *testing.T) {
-	tests := []struct {
-		name, forced, head string
-		want               bool
-	}{
-		{"run.edn", "", "", true},
-		{"run.jsonl", "", "", true},
-		{"jepsen.log", "", "", true},
-		{"h.hist", "", "", false},
-		{"x", "ops", `{"type": "invoke"}`, false},
-		{"x", "jsonl", "", true},
-		{"run.json", "", `[{"process": 0, "type": "invoke", "f": "read"}]`, true},
-		{"<stdin>", "", `{:process 0, :type :invoke, :f :read}`, true},
-		{"ops.json", "", `[{"process": "A", "f": "acquire", "call": 0, "return": 5}]`, false},
-		{"<stdin>", "", `A: acquire [0, 1]`, false},
-	}
-	for _, tt := range tests {
-		if got := jepsenEvents(tt.name, tt.forced, []byte(tt.head)); got != tt.want {
-			t.Errorf("jepsenEvents(%q, %q, %q) = %v", tt.name, tt.forced, tt.head, got)
-		}
-	}
-}
-
 // TestLockFilesReport runs the lock chapter's histories through Main and
 // decodes the JSON report: one result per object, with its key and model,
 // and the overall verdicts the chapter states.
