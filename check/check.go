@@ -143,6 +143,11 @@ func Run(ctx context.Context, h *history.History, req Request) (Outcome, error) 
 	if h == nil {
 		return Outcome{}, errors.New("check: no history")
 	}
+	// The engines rely on what pairing establishes; a history built or
+	// changed by hand may not keep it.
+	if err := h.Validate(); err != nil {
+		return Outcome{}, fmt.Errorf("check: invalid history: %w", err)
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}

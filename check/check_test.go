@@ -58,6 +58,8 @@ func TestRunErrors(t *testing.T) {
 		want string
 	}{
 		{"no history", nil, check.Request{}, "no history"},
+		{"invalid history", &history.History{Ops: []history.Op{{Client: "A", F: "write", Call: 5, Return: 1, Status: history.OK}}, Processes: 1, Clients: 1},
+			check.Request{Model: "register"}, "invalid history"},
 		{"unknown model", h, check.Request{Model: "nope"}, "nope"},
 		{"unknown criterion", h, check.Request{Model: "register", Criteria: []string{"strict"}}, `unknown consistency criterion "strict"`},
 		{"unsupported criterion", h, check.Request{Model: "mutex", Criteria: []string{"causal"}}, "causal"},

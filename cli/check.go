@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -190,7 +191,7 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 			continue
 		}
 		if o.output == "text" {
-			if o.summary {
+			if o.summary && hr.Error == "" {
 				if err := report.Summary(e.stdout, hr); err != nil {
 					return err
 				}
@@ -222,8 +223,13 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 		}
 	}
 	if check.Interrupted(ctx) {
+		// What was found before the interrupt still counts: a violation
+		// is a violation however the run ended.
 		fmt.Fprintln(e.stderr, "histcheck: interrupted; the verdicts above are what was known when it stopped")
 		code = ExitUnknown
+		if rep.Valid == checker.False {
+			code = ExitInvalid
+		}
 	}
 	if code == ExitOK {
 		return nil
@@ -231,19 +237,28 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 	return &exitError{code: code}
 }
 
-// checkFile reads and checks one file. Problems are printed on stderr; the
-// returned report is nil when the file could not be read.
+// checkFile reads and checks one file. Problems are printed on stderr; a
+// file that could not be checked has a report that says why
+// (report.Unread).
 func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criteria []string, initFlag history.Value) (*report.History, ExitCode) {
+	unread := func(err error) (*report.History, ExitCode) {
+		list := criteria
+		if slices.Contains(list, check.All) {
+			list = check.Names()
+		}
+		hr := report.Unread(file, list, err.Error())
+		return &hr, ExitError
+	}
 	in, err := readHistory(e, file, format.Options{Format: o.format, Order: o.order})
 	if err != nil {
 		printInputError(e, file, err)
-		return nil, ExitError
+		return unread(err)
 	}
 	h := in.h
 	if o.independent {
 		if err := h.SplitTuples(); err != nil {
 			printInputError(e, file, err)
-			return nil, ExitError
+			return unread(err)
 		}
 	}
 	// Warnings are about what the verdicts rest on (a client that went on
@@ -274,7 +289,7 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 	out, err := check.Run(ctx, h, req)
 	if !out.Settled {
 		printCheckError(e, file, err)
-		return nil, ExitError
+		return unread(err)
 	}
 	hr := report.NewHistoryOf(file, h, out)
 	code := ExitOK

@@ -55,7 +55,10 @@ type History struct {
 	Clients   int      `json:"clients"`
 	Ignored   int      `json:"ignored"`
 	Warnings  []string `json:"warnings,omitempty"`
-	Results   []Result `json:"results"`
+	// Error says why the file could not be checked (it could not be read,
+	// or its model or settings are wrong); its results are then unknown.
+	Error   string   `json:"error,omitempty"`
+	Results []Result `json:"results"`
 	// Ladder is present when every criterion was checked (-c all).
 	Ladder *Ladder `json:"ladder,omitempty"`
 	// Keys is present when a history with several keys is not
@@ -286,6 +289,17 @@ func NewHistory(file, modelName string, h *history.History) History {
 		Results:   []Result{},
 		Source:    h,
 	}
+}
+
+// Unread is the report of a file that could not be checked, for the reason
+// given: every criterion asked for is unknown, so that the file is in
+// every report form and the run's verdict is not true.
+func Unread(file string, criteria []string, reason string) History {
+	h := History{File: file, Error: reason, Results: []Result{}}
+	for _, c := range criteria {
+		h.Results = append(h.Results, Result{Consistency: c, Valid: checker.Unknown, Reason: "not checked: " + reason})
+	}
+	return h
 }
 
 // InitJSON encodes an initial value for History.Init; None gives nil (the

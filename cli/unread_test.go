@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUnreadFileInEveryReport checks that a file that cannot be read is in
+// every report form, as an error, and that the run is then not valid.
+func TestUnreadFileInEveryReport(t *testing.T) {
+	_, h2, _ := textbookFiles(t)
+	missing := filepath.Join(t.TempDir(), "missing.json")
+	code, out, errs := run(t, nil, "check", "-o", "json", missing, h2)
+	if code != ExitError || !strings.Contains(errs, "cannot open") {
+		t.Fatalf("json: exit %d, stderr %q", code, errs)
+	}
+	var rep struct {
+		Valid     any `json:"valid"`
+		Histories []struct {
+			File    string `json:"file"`
+			Error   string `json:"error"`
+			Results []struct {
+				Consistency, Reason string
+				Valid               any
+			} `json:"results"`
+		} `json:"histories"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Valid == true || len(rep.Histories) != 2 {
+		t.Fatalf("valid %v with %d histories", rep.Valid, len(rep.Histories))
+	}
+	m := rep.Histories[0]
+	if m.File != missing || !strings.Contains(m.Error, "cannot open") || len(m.Results) != 1 ||
+		m.Results[0].Valid != "unknown" || !strings.HasPrefix(m.Results[0].Reason, "not checked: ") {
+		t.Errorf("missing file's entry: %+v", m)
+	}
+	code, out, _ = run(t, nil, "check", "-o", "junit", missing, h2)
+	if code != ExitError || !strings.Contains(out, `<error message="not checked: `) || strings.Count(out, "<testcase ") != 2 {
+		t.Errorf("junit: exit %d\n%s", code, out)
+	}
+	code, out, _ = run(t, nil, "check", "-c", "all", missing)
+	if code != ExitError || strings.Count(out, missing+"\t") != 10 || !strings.Contains(out, missing+"\tpram\tunknown\n") {
+		t.Errorf("text, -c all: exit %d\n%s", code, out)
+	}
+}
