@@ -249,7 +249,7 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 		hr := report.Unread(file, list, err.Error())
 		return &hr, ExitError
 	}
-	in, err := readHistory(e, file, format.Options{Format: o.format, Order: o.order})
+	in, err := readHistory(ctx, e, file, format.Options{Format: o.format, Order: o.order})
 	if err != nil {
 		printInputError(e, file, err)
 		return unread(err)

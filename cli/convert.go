@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -36,7 +37,7 @@ func newConvertCmd(e *env) *cobra.Command {
 			}
 			return nil
 		},
-		RunE: func(_ *cobra.Command, args []string) error { return runConvert(e, o, args[0]) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runConvert(cmd.Context(), e, o, args[0]) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.to, "to", "", "output format: "+strings.Join(outputFormats, ", "))
@@ -46,7 +47,7 @@ func newConvertCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func runConvert(e *env, o *convertOptions, file string) error {
+func runConvert(ctx context.Context, e *env, o *convertOptions, file string) error {
 	if !contains(outputFormats, o.to) {
 		if o.to == "" {
 			return usagef("convert needs --to (accepted: %s)", strings.Join(outputFormats, ", "))
@@ -56,7 +57,7 @@ func runConvert(e *env, o *convertOptions, file string) error {
 	if o.format != "" && !contains(formatNames(), o.format) {
 		return usagef("unknown input format %q (accepted: %s)", o.format, strings.Join(formatNames(), ", "))
 	}
-	in, err := readHistory(e, file, format.Options{Format: o.format})
+	in, err := readHistory(ctx, e, file, format.Options{Format: o.format})
 	if err != nil {
 		printInputError(e, file, err)
 		return &exitError{code: ExitError}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,8 +22,10 @@ type input struct {
 	events bool
 }
 
-// readHistory reads a history file, or standard input for "-".
-func readHistory(e *env, file string, opts format.Options) (*input, error) {
+// readHistory reads a history file, or standard input for "-". Reading
+// stops when ctx is done, even while the input keeps it waiting (a pipe
+// whose writer is slow, a FIFO).
+func readHistory(ctx context.Context, e *env, file string, opts format.Options) (*input, error) {
 	name := file
 	var r io.Reader = e.stdin
 	if file == "-" {
@@ -34,6 +37,9 @@ func readHistory(e *env, file string, opts format.Options) (*input, error) {
 		}
 		defer f.Close()
 		r = f
+	}
+	if ctx != nil {
+		r = &ctxReader{ctx: ctx, r: r}
 	}
 	res, err := format.ReadResult(name, r, opts)
 	if err != nil {
@@ -51,3 +57,34 @@ func unwrapped(err error) error {
 
 // formatNames lists the input formats --format accepts.
 func formatNames() []string { return format.Formats() }
+
+// ctxReader reads from r until ctx is done. A read that blocks goes on in
+// a goroutine of its own, which the reader leaves behind when ctx ends:
+// the process is about to stop anyway.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, context.Cause(c.ctx)
+	}
+	type result struct {
+		n   int
+		err error
+	}
+	buf := make([]byte, len(p))
+	done := make(chan result, 1)
+	go func() {
+		n, err := c.r.Read(buf)
+		done <- result{n, err}
+	}()
+	select {
+	case res := <-done:
+		copy(p, buf[:res.n])
+		return res.n, res.err
+	case <-c.ctx.Done():
+		return 0, context.Cause(c.ctx)
+	}
+}

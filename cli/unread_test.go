@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,5 +48,25 @@ func TestUnreadFileInEveryReport(t *testing.T) {
 	code, out, _ = run(t, nil, "check", "-c", "all", missing)
 	if code != ExitError || strings.Count(out, missing+"\t") != 10 || !strings.Contains(out, missing+"\tpram\tunknown\n") {
 		t.Errorf("text, -c all: exit %d\n%s", code, out)
+	}
+}
+
+// TestReadingStopsOnInterrupt checks that an interrupt ends a run that is
+// waiting for its input: standard input that never ends.
+func TestReadingStopsOnInterrupt(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan int, 1)
+	var out, errb bytes.Buffer
+	go func() {
+		done <- MainContext(ctx, []string{"check", "-m", "register", "-"}, pr, &out, &errb)
+	}()
+	if _, err := pw.Write([]byte(`{"process": 0, "type": "invoke", "f": "read"}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	cancel(ErrInterrupted)
+	if code := <-done; code != int(ExitUnknown) || !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
 }
