@@ -39,12 +39,12 @@ func TestPairDuplicateIndex(t *testing.T) {
 		{"an index given once and a position",
 			evs(ev("a", history.Invoke, "read", nilv), ev("a", history.OK, "read", i0), inv("a", 0)), nil},
 		{"two operations", evs(inv("a", 0), ok("a", 1), inv("b", 2), ok("b", 3), inv("a", 2)),
-			[]string{"index 2 is given to two operations (line 3 and line 5), so reports that name operations by index are ambiguous"}},
+			[]string{"index 2 is given to more than one operation (line 3 and line 5), so reports that name operations by index are ambiguous"}},
 		{"the first repeat in input order, with the count",
 			evs(inv("a", 7), inv("b", 5), ok("a", 1), ok("b", 2), inv("a", 5), inv("b", 7), ok("a", 3), ok("b", 4), inv("a", 5)),
-			[]string{"index 5 is given to two operations (line 2 and line 5), so reports that name operations by index are ambiguous; 3 operations in all repeat an earlier operation's index"}},
+			[]string{"index 5 is given to more than one operation (line 2 and line 5), so reports that name operations by index are ambiguous; 3 operations in all repeat an earlier operation's index"}},
 		{"positions when there are no lines", noLines(evs(inv("a", 0), ok("a", 1), inv("b", 0))),
-			[]string{"index 0 is given to two operations (event 1 and event 3), so reports that name operations by index are ambiguous"}},
+			[]string{"index 0 is given to more than one operation (event 1 and event 3), so reports that name operations by index are ambiguous"}},
 	}
 	for _, tc := range tests {
 		h, err := history.Pair(tc.events)
@@ -71,7 +71,7 @@ func TestPairerDuplicateIndex(t *testing.T) {
 		}
 	}
 	h := p.History()
-	want := []string{"index 0 is given to two operations (event 1 and event 201), so reports that name operations by index are ambiguous; 9900 operations in all repeat an earlier operation's index"}
+	want := []string{"index 0 is given to more than one operation (event 1 and event 201), so reports that name operations by index are ambiguous; 9900 operations in all repeat an earlier operation's index"}
 	if !reflect.DeepEqual(h.Warnings, want) {
 		t.Errorf("warnings %q, want %q", h.Warnings, want)
 	}
@@ -96,11 +96,11 @@ func TestFromOpsDuplicateIndex(t *testing.T) {
 		{"the fault injector's are left out", []history.Op{withIndex(a, 1), withIndex(n, 1), withIndex(b, 2)}, nil},
 		// The repeat is found in input order, not in call order.
 		{"two operations", []history.Op{withIndex(c, 1), withIndex(a, 2), withIndex(b, 1)},
-			[]string{"index 1 is given to two operations (line 3 and line 2), so reports that name operations by index are ambiguous"}},
+			[]string{"index 1 is given to more than one operation (line 3 and line 2), so reports that name operations by index are ambiguous"}},
 		{"with the count", []history.Op{withIndex(a, 3), withIndex(b, 3), withIndex(c, 3)},
-			[]string{"index 3 is given to two operations (line 1 and line 2), so reports that name operations by index are ambiguous; 2 operations in all repeat an earlier operation's index"}},
+			[]string{"index 3 is given to more than one operation (line 1 and line 2), so reports that name operations by index are ambiguous; 2 operations in all repeat an earlier operation's index"}},
 		{"positions when there are no lines", []history.Op{withIndex(n, 0), noLine(withIndex(a, 5)), noLine(withIndex(b, 5))},
-			[]string{"index 5 is given to two operations (operation 2 and operation 3), so reports that name operations by index are ambiguous"}},
+			[]string{"index 5 is given to more than one operation (operation 2 and operation 3), so reports that name operations by index are ambiguous"}},
 	}
 	for _, tc := range tests {
 		h, err := history.FromOps(tc.ops)

@@ -382,14 +382,14 @@ func (b *bitset) set(i int) {
 
 func (b bitset) has(i int) bool { return i/64 < len(b) && b[i/64]&(1<<(i%64)) != 0 }
 
-// duplicateIndex returns a warning when operations given an index (given
-// says which, by position in ops, which is input order) share one: the
-// index names an operation in reports, so a repeated one makes them
-// ambiguous, and it often means histories were joined by mistake. The
-// warning gives the count and the first repeat in input order, with the
-// place of the operation that had the index first (where names a place).
-// It is "" when the indices are distinct. Indices that only increase, as
-// Jepsen writes them, are settled without allocating.
+// duplicateIndex returns a warning when operations that were given an
+// index share one: the index names an operation in reports, so a repeated
+// one makes them ambiguous. ops are in input order; given and where take a
+// position in ops and say whether its index was given and where the
+// operation is in the input. The warning gives the first repeat in input
+// order, the operation that had the index before it, and how many repeats
+// there are; it is "" when the indices are distinct. Indices that only
+// increase, as Jepsen writes them, are settled without allocating.
 func duplicateIndex(ops []Op, given func(int) bool, where func(int) string) string {
 	increasing, seen, last := true, false, int64(0)
 	for k := range ops {
@@ -431,7 +431,7 @@ func duplicateIndex(ops []Op, given func(int) bool, where func(int) string) stri
 	if count == 0 {
 		return ""
 	}
-	w := fmt.Sprintf("index %d is given to two operations (%s and %s), so reports that name operations by index are ambiguous",
+	w := fmt.Sprintf("index %d is given to more than one operation (%s and %s), so reports that name operations by index are ambiguous",
 		ops[first].Index, where(orig), where(first))
 	if count > 1 {
 		w += fmt.Sprintf("; %d operations in all repeat an earlier operation's index", count)
