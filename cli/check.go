@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -359,18 +359,11 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// writeHTML writes the web page of rep to path.
+// writeHTML writes the web page of rep to path, whole or not at all: a
+// crash or an interrupt never leaves half a page (see writeFileAtomic).
 func writeHTML(path string, rep *report.Report) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("writing the web page: %w", err)
-	}
-	if err := report.HTML(f, rep); err != nil {
-		f.Close()
-		return fmt.Errorf("writing the web page %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing the web page %s: %w", path, err)
+	if err := writeFileAtomic(path, func(w io.Writer) error { return report.HTML(w, rep) }); err != nil {
+		return fmt.Errorf("writing the web page %s: %w", history.Quote(path), err)
 	}
 	return nil
 }

@@ -19,6 +19,8 @@
 //   - edn: Jepsen op maps in a vector or list, or one after another, with ;
 //     comments (.edn). Keywords and symbols become strings without the
 //     colon; bigints (1N) are read, ratios and tagged literals are rejected.
+//     Reader metadata (^{…}, ^:keyword, ^Symbol) is skipped wherever it
+//     stands, as EDN readers do: it belongs to the next form, not the data.
 //     A single map with a :history entry is a wrapper like the JSON one.
 //   - jepsen-log: the history lines of a Jepsen log (.log),
 //     "INFO  jepsen.util - <process> <:type> <:f> <value>", the value in EDN;

@@ -24,7 +24,7 @@ var ednFormat = Format{
 }
 
 // sniffEDN claims input that starts with a ; comment, a list, a tagged
-// form, or a vector or map with keywords in it.
+// form, reader metadata (^), or a vector or map with keywords in it.
 func sniffEDN(head []byte) int {
 	k, rest := lead(head)
 	switch k {
@@ -34,7 +34,7 @@ func sniffEDN(head []byte) int {
 		return 0
 	}
 	switch firstByte(rest) {
-	case '(', '#':
+	case '(', '#', '^':
 		return 4
 	case '[', '{':
 		if ednKeywordRe.Match(rest) {
@@ -143,6 +143,11 @@ func (p *ednParser) form(depth int) (*ednNode, error) {
 	if p.pos >= len(p.src) {
 		return nil, p.errorf(p.line, "unexpected end of input; expected an EDN value")
 	}
+	if p.src[p.pos] == '^' {
+		if err := p.meta(depth); err != nil {
+			return nil, err
+		}
+	}
 	line := p.line
 	c := p.src[p.pos]
 	switch c {
@@ -198,6 +203,41 @@ func (p *ednParser) form(depth int) (*ednNode, error) {
 	}
 	return p.atom(tok, line)
 }
+
+// meta passes reader metadata before a form: ^{…}, ^:keyword, ^Symbol or
+// ^"tag", any number of them. Metadata attaches to the next form and is not
+// a value, so it is read (to find where it ends and to report bad input)
+// and dropped; Jepsen writes it before op maps. On return a form follows.
+func (p *ednParser) meta(depth int) error {
+	for p.pos < len(p.src) && p.src[p.pos] == '^' {
+		line := p.line
+		p.pos++
+		if err := p.skip(depth); err != nil {
+			return err
+		}
+		if p.pos >= len(p.src) || isCloser(p.src[p.pos]) {
+			return p.errorf(line, "'^' needs metadata after it: a map, a keyword or a symbol")
+		}
+		m, err := p.form(depth + 1)
+		if err != nil {
+			return err
+		}
+		switch m.kind {
+		case ednMap, ednKeyword, ednSymbol, ednString:
+		default:
+			return p.errorf(m.line, "metadata after '^' must be a map, a keyword or a symbol, got %s", m.describe())
+		}
+		if err := p.skip(depth); err != nil {
+			return err
+		}
+		if p.pos >= len(p.src) || isCloser(p.src[p.pos]) {
+			return p.errorf(line, "metadata after '^' has no form after it to attach to")
+		}
+	}
+	return nil
+}
+
+func isCloser(c byte) bool { return c == ')' || c == ']' || c == '}' }
 
 // token reads up to the next delimiter.
 func (p *ednParser) token() string {

@@ -144,7 +144,8 @@ type Pairer struct {
 	h       *History
 	clients map[string]*pairClient
 	ops     opChunks
-	opened  []int // event position of each op's invocation
+	opened  []int  // event position of each op's invocation
+	given   bitset // the ops whose invocation gave an index
 	rs      *restarts
 	timed   bool
 	decided bool
@@ -226,6 +227,7 @@ func (p *Pairer) add(e *Event, pos int) error {
 		idx := int64(pos)
 		if e.HasIdx {
 			idx = e.Index
+			p.given.set(p.ops.n)
 		}
 		c.open = p.ops.n
 		c.lastTime, c.lastLine, c.lastPos = e.Time, e.Line, pos
@@ -350,7 +352,8 @@ func (p *Pairer) History() *History {
 		return nil
 	}
 	h, ops := p.h, p.ops.flatten()
-	p.opened, p.clients = nil, nil
+	dup := duplicateIndex(ops, p.given.has, func(k int) string { return lineRef(ops[k].Line, p.opened[k], "event") })
+	p.opened, p.clients, p.given = nil, nil, nil
 	if !sort.SliceIsSorted(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call }) {
 		sort.SliceStable(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
 	}
@@ -358,10 +361,82 @@ func (p *Pairer) History() *History {
 	h.Ops = ops
 	h.Timed = p.timed
 	h.Warnings = p.rs.warnings()
+	if dup != "" {
+		h.Warnings = append(h.Warnings, dup)
+	}
 	if n := h.inv.note(); n != "" {
 		h.Warnings = append(h.Warnings, n)
 	}
 	return h
+}
+
+// bitset is a set of small non-negative integers.
+type bitset []uint64
+
+func (b *bitset) set(i int) {
+	for len(*b) <= i/64 {
+		*b = append(*b, 0)
+	}
+	(*b)[i/64] |= 1 << (i % 64)
+}
+
+func (b bitset) has(i int) bool { return i/64 < len(b) && b[i/64]&(1<<(i%64)) != 0 }
+
+// duplicateIndex returns a warning when operations that were given an
+// index share one: the index names an operation in reports, so a repeated
+// one makes them ambiguous. ops are in input order; given and where take a
+// position in ops and say whether its index was given and where the
+// operation is in the input. The warning gives the first repeat in input
+// order, the operation that had the index before it, and how many repeats
+// there are; it is "" when the indices are distinct. Indices that only
+// increase, as Jepsen writes them, are settled without allocating.
+func duplicateIndex(ops []Op, given func(int) bool, where func(int) string) string {
+	increasing, seen, last := true, false, int64(0)
+	for k := range ops {
+		if !given(k) {
+			continue
+		}
+		if seen && ops[k].Index <= last {
+			increasing = false
+			break
+		}
+		seen, last = true, ops[k].Index
+	}
+	if increasing {
+		return ""
+	}
+	var ks []int
+	for k := range ops {
+		if given(k) {
+			ks = append(ks, k)
+		}
+	}
+	// Stable: the operations of one index stay in input order, the first
+	// one holding it and the next its first repeat.
+	sort.SliceStable(ks, func(a, b int) bool { return ops[ks[a]].Index < ops[ks[b]].Index })
+	count, first, orig := 0, -1, -1
+	for i := 0; i < len(ks); {
+		j := i + 1
+		for j < len(ks) && ops[ks[j]].Index == ops[ks[i]].Index {
+			j++
+		}
+		if j-i > 1 {
+			count += j - i - 1
+			if first < 0 || ks[i+1] < first {
+				first, orig = ks[i+1], ks[i]
+			}
+		}
+		i = j
+	}
+	if count == 0 {
+		return ""
+	}
+	w := fmt.Sprintf("index %d is given to more than one operation (%s and %s), so reports that name operations by index are ambiguous",
+		ops[first].Index, where(orig), where(first))
+	if count > 1 {
+		w += fmt.Sprintf("; %d operations in all repeat an earlier operation's index", count)
+	}
+	return w
 }
 
 // FromOps validates operations written directly with call and return times
@@ -372,7 +447,8 @@ func (p *Pairer) History() *History {
 // Operations of the fault injector ("nemesis") are left out, as Pair
 // leaves out its events. Index is kept as given, not set to the position
 // in the slice: set it when written histories and reports should number
-// the operations.
+// the operations. When indices are set (not all 0) and two operations
+// share one, the history gets a warning.
 func FromOps(in []Op) (*History, error) { return fromOps(in, false) }
 
 // Derive validates operations taken from h (a part of it, or altered
@@ -421,6 +497,11 @@ func fromOps(in []Op, keepTimes bool) (*History, error) {
 		if o.Return < o.Call {
 			return nil, where(o.Line, i, "return time %d is before call time %d", o.Return, o.Call)
 		}
+	}
+	var dup string
+	if !keepTimes {
+		// A derived history repeats indices its source was warned about.
+		dup = duplicateIndex(ops, indexed(ops), func(k int) string { return lineRef(ops[k].Line, pos[k], "operation") })
 	}
 	order := make([]int, len(ops))
 	for i := range order {
@@ -473,7 +554,21 @@ func fromOps(in []Op, keepTimes bool) (*History, error) {
 	h.Ops = sorted
 	h.Timed = true
 	h.Warnings = rs.warnings()
+	if dup != "" {
+		h.Warnings = append(h.Warnings, dup)
+	}
 	return h, nil
+}
+
+// indexed says which operations were given an index: all of them, unless
+// every index is 0, which is how callers of FromOps leave them unset.
+func indexed(ops []Op) func(int) bool {
+	for k := range ops {
+		if ops[k].Index != 0 {
+			return func(int) bool { return true }
+		}
+	}
+	return func(int) bool { return false }
 }
 
 // Events turns the history back into an event history that Pair reads as

@@ -14,6 +14,26 @@ import (
 // errMemory stops a search whose memos outgrew Options.MaxMemory.
 var errMemory = errors.New("memo exceeded the memory limit")
 
+// sizeText writes a memory limit in the unit that states it exactly, so
+// that --max-memory 16MB reads back as 16 MB and 512MiB as 512 MiB: GiB
+// and MiB are powers of 1024, GB and MB powers of 1000. Other sizes are
+// given in MiB to a tenth.
+func sizeText(n int64) string {
+	units := []struct {
+		name string
+		size int64
+	}{{"GiB", 1 << 30}, {"GB", 1e9}, {"MiB", 1 << 20}, {"MB", 1e6}}
+	for _, u := range units {
+		if n > 0 && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	if n < 1<<20 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
 // fallbackMemory is the memory limit when the machine's memory cannot be
 // read.
 const fallbackMemory = 4 << 30

@@ -22,7 +22,7 @@ func TestMaxMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Valid != checker.Unknown || !strings.HasPrefix(res.Reason, "memo exceeded 1 MB after ") {
+	if res.Valid != checker.Unknown || !strings.HasPrefix(res.Reason, "memo exceeded 1 MiB after ") {
 		t.Fatalf("verdict %v, reason %q", res.Valid, res.Reason)
 	}
 	if res.Stats.MemoSize == 0 {
@@ -64,5 +64,27 @@ func TestMemTotal(t *testing.T) {
 	}
 	if DefaultMaxMemory() <= 0 {
 		t.Error("no default memory limit")
+	}
+}
+
+func TestSizeText(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		want string
+	}{
+		{1 << 20, "1 MiB"},
+		{16e6, "16 MB"},
+		{300e6, "300 MB"},
+		{256 << 20, "256 MiB"},
+		{6 << 30, "6 GiB"},
+		{2e9, "2 GB"},
+		{3 << 29, "1536 MiB"},
+		{4019208192, "3833.0 MiB"},
+		{(5 << 20) + 1, "5.0 MiB"},
+		{1000, "1000 bytes"},
+	} {
+		if got := sizeText(tc.n); got != tc.want {
+			t.Errorf("sizeText(%d) = %q, want %q", tc.n, got, tc.want)
+		}
 	}
 }

@@ -172,7 +172,7 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 		what := "cancelled"
 		switch {
 		case errors.Is(stopErr, errMemory):
-			what = fmt.Sprintf("memo exceeded %d MB", (limit+(1<<20)-1)>>20)
+			what = "memo exceeded " + sizeText(limit)
 		case errors.Is(stopErr, context.DeadlineExceeded):
 			what = "timed out"
 		}

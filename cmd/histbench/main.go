@@ -412,7 +412,7 @@ func (b *bench) largeRows() error {
 		spec := "kv/ops=100000/keys=1000/clients=32/crash=0.01/anomaly=" + anomaly
 		want := map[bool]string{true: "true", false: "false"}[anomaly == "none"]
 		err := b.childRow("kv, 100,000 ops, 1,000 keys, 32 clients, 1% crashed, "+map[bool]string{true: "valid", false: "one stale read"}[anomaly == "none"],
-			spec, "< 5 s, < 1 GB", 0, 0, b.o.pTimeout, func(h, _ childResult) bool {
+			spec, "< 5 s, < 1 GiB", 0, 0, b.o.pTimeout, func(h, _ childResult) bool {
 				return h.Verdict == want && h.Seconds < 5 && h.PeakRSS < 1<<30
 			})
 		if err != nil {
@@ -459,14 +459,15 @@ func durSeconds(s float64) string {
 	return fmt.Sprintf("%.0f µs", s*1e6)
 }
 
+// bytes writes a size in powers of 1024, labelled as such.
 func bytes(n uint64) string {
 	switch {
 	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
 	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MB", float64(n)/(1<<20))
+		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
 	case n >= 1<<10:
-		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
 }

@@ -67,8 +67,8 @@ func TestGenerateErrors(t *testing.T) {
 }
 
 func TestOutcomeAndUnits(t *testing.T) {
-	r := childResult{Seconds: 2.5, Verdict: "unknown", Reason: "memo exceeded 256 MB after 2.5s", Method: "wgl"}
-	if got := outcome(r); got != "2.50 s, unknown (memo exceeded 256 MB after 2.5s)" {
+	r := childResult{Seconds: 2.5, Verdict: "unknown", Reason: "memo exceeded 256 MiB after 2.5s", Method: "wgl"}
+	if got := outcome(r); got != "2.50 s, unknown (memo exceeded 256 MiB after 2.5s)" {
 		t.Errorf("outcome: %q", got)
 	}
 	if got := outcome(childResult{Crashed: "died: signal: killed"}); !strings.HasPrefix(got, "died") {
@@ -77,7 +77,7 @@ func TestOutcomeAndUnits(t *testing.T) {
 	for _, tc := range []struct {
 		n    uint64
 		want string
-	}{{512, "512 B"}, {3 << 10, "3 KB"}, {5 << 20, "5 MB"}, {3 << 29, "1.50 GB"}} {
+	}{{512, "512 B"}, {3 << 10, "3 KiB"}, {5 << 20, "5 MiB"}, {3 << 29, "1.50 GiB"}} {
 		if got := bytes(tc.n); got != tc.want {
 			t.Errorf("bytes(%d) = %q, want %q", tc.n, got, tc.want)
 		}
