@@ -18,12 +18,16 @@ type Compiled struct {
 	// model's Pruner showed nothing observed; they are not in Ops.
 	Dropped []int
 	Table   *model.Table
-	// Touching reports that some process's operation returns at the
+	// Touching reports that some client's operation returns at the
 	// instant its next is called. Operations whose times tie overlap, so
-	// Call and Return then do not keep that process's order (a process
-	// runs one operation after another whatever its clock says): a
-	// search must keep it itself.
+	// Call and Return then do not keep that client's order (a client runs
+	// one operation after another whatever its clock says), and Prev
+	// gives it: a search must keep it itself.
 	Touching bool
+	// Prev, when Touching, gives each operation the last operation of its
+	// client before it that completed (an index into Ops), which must
+	// take effect first; -1 when there is none.
+	Prev []int32
 }
 
 // Compile prepares the operations at the given positions of h (all of them
@@ -69,7 +73,6 @@ func Compile[S comparable](m model.Model[S], h *history.History, positions []int
 			}
 		}
 	}
-	c.Touching = touching(c.Ops)
 	if err := finish(m, h, c.Ops, c.Pos, t); err != nil {
 		return nil, err
 	}
@@ -86,22 +89,45 @@ func Compile[S comparable](m model.Model[S], h *history.History, positions []int
 		}
 		c.Ops, c.Pos = c.Ops[:n], c.Pos[:n]
 	}
+	if touching(h, c) {
+		c.Touching, c.Prev = true, clientPrev(h, c)
+	}
 	return c, nil
 }
 
-// touching reports whether some process's operation returns at the
-// instant its next is called (ops are in call order, each process's in its
-// order).
-func touching(ops []model.Op) bool {
-	last := map[int32]int64{}
-	for i := range ops {
-		o := &ops[i]
-		if r, ok := last[o.Proc]; ok && r == o.Call {
+// touching reports whether some client's operation returns at the
+// instant its next is called (c's operations are in call order, each
+// client's in its order).
+func touching(h *history.History, c *Compiled) bool {
+	last := map[string]int64{}
+	for _, p := range c.Pos {
+		o := &h.Ops[p]
+		if r, ok := last[o.Client]; ok && r == o.Call {
 			return true
 		}
-		last[o.Proc] = o.Return
+		last[o.Client] = o.Return
 	}
 	return false
+}
+
+// clientPrev gives each of c's operations the last operation of its
+// client before it that completed, or -1. An operation of unknown outcome
+// precedes nothing: it may take effect after what its client did next.
+func clientPrev(h *history.History, c *Compiled) []int32 {
+	prev := make([]int32, len(c.Ops))
+	last := map[string]int32{}
+	for k, p := range c.Pos {
+		o := &h.Ops[p]
+		q, ok := last[o.Client]
+		if !ok {
+			q = -1
+		}
+		prev[k] = q
+		if !c.Ops[k].Unknown {
+			last[o.Client] = int32(k)
+		}
+	}
+	return prev
 }
 
 // Clock returns an operation's recorded times: Call and Return in time

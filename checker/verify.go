@@ -56,6 +56,10 @@ func VerifyWitness[S comparable](m model.Model[S], h *history.History, order []i
 			switch {
 			case x.Process == y.Process && order[b] < order[a]:
 				return fmt.Errorf("witness puts %s before %s, against their process's order", x.Label(), y.Label())
+			case ord == RealTime && x.Client == y.Client && y.Status != history.Info && order[b] < order[a]:
+				// A client runs one operation after another: one it
+				// completed comes before what it did next.
+				return fmt.Errorf("witness puts %s before %s, against their client's order", x.Label(), y.Label())
 			case ord == RealTime && rt.Spans[order[b]].Return < rt.Spans[order[a]].Call:
 				return fmt.Errorf("witness puts %s before %s, but %s returned (at %d) before %s was called (at %d)",
 					x.Label(), y.Label(), y.Label(), y.Return, x.Label(), x.Call)

@@ -30,6 +30,10 @@ func TestOrder(t *testing.T) {
 			[]string{"\tlinearizable\tfalse"}, "the events are ordered as in the input"},
 		{"stale-read-file-order.json", []string{"-m", "register", "--init", "0", "--order", "times"}, ExitOK,
 			[]string{"\tlinearizable\ttrue"}, "the events are ordered by their times"},
+		// A client goes on after a read of unknown outcome: its next read
+		// still starts after the write it completed (a new logical
+		// process, but the same client), so reading 0 is stale.
+		{"client-after-info.json", nil, ExitInvalid, []string{"\tlinearizable\tfalse"}, ""},
 		// Both processes end a put and start a get at 5: each key is
 		// linearizable alone, but no order keeps both processes' order
 		// and the overlaps of their operations; sequential consistency

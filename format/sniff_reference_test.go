@@ -35,7 +35,7 @@ func sniffReference(src []byte) string {
 		first = rest[0]
 	}
 	switch first {
-	case '(':
+	case '(', '^': // a list, or reader metadata before a form
 		return EDN
 	case '[', '{', '#':
 		if ednKeywordRe.Match(rest) {

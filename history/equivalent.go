@@ -6,7 +6,8 @@ import (
 )
 
 // Equivalent reports how got differs from want as histories: it is nil
-// when both hold the same operations (matched by index and client, every
+// when both hold the same operations (matched by index and client, and in
+// the client's order where those repeat; every
 // field but the line, the process number and, in file order, the
 // positions) in the same real-time and process order. Writing a history
 // and reading it back must give an equivalent one; the order of operations
@@ -21,16 +22,22 @@ func Equivalent(want, got *History, ignore ...string) error {
 		index  int64
 		client string
 	}
-	at := make(map[id]int, len(got.Ops))
+	// Operations that share an index and a client (inputs may repeat an
+	// index) are matched in their client's order, which both keep.
+	at := make(map[id][]int, len(got.Ops))
 	for j := range got.Ops {
-		at[id{got.Ops[j].Index, got.Ops[j].Client}] = j
+		k := id{got.Ops[j].Index, got.Ops[j].Client}
+		at[k] = append(at[k], j)
 	}
 	match := make([]int, len(want.Ops))
 	for i := range want.Ops {
-		j, ok := at[id{want.Ops[i].Index, want.Ops[i].Client}]
-		if !ok {
+		k := id{want.Ops[i].Index, want.Ops[i].Client}
+		js := at[k]
+		if len(js) == 0 {
 			return fmt.Errorf("op %d (%s) is missing", i, want.Ops[i].Label())
 		}
+		j := js[0]
+		at[k] = js[1:]
 		match[i] = j
 		a, b := comparable(&want.Ops[i], want.Order, ignore), comparable(&got.Ops[j], got.Order, ignore)
 		if want.Order != got.Order {

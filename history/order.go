@@ -64,7 +64,7 @@ func (h *History) OrderByTimes() error {
 	if h.Order == TimeOrder {
 		return nil
 	}
-	if !h.Timed {
+	if !h.Timed && len(h.Ops) > 0 {
 		return Errorf(0, "the events carry no times, so only their order in the input is known")
 	}
 	if h.inv.bad != nil {
@@ -134,18 +134,24 @@ func renumber(ops []Op, processes int) {
 // RealTime is a history's real-time order in a form searches use
 // directly: operation i precedes operation j exactly when
 // Spans[i].Return < Spans[j].Call, or, when Tangled, also when both
-// belong to one process and i comes first.
+// belong to one client, i comes first and i completed.
+//
+// A client runs one operation after another: each of its operations
+// follows the ones it completed before, whatever the clock says. (One it
+// invoked again after an operation of unknown outcome, a new logical
+// process, follows the operations that client completed before that one;
+// the operation of unknown outcome itself precedes nothing.)
 type RealTime struct {
 	Spans []Span
-	// Touching reports that some process's operation returns at the
+	// Touching reports that some client's operation returns at the
 	// instant its next is called: Spans then differ from the times in
 	// more than scale.
 	Touching bool
-	// Tangled reports that at some instant two or more processes each end
+	// Tangled reports that at some instant two or more clients each end
 	// an operation and start their next one: no assignment of instants
 	// keeps both their own order and their operations' overlap with each
 	// other's, so Spans keeps the overlap and a search must also keep each
-	// process's order itself.
+	// client's order itself.
 	Tangled bool
 }
 
@@ -153,9 +159,9 @@ type RealTime struct {
 type rtPoint struct {
 	t    int64
 	op   int32 // index into the spans
-	pos  int   // position in Ops: a process's operations are in its order
+	pos  int   // position in Ops: a client's operations are in its order
 	ret  bool
-	proc int
+	proc int // the client
 }
 
 // RealTime returns the order of h's operations in real time. Operations
@@ -164,29 +170,36 @@ type rtPoint struct {
 // operations returns at the instant its next is called, the first
 // precedes the second. Ends at one instant that no rule separates stay
 // equal, so that identical operations stay identical.
-func (h *History) RealTime() RealTime { return h.realTimeAt(nil) }
+func (h *History) RealTime() RealTime { return h.realTimeAt(nil, false) }
 
 // realTimeAt is RealTime for the operations at the given positions of
 // h.Ops (all of them when positions is nil): Spans[k]
 // belongs to the operation at positions[k]. The order between two
 // operations does not depend on the others, so a part of a history may be
-// ordered on its own.
-func (h *History) realTimeAt(positions []int) RealTime {
+// ordered on its own. With serial, a tangled instant keeps every client's
+// order instead of the overlaps (see place).
+func (h *History) realTimeAt(positions []int, serial bool) RealTime {
 	n := len(positions)
 	if positions == nil {
 		n = len(h.Ops)
 	}
 	rt := RealTime{Spans: make([]Span, n)}
 	pts := make([]rtPoint, 0, 2*n)
+	clients := map[string]int{}
 	for i := 0; i < n; i++ {
 		pos := i
 		if positions != nil {
 			pos = positions[i]
 		}
 		o := &h.Ops[pos]
-		pts = append(pts, rtPoint{t: o.Call, op: int32(i), pos: pos, proc: o.Process})
+		c, ok := clients[o.Client]
+		if !ok {
+			c = len(clients)
+			clients[o.Client] = c
+		}
+		pts = append(pts, rtPoint{t: o.Call, op: int32(i), pos: pos, proc: c})
 		if o.Return != Infinity {
-			pts = append(pts, rtPoint{t: o.Return, op: int32(i), pos: pos, ret: true, proc: o.Process})
+			pts = append(pts, rtPoint{t: o.Return, op: int32(i), pos: pos, ret: true, proc: c})
 		} else {
 			rt.Spans[i].Return = Infinity
 		}
@@ -213,7 +226,7 @@ func (h *History) realTimeAt(positions []int) RealTime {
 		for hi < len(pts) && pts[hi].t == pts[lo].t {
 			hi++
 		}
-		next = rt.place(pts[lo:hi], next)
+		next = rt.place(pts[lo:hi], next, serial)
 		lo = hi
 	}
 	return rt
@@ -221,39 +234,44 @@ func (h *History) realTimeAt(positions []int) RealTime {
 
 // place gives the ends at one instant their instants from next on and
 // returns the first instant after them: calls first (one instant), then
-// each end of the one process whose operations touch (one instant each),
-// then returns (one instant). With two or more such processes no
-// placement keeps every rule; the overlap is kept and rt is Tangled.
-func (rt *RealTime) place(group []rtPoint, next int64) int64 {
-	chain := -1
+// each end of the one client whose operations touch (one instant each),
+// then returns (one instant). With two or more such clients no placement
+// keeps every rule: rt is Tangled, and the overlap is kept, or, when
+// serial, each client's order, by placing the clients' ends one client
+// after another (a sequence of events must).
+func (rt *RealTime) place(group []rtPoint, next int64, serial bool) int64 {
+	chains := map[int]bool{}
 	m := 0
 	for i := 0; i < len(group); {
-		j, ops := i, 0
+		j, touch, ret := i, false, false
 		for j < len(group) && group[j].proc == group[i].proc {
-			if j == i || group[j].op != group[j-1].op {
-				ops++
-			}
+			// A call after a return of the same client is its next
+			// operation's: the client runs one after the other.
+			touch = touch || ret && !group[j].ret
+			ret = ret || group[j].ret
 			j++
 		}
-		// Two operations of one process at one instant: one returns
-		// as the next is called (a process runs one at a time).
-		if ops > 1 {
-			rt.Touching = true
-			if chain >= 0 {
-				rt.Tangled = true
-				chain, m = -1, 0
-				break
-			}
-			chain, m = group[i].proc, j-i
+		if touch {
+			chains[group[i].proc] = true
+			m += j - i
 		}
 		i = j
+	}
+	if len(chains) > 0 {
+		rt.Touching = true
+	}
+	if len(chains) > 1 {
+		rt.Tangled = true
+		if !serial {
+			chains, m = nil, 0
+		}
 	}
 	calls, rets := next, next+1+int64(m)
 	k := calls + 1
 	for _, p := range group {
 		s := &rt.Spans[p.op]
 		switch {
-		case p.proc == chain:
+		case chains[p.proc]:
 			at(s, p.ret, k)
 			k++
 		case p.ret:

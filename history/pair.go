@@ -207,7 +207,7 @@ func (p *Pairer) add(e *Event, pos int) error {
 	if e.Type == Invoke {
 		switch {
 		case c == nil:
-			c = &pairClient{open: -1, proc: h.Processes}
+			c = &pairClient{open: -1, proc: h.Processes, lastPos: -1}
 			h.Processes++
 			h.Clients++
 			p.clients[e.Process] = c
@@ -215,14 +215,16 @@ func (p *Pairer) add(e *Event, pos int) error {
 			o := p.ops.at(c.open)
 			return where(e.Line, pos, "process %s invokes %s but its %s from %s has not completed; a process runs one operation at a time",
 				Quote(e.Process), article(e.F), Quote(o.F), lineRef(o.Line, p.opened[c.open], "event"))
-		case p.timed && e.Time < c.lastTime:
-			p.badOrder(where(e.Line, pos, "time %d is before the time %d of process %s's previous event (%s); each process's events must be in time order",
-				e.Time, c.lastTime, Quote(e.Process), lineRef(c.lastLine, c.lastPos, "event")))
 		case c.unknown:
 			p.rs.add(e.Process, e.Line, pos)
 			c.proc = h.Processes
 			h.Processes++
 			c.unknown = false
+		}
+		if c.lastPos >= 0 && p.timed && e.Time < c.lastTime {
+			// Only ordering by times needs a process's times in order.
+			p.badOrder(where(e.Line, pos, "time %d is before the time %d of process %s's previous event (%s); each process's events must be in time order",
+				e.Time, c.lastTime, Quote(e.Process), lineRef(c.lastLine, c.lastPos, "event")))
 		}
 		idx := int64(pos)
 		if e.HasIdx {
@@ -576,8 +578,9 @@ func indexed(ops []Op) func(int) bool {
 // the order RealTime gives, each carrying its recorded time (its position
 // when the input had none). An operation with unknown outcome gets an info
 // completion right after its invocation. When RealTime is tangled no event
-// order keeps every tie of times; a file that records the times and says
-// it is in time order does.
+// order keeps every tie of times: each client's order is kept, and some
+// operations that touch become ordered; a file that records the times and
+// says it is in time order keeps them all.
 func (h *History) Events() []Event {
 	type keyed struct {
 		at    int64
@@ -585,7 +588,7 @@ func (h *History) Events() []Event {
 		sub   int // 0: invocation; 1: completion
 		event Event
 	}
-	rt := h.RealTime()
+	rt := h.realTimeAt(nil, true)
 	ks := make([]keyed, 0, 2*len(h.Ops))
 	for i := range h.Ops {
 		o := &h.Ops[i]
@@ -599,9 +602,6 @@ func (h *History) Events() []Event {
 		done.Type, done.HasIdx, done.Index = o.Status, false, 0
 		inv.Extra = nil // the completion carries them; pairing merges them back
 		sp := rt.Spans[i]
-		if rt.Tangled {
-			sp = tangledSpan(o)
-		}
 		ks = append(ks, keyed{at: sp.Call, seq: i, event: inv})
 		if o.Status == Info || o.Return == Infinity {
 			done.Type = Info
@@ -626,16 +626,4 @@ func (h *History) Events() []Event {
 		out[i] = ks[i].event
 	}
 	return out
-}
-
-// tangledSpan places an operation's events when RealTime cannot: on a
-// scale of three points per instant, returns before calls at the same
-// instant, so that every process's events pair; a zero-length operation's
-// call comes first.
-func tangledSpan(o *Op) Span {
-	sp := Span{Call: 3*o.Call + 1, Return: 3 * o.Return}
-	if o.Return == o.Call {
-		sp.Return = sp.Call + 1
-	}
-	return sp
 }

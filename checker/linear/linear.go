@@ -351,7 +351,7 @@ func run[S comparable](ctx context.Context, parts []*part[S], workers int, budge
 				p := parts[i]
 				s := searchers[i]
 				if s == nil {
-					s = newSearcher(p.m, p.comp.Ops, p.init, p.comp.Touching)
+					s = newSearcher(p.m, p.comp.Ops, p.init, p.comp.Prev)
 					s.budget = budget
 					searchers[i] = s
 					slices[i] = firstSlice
@@ -385,7 +385,7 @@ func run[S comparable](ctx context.Context, parts []*part[S], workers int, budge
 }
 
 // witness merges the per-partition orders into one global order that keeps
-// each partition's order, real time and every process's order, or returns
+// each partition's order, real time and every client's order, or returns
 // false when none does. Linearizability is local for interval orders
 // (Herlihy and Wing), so one exists unless a process's touching operations
 // tangle real time (history.RealTime.Tangled); then the per-key orders the
@@ -406,7 +406,7 @@ func witness[S comparable](h *history.History, parts []*part[S]) ([]int, bool) {
 }
 
 // merge is a topological sort of the operations of the partitions' orders
-// under three relations: each partition's order, each process's order, and
+// under three relations: each partition's order, each client's order, and
 // real time (an operation may come next only if no operation still to come
 // returned before it was called).
 type merge struct {
@@ -414,7 +414,7 @@ type merge struct {
 	rt    history.RealTime
 	pos   []int   // node -> position in h.Ops
 	after []int32 // node -> its successor in its partition's order, or -1
-	wait  []int8  // node -> predecessors not yet emitted (partition, process)
+	wait  []int8  // node -> predecessors not yet emitted (partition, client)
 }
 
 func newMerge(h *history.History, n int) *merge {
@@ -437,23 +437,25 @@ func (m *merge) add(pos int, prev int32) int32 {
 
 func (m *merge) run() ([]int, bool) {
 	n := len(m.pos)
-	// Each process's order among the merged operations: positions are in
-	// call order, a process's own in its order.
+	// Each client's order among the merged operations: positions are in
+	// call order, a client's own in its order, and each operation follows
+	// the last one its client completed before it.
 	byPos := make([]int32, n)
 	for i := range byPos {
 		byPos[i] = int32(i)
 	}
 	slices.SortFunc(byPos, func(x, y int32) int { return cmp.Compare(m.pos[x], m.pos[y]) })
-	procNext := make([]int32, n)
-	last := map[int]int32{}
+	succ := make([][]int32, n)
+	last := map[string]int32{}
 	for _, x := range byPos {
-		procNext[x] = -1
-		proc := m.h.Ops[m.pos[x]].Process
-		if p, ok := last[proc]; ok {
-			procNext[p] = x
+		o := &m.h.Ops[m.pos[x]]
+		if p, ok := last[o.Client]; ok {
+			succ[p] = append(succ[p], x)
 			m.wait[x]++
 		}
-		last[proc] = x
+		if o.Status != history.Info {
+			last[o.Client] = x
+		}
 	}
 	span := func(x int32) history.Span { return m.rt.Spans[m.pos[x]] }
 	ready := &nodeHeap{key: func(x int32) int64 { return span(x).Call }}
@@ -484,7 +486,9 @@ func (m *merge) run() ([]int, bool) {
 		done[x] = true
 		out = append(out, m.pos[x])
 		release(m.after[x])
-		release(procNext[x])
+		for _, y := range succ[x] {
+			release(y)
+		}
 	}
 	return out, true
 }

@@ -81,7 +81,7 @@ type searcher[S comparable] struct {
 	// are interchangeable, so the search takes them in index order only:
 	// this tames the many weakened copies a core's shrinking makes.
 	twin []int32
-	// after, when a process's operations touch, gives each operation the previous one of
+	// after, when a client's operations touch, gives each operation the previous one of
 	// its process, which must be taken first (-1: none); nil otherwise.
 	after []int32
 	// required is the set of operations that completed, and retOf the
@@ -126,10 +126,10 @@ type searcher[S comparable] struct {
 	charged int64
 }
 
-// newSearcher prepares a search of ops from init. When touching (see
-// checker.Compiled), ops' intervals do not keep every process's own order,
-// and the search keeps it itself.
-func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S, touching bool) *searcher[S] {
+// newSearcher prepares a search of ops from init. When prev is set (see
+// checker.Compiled.Prev), ops' intervals do not keep every client's own
+// order, and the search keeps it itself: an operation waits for prev[i].
+func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S, prev []int32) *searcher[S] {
 	n := len(ops)
 	s := &searcher[S]{m: m, ops: ops, state: init, best: -1}
 	for i := range ops {
@@ -146,8 +146,8 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S, touchin
 		s.doomed = f.Doomed(ops)
 	}
 	s.twin = twins(ops)
-	if touching {
-		s.after = procPrev(ops)
+	if prev != nil {
+		s.after = prev
 		// Identical operations of different processes may wait for
 		// different predecessors: neither stands for the other.
 		for i := range s.twin {
@@ -459,24 +459,8 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 	return s.done
 }
 
-// procPrev gives each operation the previous operation of its process in
-// ops (which are in call order, each process's in its order), or -1.
-func procPrev(ops []model.Op) []int32 {
-	prev := make([]int32, len(ops))
-	last := map[int32]int32{}
-	for i := range ops {
-		p, ok := last[ops[i].Proc]
-		if !ok {
-			p = -1
-		}
-		prev[i] = p
-		last[ops[i].Proc] = int32(i)
-	}
-	return prev
-}
-
-// waits reports whether op must wait for its process's previous operation,
-// not yet taken (only when a process's operations touch).
+// waits reports whether op must wait for its client's previous completed
+// operation, not yet taken (only when a client's operations touch).
 func (s *searcher[S]) waits(op int32) bool {
 	if s.after == nil {
 		return false

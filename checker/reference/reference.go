@@ -154,10 +154,11 @@ func newSearch[S comparable](ctx context.Context, m model.Model[S], h *history.H
 			case checker.RealTime:
 				// Only a completed operation can be required first: one of
 				// unknown outcome may never happen, and its return is
-				// infinite anyway. A process runs one operation after
+				// infinite anyway. A client runs one operation after
 				// another, whatever its clock says (positions follow
-				// invocation order, so a process's are in its order).
-				if !oj.Unknown && (oj.Return < oi.Call || oi.Proc == oj.Proc && j < i) {
+				// invocation order, so a client's are in its order).
+				sameClient := h.Ops[c.Pos[i]].Client == h.Ops[c.Pos[j]].Client
+				if !oj.Unknown && (oj.Return < oi.Call || sameClient && j < i) {
 					s.before[i] |= 1 << j
 				}
 			case checker.ProcessOrder:
