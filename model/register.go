@@ -46,8 +46,8 @@ func newRegister(opts Options, cas bool) *register {
 		m.init = history.NilValue
 	}
 	ops := []OpInfo{
-		{Names: []string{"read", "r", "get"}, Value: "any (the value read)", Doc: "returns the current value"},
-		{Names: []string{"write", "w", "put"}, Value: "any (the value written)", Doc: "sets the value"},
+		{Names: []string{"read", "r", "get"}, Value: "any (the value read)", Doc: "returns the current value", Class: ReadOp},
+		{Names: []string{"write", "w", "put"}, Value: "any (the value written)", Doc: "sets the value", Class: WriteOp},
 	}
 	m.info = Info{Name: "register", Doc: "A single register read and written whole; it starts at the initial value (nil by default).", Ops: ops}
 	if cas {
