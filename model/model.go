@@ -144,6 +144,11 @@ const (
 	// WriteOp is a blind write: legal in every state, it sets the state to
 	// the value whose id is Op.A.
 	WriteOp
+	// CASOp is a compare-and-set whose value in the history is [from to]:
+	// it sets the value to "to" when it is "from". It classes operation
+	// names only (OpInfo.Class); ReadWriteRegister classes a compiled cas
+	// as OtherOp, since it is neither a read nor a blind write.
+	CASOp
 )
 
 // ReadWriteRegister is implemented by models whose states are value ids of
@@ -199,9 +204,10 @@ type OpInfo struct {
 	// WriteOp: it sets the object's value to the value it carries, and
 	// reads may return that value (it may still be refused, as a fenced
 	// write with a stale token is; checkers that need blind writes check
-	// Step). OtherOp, the zero value, is anything else (a cas, an append,
-	// an acquire) and is always safe: a checker then takes no shortcut.
-	// AnyReadOp classifies compiled operations only.
+	// Step). CASOp: a compare-and-set of a [from to] value. OtherOp, the
+	// zero value, is anything else (an append, an acquire) and is always
+	// safe: a checker then takes no shortcut. AnyReadOp classifies
+	// compiled operations only.
 	Class OpClass
 }
 

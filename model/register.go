@@ -53,7 +53,7 @@ func newRegister(opts Options, cas bool) *register {
 	if cas {
 		m.info.Name = "cas-register"
 		m.info.Doc = "A single register with compare-and-set; it starts at the initial value (nil by default)."
-		m.info.Ops = append(m.info.Ops, OpInfo{Names: []string{"cas", "compare-and-set"}, Value: "[from to]",
+		m.info.Ops = append(m.info.Ops, OpInfo{Names: []string{"cas", "compare-and-set"}, Value: "[from to]", Class: CASOp,
 			Doc: "sets the value to \"to\" if it is \"from\"; a cas that finds another value fails and must be recorded as failed"})
 	}
 	if m.nilAny {
