@@ -20,25 +20,11 @@ const breakdownMaxOps = 20_000
 // read is checked with its key's writes); past it, reads are not counted.
 const breakdownMaxWork = 200_000
 
-// isWrite tells the blind writes of a register: a key whose other
-// operations are all blind writes has reads that can be placed or not one
-// by one. Keys with appends or compare-and-sets are not counted.
-func isWrite(o *history.Op) bool {
-	switch o.F {
-	case "write", "w", "put":
-		return true
-	}
-	return false
-}
-
-// isRead tells the operations a breakdown counts as reads.
-func isRead(o *history.Op) bool {
-	switch o.F {
-	case "read", "r", "get":
-		return o.Status == history.OK
-	}
-	return false
-}
+// The breakdown asks each key's model what its operations do
+// (model.Info.ClassOf): a key whose operations other than reads are all
+// writes has reads that can be placed or not one by one. Keys with appends
+// or compare-and-sets are not counted; reads that failed or whose outcome
+// is unknown constrain nothing.
 
 // keyBreakdown counts, for a keyed history that is not linearizable, how
 // many keys fail on their own and how many reads on those keys cannot be
@@ -67,8 +53,9 @@ func keyBreakdown(ctx context.Context, objs []object, verdicts []checker.Verdict
 		if len(keys) < 2 {
 			return nil
 		}
+		info := objs[0].model.Info
 		for i := range h.Ops {
-			if o := &h.Ops[i]; !isWrite(o) && o.F != "read" && o.F != "r" && o.F != "get" {
+			if c := info.ClassOf(h.Ops[i].F); c != model.ReadOp && c != model.WriteOp {
 				return nil
 			}
 		}
@@ -114,15 +101,15 @@ func keyBreakdown(ctx context.Context, objs []object, verdicts []checker.Verdict
 		var others, reads []int
 		blind := true
 		for _, i := range p.pos {
-			switch {
-			case isRead(&h.Ops[i]):
+			switch c := p.m.Info.ClassOf(h.Ops[i].F); {
+			case c == model.ReadOp && h.Ops[i].Status == history.OK:
 				reads = append(reads, i)
-			case h.Ops[i].F == "read" || h.Ops[i].F == "r" || h.Ops[i].F == "get":
+			case c == model.ReadOp:
 				// A read that failed or whose outcome is unknown
 				// constrains nothing.
 			default:
 				others = append(others, i)
-				blind = blind && isWrite(&h.Ops[i])
+				blind = blind && c == model.WriteOp
 			}
 		}
 		if len(reads) == 0 {

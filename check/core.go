@@ -51,7 +51,7 @@ func findCore(ctx context.Context, obj *object, criterion string, mopts model.Op
 	check := func(ctx context.Context, hh *history.History) (checker.Result, error) {
 		return suite.Run(ctx, obj.model, hh, criterion, mopts, sopts)
 	}
-	c, err := shrink.Minimize(ctx, obj.h, check, obj.model.Info.Keyed)
+	c, err := shrink.MinimizeFor(ctx, obj.h, obj.model.Info, check)
 	if errors.Is(err, shrink.ErrNotViolating) {
 		// The first check of the search ran out of time.
 		return nil, nil

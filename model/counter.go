@@ -41,7 +41,7 @@ func NewCounter(opts Options) Model[int64] {
 		Doc:  "An integer counter; it starts at the initial value (0 by default).",
 		Ops: []OpInfo{
 			{Names: []string{"add", "incr"}, Value: "int (the amount, may be negative)", Doc: "adds the amount to the counter"},
-			{Names: []string{"read", "r"}, Value: "int (the value read)", Doc: "returns the counter's value"},
+			{Names: []string{"read", "r"}, Value: "int (the value read)", Doc: "returns the counter's value", Class: ReadOp},
 		},
 	}
 	if m.nilAny {

@@ -49,9 +49,9 @@ func NewFencedRegister(opts Options) Model[FencedState] {
 		Doc: "A register that remembers the highest fencing token it has accepted and rejects writes with a lower one; " +
 			"it starts at the initial value (nil by default) with no token accepted.",
 		Ops: []OpInfo{
-			{Names: []string{"read", "r", "get"}, Value: "any (the value read)", Doc: "returns the value last accepted"},
+			{Names: []string{"read", "r", "get"}, Value: "any (the value read)", Doc: "returns the value last accepted", Class: ReadOp},
 			{Names: []string{"write", "w", "put"}, Value: "any (the value written); token field: int (optional)",
-				Doc: "sets the value; with a token lower than the highest accepted it must fail, with an equal or higher one it is accepted and its token becomes the highest"},
+				Doc: "sets the value; with a token lower than the highest accepted it must fail, with an equal or higher one it is accepted and its token becomes the highest", Class: WriteOp},
 		},
 	}
 	if m.nilAny {

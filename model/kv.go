@@ -50,10 +50,10 @@ func NewKV(opts Options) Model[int64] {
 			"(nil, absent, by default). Append concatenates strings, and appending to nil appends to \"\".",
 		Keyed: true,
 		Ops: []OpInfo{
-			{Names: []string{"read", "get", "r"}, Value: "any (the value read)", Doc: "returns the key's value"},
-			{Names: []string{"write", "put", "w"}, Value: "any (the value written)", Doc: "sets the key's value"},
+			{Names: []string{"read", "get", "r"}, Value: "any (the value read)", Doc: "returns the key's value", Class: ReadOp},
+			{Names: []string{"write", "put", "w"}, Value: "any (the value written)", Doc: "sets the key's value", Class: WriteOp},
 			{Names: []string{"append"}, Value: "string (the suffix)", Doc: "appends the suffix to the key's string value"},
-			{Names: []string{"cas", "compare-and-set"}, Value: "[from to]", Doc: "sets the key's value to \"to\" if it is \"from\""},
+			{Names: []string{"cas", "compare-and-set"}, Value: "[from to]", Doc: "sets the key's value to \"to\" if it is \"from\"", Class: CASOp},
 		},
 	}
 	if m.nilAny {

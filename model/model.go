@@ -20,6 +20,8 @@
 //     elements' Table ids in one).
 //   - Info names the model and documents each operation and the shape of
 //     its value; histcheck models prints it, and UnknownOpError uses it.
+//     Each OpInfo's Class says whether the operation reads, writes or does
+//     something else: checkers ask Info.ClassOf and never compare names.
 //   - Compile turns a history operation into an Op: an operation code in
 //     Kind and the arguments and observed result in A, B and C, with values
 //     interned in the Table. Check shapes here and return an error that says
@@ -123,7 +125,9 @@ type Forker[S comparable] interface {
 }
 
 // OpClass is what an operation does to a register, for checkers that
-// exploit reads and blind writes.
+// exploit reads and blind writes. It classifies compiled operations
+// (ReadWriteRegister) and, by name, the operations a model accepts
+// (OpInfo.Class).
 type OpClass uint8
 
 // Operation classes.
@@ -140,6 +144,11 @@ const (
 	// WriteOp is a blind write: legal in every state, it sets the state to
 	// the value whose id is Op.A.
 	WriteOp
+	// CASOp is a compare-and-set whose value in the history is [from to]:
+	// it sets the value to "to" when it is "from". It classes operation
+	// names only (OpInfo.Class); ReadWriteRegister classes a compiled cas
+	// as OtherOp, since it is neither a read nor a blind write.
+	CASOp
 )
 
 // ReadWriteRegister is implemented by models whose states are value ids of
@@ -188,6 +197,31 @@ type OpInfo struct {
 	Names []string // accepted operation names, the canonical one first
 	Value string   // the value's shape, e.g. "int (the value read)", "[from to]"
 	Doc   string
+	// Class says what the operation does, so that checkers tell reads and
+	// writes apart by asking the model (Info.ClassOf) rather than by
+	// knowing names. ReadOp: it returns the state, or part of it, and never
+	// changes it (a register's read, a set's read of every element).
+	// WriteOp: it sets the object's value to the value it carries, and
+	// reads may return that value (it may still be refused, as a fenced
+	// write with a stale token is; checkers that need blind writes check
+	// Step). CASOp: a compare-and-set of a [from to] value. OtherOp, the
+	// zero value, is anything else (an append, an acquire) and is always
+	// safe: a checker then takes no shortcut. AnyReadOp classifies
+	// compiled operations only.
+	Class OpClass
+}
+
+// ClassOf returns the class of the operation the model accepts under the
+// name f (OpInfo.Class), or OtherOp for a name it does not accept.
+func (m Info) ClassOf(f string) OpClass {
+	for _, o := range m.Ops {
+		for _, n := range o.Names {
+			if n == f {
+				return o.Class
+			}
+		}
+	}
+	return OtherOp
 }
 
 // NilRead says how a read of nil is judged.

@@ -46,14 +46,14 @@ func newRegister(opts Options, cas bool) *register {
 		m.init = history.NilValue
 	}
 	ops := []OpInfo{
-		{Names: []string{"read", "r", "get"}, Value: "any (the value read)", Doc: "returns the current value"},
-		{Names: []string{"write", "w", "put"}, Value: "any (the value written)", Doc: "sets the value"},
+		{Names: []string{"read", "r", "get"}, Value: "any (the value read)", Doc: "returns the current value", Class: ReadOp},
+		{Names: []string{"write", "w", "put"}, Value: "any (the value written)", Doc: "sets the value", Class: WriteOp},
 	}
 	m.info = Info{Name: "register", Doc: "A single register read and written whole; it starts at the initial value (nil by default).", Ops: ops}
 	if cas {
 		m.info.Name = "cas-register"
 		m.info.Doc = "A single register with compare-and-set; it starts at the initial value (nil by default)."
-		m.info.Ops = append(m.info.Ops, OpInfo{Names: []string{"cas", "compare-and-set"}, Value: "[from to]",
+		m.info.Ops = append(m.info.Ops, OpInfo{Names: []string{"cas", "compare-and-set"}, Value: "[from to]", Class: CASOp,
 			Doc: "sets the value to \"to\" if it is \"from\"; a cas that finds another value fails and must be recorded as failed"})
 	}
 	if m.nilAny {

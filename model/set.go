@@ -39,7 +39,7 @@ func NewSet(opts Options) Model[string] {
 		Doc:  "A set of values that only grows; it starts empty (or with the elements of an initial list or set).",
 		Ops: []OpInfo{
 			{Names: []string{"add"}, Value: "any (the element added)", Doc: "adds the element; adding one already present changes nothing"},
-			{Names: []string{"read", "r"}, Value: "list or set (every element read; order and repeats do not matter)", Doc: "returns the whole set"},
+			{Names: []string{"read", "r"}, Value: "list or set (every element read; order and repeats do not matter)", Doc: "returns the whole set", Class: ReadOp},
 		},
 	}
 	if m.nilAny {

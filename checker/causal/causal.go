@@ -43,12 +43,16 @@ import (
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
 
 // Options are the settings of a causal check.
 type Options struct {
 	Init          history.Value // initial value of every key; None means nil
 	MaxViolations int           // violations reported at most; 0 means 10
+	// Model says which operations are reads and writes (Info.ClassOf);
+	// the zero Info means the register's.
+	Model model.Info
 }
 
 // Pattern names.
@@ -75,7 +79,7 @@ func Check(ctx context.Context, h *history.History, criterion string, opts Optio
 	}
 	// Versions, when every operation carries one, are what every other
 	// criterion reads too; values are used only without them.
-	p, err := Prepare(h, opts.Init, PreferVersions)
+	p, err := PrepareFor(h, opts.Model, opts.Init, PreferVersions)
 	if err != nil {
 		return checker.Result{}, err
 	}

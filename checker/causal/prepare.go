@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
 
 // ErrUnsupportedOp is wrapped by the error Prepare returns for an operation
@@ -117,16 +118,30 @@ type rawOp struct {
 	label string
 }
 
-// IsRead reports whether f names a read.
-func IsRead(f string) bool { return f == "read" || f == "r" || f == "get" }
+// IsRead reports whether the register model classes f as a read.
+func IsRead(f string) bool { return registerInfo().ClassOf(f) == model.ReadOp }
 
-// IsWrite reports whether f names a write.
-func IsWrite(f string) bool { return f == "write" || f == "w" || f == "put" }
+// IsWrite reports whether the register model classes f as a write.
+func IsWrite(f string) bool { return registerInfo().ClassOf(f) == model.WriteOp }
 
-// Prepare normalises h for the read/write checkers. init is the initial
-// value of every key (None means nil). An operation other than a read or a
-// write is an error wrapping ErrUnsupportedOp.
+// registerInfo is the register model's Info, whose operation classes the
+// checkers use when the caller names no model.
+func registerInfo() model.Info { return model.NewRegister(model.Options{}).Info() }
+
+// Prepare is PrepareFor with the register model's operations.
 func Prepare(h *history.History, init history.Value, id Identity) (*Prepared, error) {
+	return PrepareFor(h, model.Info{}, init, id)
+}
+
+// PrepareFor normalises h for the read/write checkers. The model m says
+// which operations are reads and which are writes (m.ClassOf); an Info
+// that documents no operations, as the zero one, means the register's.
+// init is the initial value of every key (None means nil). An operation m
+// classes as neither is an error wrapping ErrUnsupportedOp.
+func PrepareFor(h *history.History, m model.Info, init history.Value, id Identity) (*Prepared, error) {
+	if len(m.Ops) == 0 {
+		m = registerInfo()
+	}
 	if init.IsNone() {
 		init = history.NilValue
 	}
@@ -138,9 +153,9 @@ func Prepare(h *history.History, init history.Value, id Identity) (*Prepared, er
 			continue
 		}
 		var w bool
-		switch {
-		case IsRead(o.F):
-		case IsWrite(o.F):
+		switch m.ClassOf(o.F) {
+		case model.ReadOp:
+		case model.WriteOp:
 			w = true
 		default:
 			return nil, fmt.Errorf("%w: %s is neither a read nor a write", ErrUnsupportedOp, o.Label())

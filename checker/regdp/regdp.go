@@ -38,14 +38,13 @@ type Options struct {
 }
 
 // Applies reports whether h is a single-register read/write history this
-// engine decides: every operation is a read (read, r, get) or a write
-// (write, w, put). Keys are not looked at: the register model has none, so
-// the caller splits keyed histories first.
+// engine decides: the register model classes every operation as a read or
+// a write (model.Info.ClassOf). Keys are not looked at: the register model
+// has none, so the caller splits keyed histories first.
 func Applies(h *history.History) bool {
+	info := model.NewRegister(model.Options{}).Info()
 	for i := range h.Ops {
-		switch h.Ops[i].F {
-		case "read", "r", "get", "write", "w", "put":
-		default:
+		if c := info.ClassOf(h.Ops[i].F); c != model.ReadOp && c != model.WriteOp {
 			return false
 		}
 	}

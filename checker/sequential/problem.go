@@ -18,26 +18,22 @@ type problem[S comparable] struct {
 	// procs lists, per process that has operations left after compiling,
 	// its compiled operations in program order.
 	procs [][]int32
-	// readLike marks operations named as reads; see isReadName.
+	// readLike marks operations the model classes as reads; see
+	// newProblem.
 	readLike []bool
 	init     S
 }
 
-// readNames are the operation names models use for operations that report
-// the state without changing it.
-var readNames = map[string]bool{"read": true, "r": true, "get": true}
-
-// isReadName reports whether an operation is named as a read. The search
-// runs such an operation eagerly as soon as it is legal and leaves the state
-// unchanged there. That is safe for sequential consistency because a read
-// whose Step never changes the state can move to the front of any legal
-// continuation: it has no earlier operation of its own process left, it is
-// legal now, and removing it later changes no state. Models name their
-// state-preserving operations read or get, and every model's Step is checked
-// again at each use, so a read that would change the state is branched on
-// like any other operation.
-func isReadName(f string) bool { return readNames[f] }
-
+// newProblem prepares a compiled history. It marks as read-like the
+// operations the model classes as reads (model.Info.ClassOf): the search
+// runs such an operation eagerly as soon as it is legal and leaves the
+// state unchanged there. That is safe for sequential consistency because a
+// read whose Step never changes the state can move to the front of any
+// legal continuation: it has no earlier operation of its own process left,
+// it is legal now, and removing it later changes no state. A model's reads
+// leave the state alone (model.ReadOp), and Step is checked again at each
+// use, so a read that would change the state is branched on like any
+// other operation.
 func newProblem[S comparable](m model.Model[S], h *history.History, c *checker.Compiled, keyed bool) *problem[S] {
 	p := &problem[S]{m: m, h: h, c: c, keyed: keyed}
 	p.keyOf = make([]int32, len(c.Ops))
@@ -47,6 +43,7 @@ func newProblem[S comparable](m model.Model[S], h *history.History, c *checker.C
 		p.keys = []history.Value{{}}
 	}
 	byProc := make(map[int]int)
+	info := m.Info()
 	for i, pos := range c.Pos {
 		op := &h.Ops[pos]
 		if keyed {
@@ -58,7 +55,7 @@ func newProblem[S comparable](m model.Model[S], h *history.History, c *checker.C
 			}
 			p.keyOf[i] = k
 		}
-		p.readLike[i] = isReadName(op.F)
+		p.readLike[i] = info.ClassOf(op.F) == model.ReadOp
 		pi, ok := byProc[op.Process]
 		if !ok {
 			pi = len(p.procs)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
 
 // Limits beyond which the saturation is not tried (the search still is):
@@ -21,9 +22,6 @@ const (
 	maxSatNodes = 6000
 	maxSatPairs = 20_000_000
 )
-
-// writeNames are the operation names of blind writes.
-var writeNames = map[string]bool{"write": true, "w": true, "put": true}
 
 // edge kinds of the saturation graph, for the explanation.
 const (
@@ -119,11 +117,11 @@ func saturate[S comparable](ctx context.Context, p *problem[S]) *checker.Violati
 func buildSatGraph[S comparable](p *problem[S]) (*satGraph, int32) {
 	ops := p.c.Ops
 	isWrite := make([]bool, len(ops))
+	info := p.m.Info()
 	for i := range ops {
-		f := p.h.Ops[p.c.Pos[i]].F
 		switch {
 		case p.readLike[i]:
-		case writeNames[f]:
+		case info.ClassOf(p.h.Ops[p.c.Pos[i]].F) == model.WriteOp:
 			isWrite[i] = true
 		default:
 			return nil, -1

@@ -176,8 +176,8 @@ func (s *searcher[S]) undo(mark int) {
 }
 
 // eager executes, one at a time and earliest call first, every next
-// operation that is named as a read, is legal and leaves its key's state
-// as it is (see isReadName for why no branching is needed).
+// operation that the model classes as a read, is legal and leaves its
+// key's state as it is (see newProblem for why no branching is needed).
 func (s *searcher[S]) eager() {
 	p := s.p
 	for {

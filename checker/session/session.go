@@ -67,12 +67,16 @@ import (
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/causal"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
 
 // Options are the settings of a session check.
 type Options struct {
 	Init          history.Value // initial value of every key; None means nil
 	MaxViolations int           // violations reported at most; 0 means 10
+	// Model says which operations are reads and writes (Info.ClassOf);
+	// the zero Info means the register's.
+	Model model.Info
 }
 
 // Criteria this package decides.
@@ -92,7 +96,7 @@ func Check(ctx context.Context, h *history.History, criterion string, opts Optio
 	if !known {
 		return checker.Result{}, fmt.Errorf("session: unknown criterion %q (want one of %v)", criterion, Criteria)
 	}
-	p, err := causal.Prepare(h, opts.Init, causal.PreferVersions)
+	p, err := causal.PrepareFor(h, opts.Model, opts.Init, causal.PreferVersions)
 	if err != nil {
 		return checker.Result{}, err
 	}

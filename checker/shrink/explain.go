@@ -8,12 +8,14 @@ import (
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
 
 // explainer derives the facts of a core from the original history.
 type explainer struct {
 	h          *history.History
-	ops        []int // essential operations, in call order
+	m          model.Info // the model's operation classes (Core.Model)
+	ops        []int      // essential operations, in call order
 	weak       []int
 	sequential bool
 	init       history.Value // the initial value, if the history says
@@ -26,7 +28,11 @@ type explainer struct {
 // where the checker failed (Core.Violation.Explanation, or empty). h is the
 // original history, whose times and labels it quotes.
 func Explain(h *history.History, core Core, criterion string, reason string) string {
-	e := &explainer{h: h, sequential: criterion == checker.Sequential}
+	m := core.Model
+	if len(m.Ops) == 0 {
+		m = registerInfo(false)
+	}
+	e := &explainer{h: h, m: m, sequential: criterion == checker.Sequential}
 	for _, p := range core.Ops {
 		if p >= 0 && p < len(h.Ops) {
 			e.ops = append(e.ops, p)
@@ -157,7 +163,7 @@ func (e *explainer) writers(key, v history.Value) []int {
 	var out []int
 	for _, p := range append(append([]int(nil), e.ops...), e.weak...) {
 		o := e.op(p)
-		if w, ok := written(o); ok && o.Key == key && w == v {
+		if w, ok := written(e.m, o); ok && o.Key == key && w == v {
 			out = append(out, p)
 		}
 	}
@@ -178,13 +184,13 @@ func (e *explainer) isWeak(p int) bool {
 // result or the value a write or cas stored.
 func (e *explainer) observed(p int) (history.Value, bool) {
 	o := e.op(p)
-	if v, ok := readValue(o); ok {
+	if v, ok := readValue(e.m, o); ok {
 		return v, true
 	}
 	if o.Status == history.Info {
 		return history.Value{}, false
 	}
-	return written(o)
+	return written(e.m, o)
 }
 
 // older reports whether value old must have been replaced by the time
@@ -218,7 +224,7 @@ func (e *explainer) older(key, old, v history.Value) (string, bool) {
 // when the core has another shape.
 func (e *explainer) story() string {
 	for _, b := range e.ops {
-		vb, ok := readValue(e.op(b))
+		vb, ok := readValue(e.m, e.op(b))
 		if !ok {
 			continue
 		}
@@ -246,7 +252,7 @@ func (e *explainer) story() string {
 func (e *explainer) tell(a, b int, va, vb history.Value, old string) string {
 	var sb strings.Builder
 	x, y := e.op(a), e.op(b)
-	if _, isRead := readValue(x); isRead {
+	if _, isRead := readValue(e.m, x); isRead {
 		if e.sequential {
 			fmt.Fprintf(&sb, "%s read the new value %s and comes before %s in process %s's order; yet %s read %s.",
 				e.label(a), va, e.label(b), history.Quote(x.Client), e.label(b), old)
@@ -339,9 +345,9 @@ func (e *explainer) facts() []string {
 	for _, p := range e.ops {
 		o := e.op(p)
 		what, v, ok := "", history.Value{}, false
-		if v, ok = readValue(o); ok {
+		if v, ok = readValue(e.m, o); ok {
 			what = fmt.Sprintf("%s read %s", e.label(p), v)
-		} else if v, ok = expected(o); ok {
+		} else if v, ok = expected(e.m, o); ok {
 			what = fmt.Sprintf("%s needs the value %s", e.label(p), v)
 		} else {
 			continue

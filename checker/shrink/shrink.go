@@ -30,6 +30,7 @@ import (
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
 
 // Checker decides one criterion on a history; Minimize calls it many times,
@@ -67,6 +68,10 @@ type Core struct {
 	Minimal bool
 	// Checks counts the checker calls it took.
 	Checks int
+	// Model is the Info of the model the history was shrunk for: which
+	// operations read, write and compare-and-set. Explain reads the core
+	// by it; the zero Info means the cas-register's.
+	Model model.Info
 }
 
 // Size is the number of operations in the reduced history.
@@ -137,17 +142,26 @@ var ErrNotViolating = errors.New("shrink: the history does not violate the crite
 // ErrNotViolating when the checker does not reject h, ErrCoreAccepted when
 // it accepts the core on its own, or the checker's own.
 func Minimize(ctx context.Context, h *history.History, check Checker, keyed bool) (Core, error) {
+	return MinimizeFor(ctx, h, registerInfo(keyed), check)
+}
+
+// MinimizeFor is Minimize for a history of model m: m says which
+// operations are reads (dropped when weakened or of unknown outcome),
+// writes and compare-and-sets (whose values tell which weakened ones
+// nothing observes), and m.Keyed whether the history splits by key.
+func MinimizeFor(ctx context.Context, h *history.History, m model.Info, check Checker) (Core, error) {
 	if h == nil {
 		return Core{}, errors.New("shrink: no history")
 	}
-	s := &shrinker{ctx: ctx, h: h, check: check, cache: make(map[string]bool)}
+	keyed := m.Keyed
+	s := &shrinker{ctx: ctx, h: h, m: m, check: check, cache: make(map[string]bool)}
 	s.forms = make([]form, len(h.Ops))
 	for i := range h.Ops {
 		o := &h.Ops[i]
 		switch {
 		case o.Status == history.Fail:
 			s.forms[i] = dropped
-		case o.Status == history.Info && isRead(o):
+		case o.Status == history.Info && isRead(m, o):
 			s.forms[i] = dropped
 		default:
 			s.forms[i] = kept
@@ -231,6 +245,7 @@ const recheckBudget = time.Second
 type shrinker struct {
 	ctx       context.Context
 	h         *history.History
+	m         model.Info // says which operations read, write and cas
 	check     Checker
 	criterion string
 	forms     []form
@@ -276,7 +291,7 @@ func (s *shrinker) test(forms []form) (checker.Result, bool, error) {
 	if f, ok := s.cache[key]; ok && !f {
 		return checker.Result{}, false, nil
 	}
-	hh, _ := build(s.h, forms)
+	hh, _ := buildFor(s.h, s.m, forms)
 	s.checks++
 	ctx := s.ctx
 	if s.budget > 0 {
@@ -525,7 +540,7 @@ func (s *shrinker) failingReturn(res checker.Result, forms []form) (int64, bool)
 // of the history forms describe (where the checker reported them), and
 // false if a position is out of range.
 func (s *shrinker) originals(forms []form, positions ...[]int) ([]*history.Op, bool) {
-	_, origin := build(s.h, forms)
+	_, origin := buildFor(s.h, s.m, forms)
 	var ops []*history.Op
 	for _, ps := range positions {
 		for _, p := range ps {
@@ -569,7 +584,7 @@ func (s *shrinker) keepOnly(cands, keep []int) []form {
 	next := append([]form(nil), s.forms...)
 	for _, i := range cands {
 		if !in[i] {
-			next[i] = weakForm(&s.h.Ops[i])
+			next[i] = weakForm(s.m, &s.h.Ops[i])
 		}
 	}
 	return next
@@ -645,18 +660,23 @@ func complement(chunks [][]int, skip int) []int {
 	return out
 }
 
-// registerOps are the operation names whose values dropUnobserved
-// understands: with only these, a weakened write whose value no read
-// returns and no cas expects can be deleted without changing any verdict.
-var registerOps = map[string]bool{"read": true, "r": true, "get": true, "write": true, "w": true, "put": true,
-	"cas": true, "compare-and-set": true}
+// registerOp reports whether dropUnobserved understands o's value: with
+// only reads, writes and cas, a weakened write whose value no read returns
+// and no cas expects can be deleted without changing any verdict.
+func registerOp(m model.Info, o *history.Op) bool {
+	switch m.ClassOf(o.F) {
+	case model.ReadOp, model.WriteOp, model.CASOp:
+		return true
+	}
+	return false
+}
 
 // written returns the value a write or cas stores, if it is one.
-func written(o *history.Op) (history.Value, bool) {
-	switch o.F {
-	case "write", "w", "put":
+func written(m model.Info, o *history.Op) (history.Value, bool) {
+	switch m.ClassOf(o.F) {
+	case model.WriteOp:
 		return o.Value, true
-	case "cas", "compare-and-set":
+	case model.CASOp:
 		if o.Value.Kind() == history.List && o.Value.Len() == 2 {
 			return o.Value.Elems()[1], true
 		}
@@ -665,19 +685,16 @@ func written(o *history.Op) (history.Value, bool) {
 }
 
 // expected returns the value a cas compares with, if it is one.
-func expected(o *history.Op) (history.Value, bool) {
-	switch o.F {
-	case "cas", "compare-and-set":
-		if o.Value.Kind() == history.List && o.Value.Len() == 2 {
-			return o.Value.Elems()[0], true
-		}
+func expected(m model.Info, o *history.Op) (history.Value, bool) {
+	if m.ClassOf(o.F) == model.CASOp && o.Value.Kind() == history.List && o.Value.Len() == 2 {
+		return o.Value.Elems()[0], true
 	}
 	return history.Value{}, false
 }
 
 // readValue returns the value a completed read returned.
-func readValue(o *history.Op) (history.Value, bool) {
-	if !isRead(o) || o.Status != history.OK {
+func readValue(m model.Info, o *history.Op) (history.Value, bool) {
+	if !isRead(m, o) || o.Status != history.OK {
 		return history.Value{}, false
 	}
 	if o.Value.IsNone() {
@@ -705,7 +722,7 @@ func (s *shrinker) dropUnobserved() error {
 			continue
 		}
 		o := &s.h.Ops[i]
-		if !registerOps[o.F] || !o.Token.IsNone() {
+		if !registerOp(s.m, o) || !o.Token.IsNone() {
 			return nil
 		}
 		if f == weak {
@@ -713,10 +730,10 @@ func (s *shrinker) dropUnobserved() error {
 			// compares with nothing.
 			continue
 		}
-		if v, ok := readValue(o); ok {
+		if v, ok := readValue(s.m, o); ok {
 			observed[keyed{o.Key, v}] = true
 		}
-		if v, ok := expected(o); ok {
+		if v, ok := expected(s.m, o); ok {
 			observed[keyed{o.Key, v}] = true
 		}
 	}
@@ -727,7 +744,7 @@ func (s *shrinker) dropUnobserved() error {
 			continue
 		}
 		o := &s.h.Ops[i]
-		if v, ok := written(o); ok && !observed[keyed{o.Key, v}] {
+		if v, ok := written(s.m, o); ok && !observed[keyed{o.Key, v}] {
 			next[i] = dropped
 			changed = true
 		}
@@ -745,7 +762,7 @@ func (s *shrinker) dropUnobserved() error {
 // the result is 1-minimal even if ddmin was cut short by an Unknown verdict.
 func (s *shrinker) confirm() (bool, error) {
 	for !s.done() {
-		hh, origin := build(s.h, s.forms)
+		hh, origin := buildFor(s.h, s.m, s.forms)
 		allPass := true
 		weakened := false
 		for j, i := range origin {
@@ -755,7 +772,7 @@ func (s *shrinker) confirm() (bool, error) {
 			if s.done() {
 				return false, nil
 			}
-			w := Weaken(hh, []int{j})
+			w := WeakenFor(hh, s.m, []int{j})
 			s.checks++
 			res, err := s.check(s.ctx, w)
 			if err != nil {
@@ -766,7 +783,7 @@ func (s *shrinker) confirm() (bool, error) {
 				continue
 			case checker.False:
 				next := append([]form(nil), s.forms...)
-				next[i] = weakForm(&s.h.Ops[i])
+				next[i] = weakForm(s.m, &s.h.Ops[i])
 				// res speaks of Weaken's history, not of the one next
 				// builds; core asks the checker again.
 				s.forms, s.last = next, checker.Result{}
@@ -791,8 +808,8 @@ func (s *shrinker) confirm() (bool, error) {
 
 // core packages the current forms.
 func (s *shrinker) core(minimal bool) (Core, error) {
-	hh, origin := build(s.h, s.forms)
-	c := Core{History: hh, Origin: origin, Criterion: s.criterion, Minimal: minimal, Checks: s.checks}
+	hh, origin := buildFor(s.h, s.m, s.forms)
+	c := Core{History: hh, Origin: origin, Criterion: s.criterion, Minimal: minimal, Checks: s.checks, Model: s.m}
 	for i, f := range s.forms {
 		switch f {
 		case kept, inFlight:

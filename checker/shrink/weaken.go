@@ -1,6 +1,9 @@
 package shrink
 
-import "github.com/histcheck/histcheck/history"
+import (
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
+)
 
 // form is what becomes of one operation of the original history in a
 // reduced one.
@@ -21,27 +24,35 @@ const (
 	weak
 )
 
-// isRead reports whether an operation only observes: a read of a register
-// or key. Models leave the state alone for a read of unknown outcome and
-// accept any result for it, so such a read carries no information and
-// dropping it changes no verdict.
-func isRead(o *history.Op) bool {
-	switch o.F {
-	case "read", "r", "get":
-		return true
+// isRead reports whether an operation only observes: one the model m
+// classes as a read. Models leave the state alone for a read of unknown
+// outcome and accept any result for it, so such a read carries no
+// information and dropping it changes no verdict.
+func isRead(m model.Info, o *history.Op) bool { return m.ClassOf(o.F) == model.ReadOp }
+
+// registerInfo is the Info whose operation classes Weaken and Minimize
+// use: the cas-register's, or kv's when keyed (their names are the same).
+func registerInfo(keyed bool) model.Info {
+	if keyed {
+		return model.NewKV(model.Options{}).Info()
 	}
-	return false
+	return model.NewCASRegister(model.Options{}).Info()
 }
 
-// Weaken returns a copy of h in which the operations at the given
-// positions are weakened: a read is dropped, and any other operation gets
-// unknown outcome, keeping its client, call time and fields, so that it may
-// have taken effect at any time after its call, or never. Failed
-// operations at those positions are dropped (they had no effect).
-// Weakening maps a history that satisfies a criterion to one that still
-// does, so a weakened history that fails proves h fails. Out of range
-// positions are ignored.
+// Weaken is WeakenFor with the operations of the cas-register model.
 func Weaken(h *history.History, positions []int) *history.History {
+	return WeakenFor(h, registerInfo(false), positions)
+}
+
+// WeakenFor returns a copy of h in which the operations at the given
+// positions are weakened: a read (as the model m classes it) is dropped,
+// and any other operation gets unknown outcome, keeping its client, call
+// time and fields, so that it may have taken effect at any time after its
+// call, or never. Failed operations at those positions are dropped (they
+// had no effect). Weakening maps a history that satisfies a criterion to
+// one that still does, so a weakened history that fails proves h fails.
+// Out of range positions are ignored.
+func WeakenFor(h *history.History, m model.Info, positions []int) *history.History {
 	forms := make([]form, len(h.Ops))
 	for i := range h.Ops {
 		forms[i] = kept
@@ -51,29 +62,30 @@ func Weaken(h *history.History, positions []int) *history.History {
 	}
 	for _, p := range positions {
 		if p >= 0 && p < len(h.Ops) {
-			forms[p] = weakForm(&h.Ops[p])
+			forms[p] = weakForm(m, &h.Ops[p])
 		}
 	}
-	out, _ := build(h, forms)
+	out, _ := buildFor(h, m, forms)
 	return out
 }
 
 // weakForm is how an operation is weakened: reads and failed operations
 // are dropped, everything else gets unknown outcome.
-func weakForm(o *history.Op) form {
-	if o.Status == history.Fail || isRead(o) {
+func weakForm(m model.Info, o *history.Op) form {
+	if o.Status == history.Fail || isRead(m, o) {
 		return dropped
 	}
 	return weak
 }
 
-// build makes the reduced history that forms describe, and for each of its
-// operations the position in h of the operation it came from.
+// buildFor makes the reduced history that forms describe, and for each of
+// its operations the position in h of the operation it came from; the
+// model m says which operations are compare-and-sets.
 //
 // A weakened or in-flight operation is the recorded one with unknown
 // outcome: same client, same call, same fields (a weakened cas becomes an
-// optional write of its new value). Owner-aware models (locks, leases)
-// tell holders apart by client name and fencing storage by token, so
+// optional write of its new value, under the name of m's write).
+// Owner-aware models (locks, leases) tell holders apart by client name and fencing storage by token, so
 // nothing a model reads may change, or the reduced history could fail for
 // a reason the original does not have. h must be validated (in call order,
 // logical processes numbered), as Minimize's input is. Logical processes are numbered
@@ -82,7 +94,7 @@ func weakForm(o *history.Op) form {
 // starts a new one, as it would in an input; and two logical processes of
 // the original stay apart even when the operation of unknown outcome
 // between them was dropped, so that no process order is added.
-func build(h *history.History, forms []form) (*history.History, []int) {
+func buildFor(h *history.History, m model.Info, forms []form) (*history.History, []int) {
 	out := *h
 	out.Ops, out.Processes, out.Clients = nil, 0, 0
 	out.Warnings, out.Ignored = nil, 0
@@ -91,6 +103,7 @@ func build(h *history.History, forms []form) (*history.History, []int) {
 	open := make(map[int]int)
 	clients := make(map[string]bool)
 	var origin []int
+	write := canonical(m, model.WriteOp)
 	for i := range h.Ops {
 		if forms[i] == dropped {
 			continue
@@ -99,13 +112,13 @@ func build(h *history.History, forms []form) (*history.History, []int) {
 		if forms[i] == weak || forms[i] == inFlight {
 			o.Status, o.Return = history.Info, history.Infinity
 		}
-		if to, ok := casTo(&o); ok && forms[i] == weak {
+		if to, ok := casTo(m, &o); ok && forms[i] == weak && write != "" {
 			// A weakened cas either stored its new value or changed
 			// nothing, as an optional write of that value may: the write
 			// compares with nothing, which is weaker than a cas of unknown
 			// outcome and far cheaper to check, since the checkers prune
 			// optional writes nobody reads.
-			o.F, o.Value = "write", to
+			o.F, o.Value = write, to
 		}
 		p, ok := open[o.Process]
 		if !ok {
@@ -127,9 +140,20 @@ func build(h *history.History, forms []form) (*history.History, []int) {
 	return &out, origin
 }
 
+// canonical returns the canonical name of the first operation m classes
+// as c, or "" when it has none.
+func canonical(m model.Info, c model.OpClass) string {
+	for _, o := range m.Ops {
+		if o.Class == c && len(o.Names) > 0 {
+			return o.Names[0]
+		}
+	}
+	return ""
+}
+
 // casTo returns the new value of a compare-and-set.
-func casTo(o *history.Op) (history.Value, bool) {
-	if (o.F == "cas" || o.F == "compare-and-set") && o.Value.Kind() == history.List && o.Value.Len() == 2 {
+func casTo(m model.Info, o *history.Op) (history.Value, bool) {
+	if m.ClassOf(o.F) == model.CASOp && o.Value.Kind() == history.List && o.Value.Len() == 2 {
 		return o.Value.Elems()[1], true
 	}
 	return history.Value{}, false

@@ -23,12 +23,12 @@ func sequentialCheck[S comparable](ctx context.Context, m model.Model[S], h *his
 	return sequential.Check(ctx, m, h, sequential.Options{Workers: opts.Workers})
 }
 
-func causalCheck(ctx context.Context, h *history.History, criterion string, init history.Value, opts Options) (checker.Result, error) {
-	return causal.Check(ctx, h, criterion, causal.Options{Init: init, MaxViolations: opts.MaxViolations})
+func causalCheck(ctx context.Context, m model.Info, h *history.History, criterion string, init history.Value, opts Options) (checker.Result, error) {
+	return causal.Check(ctx, h, criterion, causal.Options{Init: init, MaxViolations: opts.MaxViolations, Model: m})
 }
 
-func sessionCheck(ctx context.Context, h *history.History, criterion string, init history.Value, opts Options) (checker.Result, error) {
-	return session.Check(ctx, h, criterion, session.Options{Init: init, MaxViolations: opts.MaxViolations})
+func sessionCheck(ctx context.Context, m model.Info, h *history.History, criterion string, init history.Value, opts Options) (checker.Result, error) {
+	return session.Check(ctx, h, criterion, session.Options{Init: init, MaxViolations: opts.MaxViolations, Model: m})
 }
 
 // ErrReadWriteOnly is wrapped by the error the causal and session criteria

@@ -129,12 +129,12 @@ func Bind[S comparable](newModel func(model.Options) model.Model[S]) Model {
 // ReadWrite adds the causal criteria and the session guarantees to m, for
 // models whose operations are reads and writes of registers (one per key).
 // Those checkers work from what each read observed rather than from the
-// model's states; mopts.Init, when given, is the registers' initial value,
-// else def is.
+// model's states, and tell reads from writes by m.Info.ClassOf;
+// mopts.Init, when given, is the registers' initial value, else def is.
 func ReadWrite(m Model, def history.Value) Model {
 	base := m.Check
 	criteria := append(append([]string(nil), m.Criteria...), readWriteCriteria...)
-	name := m.Info.Name
+	name, info := m.Info.Name, m.Info
 	m.Criteria = criteria
 	m.Check = func(ctx context.Context, h *history.History, criterion string, mopts model.Options, opts Options) (checker.Result, error) {
 		init := mopts.Init
@@ -148,9 +148,9 @@ func ReadWrite(m Model, def history.Value) Model {
 		)
 		switch criterion {
 		case checker.Causal, checker.CausalMemory, checker.CausalConvergence:
-			res, err = causalCheck(ctx, h, criterion, init, opts)
+			res, err = causalCheck(ctx, info, h, criterion, init, opts)
 		case checker.ReadYourWrites, checker.MonotonicReads, checker.MonotonicWrites, checker.WritesFollowReads, checker.PRAM:
-			res, err = sessionCheck(ctx, h, criterion, init, opts)
+			res, err = sessionCheck(ctx, info, h, criterion, init, opts)
 		default:
 			if !containsString(criteria, criterion) {
 				return checker.Result{}, &UnsupportedError{Model: name, Criterion: criterion, Supported: criteria}

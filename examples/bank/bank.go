@@ -62,7 +62,7 @@ func (m *bank) Info() model.Info {
 		Ops: []model.OpInfo{
 			{Names: []string{"transfer"}, Value: "[from to amount]",
 				Doc: "moves the amount between accounts; legal only if the source holds it (a refused transfer must be recorded as failed)"},
-			{Names: []string{"read"}, Value: "[balance ...] (every account, account 0 first)", Doc: "returns every balance"},
+			{Names: []string{"read"}, Value: "[balance ...] (every account, account 0 first)", Doc: "returns every balance", Class: model.ReadOp},
 		},
 	}
 }

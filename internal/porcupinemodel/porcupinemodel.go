@@ -15,6 +15,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
 
 // pInput is an operation's input for the register models.
@@ -38,6 +39,8 @@ func Register(h *history.History, init history.Value) (porcupine.Model, []porcup
 	}
 	keys := map[history.Value]int{}
 	keyed := false
+	// kv classes reads, writes and cas as the register models do.
+	info := model.NewKV(model.Options{}).Info()
 	ops := make([]porcupine.Operation, 0, len(h.Ops))
 	rt := h.RealTime()
 	for i := range h.Ops {
@@ -56,16 +59,16 @@ func Register(h *history.History, init history.Value) (porcupine.Model, []porcup
 			in.key = k
 		}
 		out := 0
-		switch o.F {
-		case "read", "r", "get":
+		switch info.ClassOf(o.F) {
+		case model.ReadOp:
 			v := o.Value
 			if v.IsNone() {
 				v = history.NilValue
 			}
 			out = id(v)
-		case "write", "w", "put":
+		case model.WriteOp:
 			in.op, in.a = 1, id(o.Value)
-		case "cas":
+		case model.CASOp:
 			e := o.Value.Elems()
 			in.op, in.a, in.b = 2, id(e[0]), id(e[1])
 		}

@@ -56,6 +56,7 @@ import (
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
 
 // ErrAmbiguous is returned for a history whose reads-from is not a
@@ -138,12 +139,15 @@ func collect(h *history.History, init history.Value) ([]op, error) {
 	keys := map[history.Value]int{}
 	written := map[[2]history.Value]bool{}
 	var ops []op
+	// The register model says which names read and which write; the
+	// checkers under test ask the same model.
+	info := model.NewRegister(model.Options{}).Info()
 	for i := range h.Ops {
 		o := &h.Ops[i]
 		var w bool
-		switch o.F {
-		case "read", "r", "get":
-		case "write", "w", "put":
+		switch info.ClassOf(o.F) {
+		case model.ReadOp:
+		case model.WriteOp:
 			w = true
 		default:
 			return nil, fmt.Errorf("weakref: %s is neither a read nor a write", o.F)
