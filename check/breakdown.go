@@ -49,7 +49,7 @@ func keyBreakdown(ctx context.Context, objs []object, verdicts []checker.Verdict
 	}
 	var parts []part
 	if len(objs) == 1 && !objs[0].perKey {
-		keys, groups := partitionByKey(h)
+		keys, groups := checker.Partition(h)
 		if len(keys) < 2 {
 			return nil
 		}

@@ -181,7 +181,7 @@ func (s modelSpec) objects(ms []suite.Model, h *history.History) ([]object, erro
 	if err != nil {
 		return nil, err
 	}
-	keys, groups := partitionByKey(h)
+	keys, groups := checker.Partition(h)
 	if len(keys) == 0 {
 		// Nothing to split: check the empty history once, so that it
 		// still gets a verdict line.
@@ -236,24 +236,6 @@ func (s modelSpec) objects(ms []suite.Model, h *history.History) ([]object, erro
 	return out, nil
 }
 
-// partitionByKey groups the positions of h's operations by key, in order of
-// each key's first appearance; operations without a key form one group.
-func partitionByKey(h *history.History) (keys []history.Value, groups [][]int) {
-	idx := map[history.Value]int{}
-	for i := range h.Ops {
-		k := h.Ops[i].Key
-		g, ok := idx[k]
-		if !ok {
-			g = len(keys)
-			idx[k] = g
-			keys = append(keys, k)
-			groups = append(groups, nil)
-		}
-		groups[g] = append(groups[g], i)
-	}
-	return keys, groups
-}
-
 // subHistory is the history of the operations at the given positions, in
 // the same order (h's operations are sorted by call, and so are a
 // history's). Its warnings are dropped: the whole history's are reported
@@ -279,7 +261,7 @@ func subHistory(h *history.History, positions []int) (*history.History, error) {
 
 // unionKeys lists the distinct keys of h, sorted, for messages.
 func unionKeys(h *history.History) []string {
-	keys, _ := partitionByKey(h)
+	keys, _ := checker.Partition(h)
 	out := make([]string, 0, len(keys))
 	for _, k := range keys {
 		if !k.IsNone() {
