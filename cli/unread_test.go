@@ -70,3 +70,31 @@ func TestReadingStopsOnInterrupt(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// cancelOnRead interrupts the run when it is first read, then waits
+// forever, as a user typing Ctrl-C while histcheck waits for input.
+type cancelOnRead struct {
+	cancel context.CancelCauseFunc
+	block  chan struct{}
+}
+
+func (c *cancelOnRead) Read([]byte) (int, error) {
+	c.cancel(ErrInterrupted)
+	<-c.block
+	return 0, io.EOF
+}
+
+// TestInterruptKeepsKnownViolation checks that a violation found before an
+// interrupt still makes the run exit 1.
+func TestInterruptKeepsKnownViolation(t *testing.T) {
+	_, h2, _ := textbookFiles(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	in := &cancelOnRead{cancel: cancel, block: make(chan struct{})}
+	defer close(in.block)
+	var out, errb bytes.Buffer
+	code := MainContext(ctx, []string{"check", h2, "-"}, in, &out, &errb)
+	if code != int(ExitInvalid) || !strings.Contains(out.String(), h2+"\tlinearizable\tfalse\n") ||
+		!strings.Contains(out.String(), "-\tlinearizable\tunknown\n") {
+		t.Errorf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+}
