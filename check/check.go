@@ -158,10 +158,24 @@ func Run(ctx context.Context, h *history.History, req Request) (Outcome, error) 
 	if err := r.settle(); err != nil {
 		return r.out, err
 	}
+	if hasVersions(h) && !model.UsesVersions(h) {
+		r.note("versions are ignored: they count only when every operation that did not fail (reads of unknown outcome aside) "+
+			"carries an integer version and no two writes of a key share one; reads are matched to writes by their values", false)
+	}
 	if req.NoCheck {
 		return r.out, nil
 	}
 	return r.out, r.checkAll()
+}
+
+// hasVersions reports whether some operation carries a version.
+func hasVersions(h *history.History) bool {
+	for i := range h.Ops {
+		if !h.Ops[i].Version.IsNone() {
+			return true
+		}
+	}
+	return false
 }
 
 // run is one Run's state.

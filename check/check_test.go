@@ -102,3 +102,38 @@ func TestRunPerKey(t *testing.T) {
 		t.Errorf("sequential per key: %v", err)
 	}
 }
+
+// TestVersionsIgnoredNote checks that versions given on only some
+// operations are said to be ignored, and that complete ones are not.
+func TestVersionsIgnoredNote(t *testing.T) {
+	op := func(c, f string, v, ver int64, call int64) history.Op {
+		o := history.Op{Client: c, F: f, Value: history.IntValue(v), Call: call, Return: call + 1, Status: history.OK}
+		if ver > 0 {
+			o.Version = history.IntValue(ver)
+		}
+		return o
+	}
+	for _, tc := range []struct {
+		name string
+		ops  []history.Op
+		note bool
+	}{
+		{"all", []history.Op{op("A", "write", 1, 1, 0), op("B", "read", 1, 1, 2)}, false},
+		{"some", []history.Op{op("A", "write", 1, 1, 0), op("B", "read", 1, 0, 2)}, true},
+		{"none", []history.Op{op("A", "write", 1, 0, 0), op("B", "read", 1, 0, 2)}, false},
+	} {
+		h, err := history.FromOps(tc.ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var notes []string
+		_, err = check.Run(context.Background(), h, check.Request{Model: "register", Note: func(n check.Note) { notes = append(notes, n.Text) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		said := len(notes) > 0 && strings.HasPrefix(notes[0], "versions are ignored")
+		if said != tc.note {
+			t.Errorf("%s: notes %q", tc.name, notes)
+		}
+	}
+}
