@@ -158,55 +158,44 @@ type RealTime struct {
 // rtPoint is one end of an operation, for RealTime.
 type rtPoint struct {
 	t    int64
-	op   int32 // index into the spans
-	pos  int   // position in Ops: a client's operations are in its order
+	op   int32 // index into Ops and the spans: a client's operations are in its order
 	ret  bool
-	proc int // the client
+	proc int // the client, numbered
 }
 
 // RealTime returns the order of h's operations in real time. Operations
 // whose times tie overlap (as Porcupine and Knossos read them), except
-// that a process runs one operation after another: when one of its
+// that a client runs one operation after another: when one of its
 // operations returns at the instant its next is called, the first
 // precedes the second. Ends at one instant that no rule separates stay
 // equal, so that identical operations stay identical.
-func (h *History) RealTime() RealTime { return h.realTimeAt(nil, false) }
+func (h *History) RealTime() RealTime { return h.realTime(false) }
 
-// realTimeAt is RealTime for the operations at the given positions of
-// h.Ops (all of them when positions is nil): Spans[k]
-// belongs to the operation at positions[k]. The order between two
-// operations does not depend on the others, so a part of a history may be
-// ordered on its own. With serial, a tangled instant keeps every client's
-// order instead of the overlaps (see place).
-func (h *History) realTimeAt(positions []int, serial bool) RealTime {
-	n := len(positions)
-	if positions == nil {
-		n = len(h.Ops)
-	}
+// realTime is RealTime; with serial, a tangled instant keeps every
+// client's order instead of the overlaps (see place), as a sequence of
+// events must.
+func (h *History) realTime(serial bool) RealTime {
+	n := len(h.Ops)
 	rt := RealTime{Spans: make([]Span, n)}
 	pts := make([]rtPoint, 0, 2*n)
 	clients := map[string]int{}
-	for i := 0; i < n; i++ {
-		pos := i
-		if positions != nil {
-			pos = positions[i]
-		}
-		o := &h.Ops[pos]
+	for i := range h.Ops {
+		o := &h.Ops[i]
 		c, ok := clients[o.Client]
 		if !ok {
 			c = len(clients)
 			clients[o.Client] = c
 		}
-		pts = append(pts, rtPoint{t: o.Call, op: int32(i), pos: pos, proc: c})
+		pts = append(pts, rtPoint{t: o.Call, op: int32(i), proc: c})
 		if o.Return != Infinity {
-			pts = append(pts, rtPoint{t: o.Return, op: int32(i), pos: pos, ret: true, proc: c})
+			pts = append(pts, rtPoint{t: o.Return, op: int32(i), ret: true, proc: c})
 		} else {
 			rt.Spans[i].Return = Infinity
 		}
 	}
-	// Within an instant: by process, then in the process's own order
-	// (Ops are sorted by call, a process's own in its order), a call
-	// before its return.
+	// Within an instant: by client, then in the client's own order (Ops
+	// are sorted by call, a client's own in its order), a call before its
+	// return.
 	sort.Slice(pts, func(a, b int) bool {
 		x, y := &pts[a], &pts[b]
 		if x.t != y.t {
@@ -215,8 +204,8 @@ func (h *History) realTimeAt(positions []int, serial bool) RealTime {
 		if x.proc != y.proc {
 			return x.proc < y.proc
 		}
-		if x.pos != y.pos {
-			return x.pos < y.pos
+		if x.op != y.op {
+			return x.op < y.op
 		}
 		return !x.ret && y.ret
 	})

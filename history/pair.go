@@ -588,7 +588,7 @@ func (h *History) Events() []Event {
 		sub   int // 0: invocation; 1: completion
 		event Event
 	}
-	rt := h.realTimeAt(nil, true)
+	rt := h.realTime(true)
 	ks := make([]keyed, 0, 2*len(h.Ops))
 	for i := range h.Ops {
 		o := &h.Ops[i]
