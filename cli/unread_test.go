@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestUnreadFileInEveryReport checks that a file that cannot be read is in
@@ -66,8 +67,13 @@ func TestReadingStopsOnInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel(ErrInterrupted)
-	if code := <-done; code != int(ExitUnknown) || !strings.Contains(errb.String(), "interrupted") {
-		t.Errorf("exit %d, stderr %q", code, errb.String())
+	select {
+	case code := <-done:
+		if code != int(ExitUnknown) || !strings.Contains(errb.String(), "interrupted") {
+			t.Errorf("exit %d, stderr %q", code, errb.String())
+		}
+	case <-time.After(time.Minute): // a guard against a hang, not a timer
+		t.Fatal("reading did not stop at the interrupt")
 	}
 }
 
