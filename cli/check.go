@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -217,7 +216,7 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 		}
 	}
 	if o.html != "" {
-		if err := writeHTML(o.html, rep); err != nil {
+		if err := report.WriteHTMLFile(o.html, rep); err != nil {
 			fmt.Fprintf(e.stderr, "histcheck: %s\n", history.Escape(err.Error()))
 			code = worse(code, ExitError)
 		}
@@ -357,13 +356,4 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
-}
-
-// writeHTML writes the web page of rep to path, whole or not at all: a
-// crash or an interrupt never leaves half a page (see writeFileAtomic).
-func writeHTML(path string, rep *report.Report) error {
-	if err := writeFileAtomic(path, func(w io.Writer) error { return report.HTML(w, rep) }); err != nil {
-		return fmt.Errorf("writing the web page %s: %w", history.Quote(path), err)
-	}
-	return nil
 }

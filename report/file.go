@@ -1,4 +1,4 @@
-package cli
+package report
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+
+	"github.com/histcheck/histcheck/history"
 )
 
 // writeFileAtomic writes a file through write so that path holds either
@@ -88,4 +90,14 @@ func writeInPlace(path string, write func(io.Writer) error) error {
 		err = cerr
 	}
 	return err
+}
+
+// WriteHTMLFile writes the web page of rep to path through a temporary
+// file renamed over it, so that a crash or an interrupt never leaves half
+// a page.
+func WriteHTMLFile(path string, rep *Report) error {
+	if err := writeFileAtomic(path, func(w io.Writer) error { return HTML(w, rep) }); err != nil {
+		return fmt.Errorf("writing the web page %s: %w", history.Quote(path), err)
+	}
+	return nil
 }
