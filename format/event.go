@@ -34,8 +34,10 @@ func processName(v history.Value) (string, bool) {
 		_, ok := v.Int()
 		return v.Text(), ok
 	case history.String:
+		// One leading colon is a keyword's; a name that still starts
+		// with one would not read back the same once written.
 		s := strings.TrimPrefix(v.Text(), ":")
-		return s, s != ""
+		return s, s != "" && s[0] != ':'
 	}
 	return "", false
 }
@@ -44,7 +46,7 @@ func processName(v history.Value) (string, bool) {
 func opName(v history.Value) (string, bool) {
 	s, ok := v.Str()
 	s = strings.TrimPrefix(s, ":")
-	return s, ok && s != ""
+	return s, ok && s != "" && s[0] != ':' // as processName
 }
 
 // processError explains why a process field was refused.

@@ -58,13 +58,11 @@ func readJepsenLog(r io.Reader) (*history.History, error) {
 			continue
 		}
 		t, _ := history.ParseType(string(m[2]))
-		e := history.Event{Process: string(m[1]), Type: t, Line: line}
-		if pn := string(m[1]); pn[0] == ':' {
-			if len(pn) == 1 {
-				return nil, history.Errorf(line, "expected a process (an integer or a name) after the dash, got %q", pn)
-			}
-			e.Process = pn[1:]
+		proc, ok := processName(history.StringValue(string(m[1])))
+		if !ok {
+			return nil, history.Errorf(line, "expected a process (an integer or a name) after the dash, got %q", m[1])
 		}
+		e := history.Event{Process: proc, Type: t, Line: line}
 		if v, ok := history.BigIntValue(e.Process); ok {
 			if _, fits := v.Int(); !fits {
 				return nil, history.Errorf(line, "process %s does not fit in a 64-bit integer", e.Process)
