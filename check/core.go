@@ -79,7 +79,7 @@ func liftCore(c shrink.Core, pos []int) shrink.Core {
 	}
 	c.Ops, c.Weakened, c.Origin = m(c.Ops), m(c.Weakened), m(c.Origin)
 	if c.History == nil || len(c.Origin) != len(c.History.Ops) {
-		c.Origin = nil // Explain then quotes the reduced history's names
+		c.Origin = nil // the report then quotes the reduced history's names
 	}
 	return c
 }

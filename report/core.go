@@ -53,8 +53,8 @@ func NewCore(h *history.History, c shrink.Core) *Core {
 		Ops:         orNoOps(ops(h, byCall(h, c.Ops))),
 		Weakened:    orNoOps(ops(h, byCall(h, c.Weakened))),
 		Minimal:     c.Minimal,
-		Explanation: shrink.Explain(h, c, crit, c.Violation.Explanation),
-		Timeline:    shrink.Timeline(h, all),
+		Explanation: coreStory(h, c, crit, c.Violation.Explanation),
+		Timeline:    Timeline(h, all),
 		Key:         c.Violation.Key,
 	}
 	return out

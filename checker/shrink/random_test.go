@@ -2,7 +2,9 @@ package shrink
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/histcheck/histcheck/checker"
@@ -58,7 +60,7 @@ func TestRandomCores(t *testing.T) {
 			t.Fatalf("%s history %d: core not shown 1-minimal", name, tried)
 		}
 		if err := coreError(ctx, check, core); err != nil {
-			t.Fatalf("%s history %d: %v\n%s", name, tried, err, Timeline(h, core.Ops))
+			t.Fatalf("%s history %d: %v\n%s", name, tried, err, labels(h, core.Ops))
 		}
 		for _, p := range core.Ops {
 			if p < 0 || p >= len(h.Ops) || h.Ops[p].Status == history.Fail {
@@ -85,4 +87,16 @@ func randomChecker(name string, init history.Value) (Checker, bool) {
 		}, true
 	}
 	return referenceChecker(model.NewMutex(o), checker.Linearizable), false
+}
+
+// labels names the operations at positions ps of h, for failure messages.
+func labels(h *history.History, ps []int) string {
+	var out []string
+	for _, p := range ps {
+		if p >= 0 && p < len(h.Ops) {
+			o := &h.Ops[p]
+			out = append(out, fmt.Sprintf("%s [%d, %d]", o.Label(), o.Call, o.Return))
+		}
+	}
+	return strings.Join(out, ", ")
 }

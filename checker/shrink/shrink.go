@@ -1,5 +1,7 @@
 // Package shrink reduces a history that violates a consistency criterion to
-// a small core that still violates it, and explains the core in plain words.
+// a small core that still violates it. The core is data: which operations
+// it keeps as recorded, which it weakens, and the checker's violation in
+// the reduced history; package report tells it in words.
 //
 // Deleting operations is unsound: deleting a write can leave a read that
 // returns a value nobody wrote, a violation the original did not have. So
@@ -58,8 +60,7 @@ type Core struct {
 	// Origin[i] is the position in the original of History.Ops[i].
 	Origin []int
 	// Violation is what the checker reported on History (its positions are
-	// in History.Ops); its Explanation is the model's reason at the
-	// failing step.
+	// in History.Ops).
 	Violation checker.Violation
 	// Criterion is the criterion the checker decided.
 	Criterion string
@@ -69,7 +70,7 @@ type Core struct {
 	// Checks counts the checker calls it took.
 	Checks int
 	// Model is the Info of the model the history was shrunk for: which
-	// operations read, write and compare-and-set. Explain reads the core
+	// operations read, write and compare-and-set. Reports read the core
 	// by it; the zero Info means the cas-register's.
 	Model model.Info
 }
@@ -671,38 +672,6 @@ func registerOp(m model.Info, o *history.Op) bool {
 	return false
 }
 
-// written returns the value a write or cas stores, if it is one.
-func written(m model.Info, o *history.Op) (history.Value, bool) {
-	switch m.ClassOf(o.F) {
-	case model.WriteOp:
-		return o.Value, true
-	case model.CASOp:
-		if o.Value.Kind() == history.List && o.Value.Len() == 2 {
-			return o.Value.Elems()[1], true
-		}
-	}
-	return history.Value{}, false
-}
-
-// expected returns the value a cas compares with, if it is one.
-func expected(m model.Info, o *history.Op) (history.Value, bool) {
-	if m.ClassOf(o.F) == model.CASOp && o.Value.Kind() == history.List && o.Value.Len() == 2 {
-		return o.Value.Elems()[0], true
-	}
-	return history.Value{}, false
-}
-
-// readValue returns the value a completed read returned.
-func readValue(m model.Info, o *history.Op) (history.Value, bool) {
-	if !isRead(m, o) || o.Status != history.OK {
-		return history.Value{}, false
-	}
-	if o.Value.IsNone() {
-		return history.NilValue, true
-	}
-	return o.Value, true
-}
-
 type keyed struct{ key, val history.Value }
 
 // dropUnobserved deletes weakened writes and cas whose value (per key)
@@ -730,10 +699,10 @@ func (s *shrinker) dropUnobserved() error {
 			// compares with nothing.
 			continue
 		}
-		if v, ok := readValue(s.m, o); ok {
+		if v, ok := s.m.ReadResult(o); ok {
 			observed[keyed{o.Key, v}] = true
 		}
-		if v, ok := expected(s.m, o); ok {
+		if v, ok := s.m.Expected(o); ok {
 			observed[keyed{o.Key, v}] = true
 		}
 	}
@@ -744,7 +713,7 @@ func (s *shrinker) dropUnobserved() error {
 			continue
 		}
 		o := &s.h.Ops[i]
-		if v, ok := written(s.m, o); ok && !observed[keyed{o.Key, v}] {
+		if v, ok := s.m.Stored(o); ok && !observed[keyed{o.Key, v}] {
 			next[i] = dropped
 			changed = true
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/histcheck/histcheck/checker"
@@ -88,6 +87,8 @@ func unwritten(t testing.TB) *history.History {
 	return mustHistory(t, op("maj", "read", history.IntValue(5), 0, 1))
 }
 
+// TestScenarios shrinks the textbook histories to their cores (what the
+// cores say in words is report's TestCoreStories).
 func TestScenarios(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -96,26 +97,13 @@ func TestScenarios(t *testing.T) {
 		crit     string
 		ops      []int
 		weakened []int
-		phrases  []string
 	}{
-		{"H2/linearizable", h2, linearChecker(register0()), checker.Linearizable, []int{1, 2}, []int{0},
-			[]string{"B:r(1) read the new value 1 and finished at 4, before C:r(0) began at 6",
-				"yet C:r(0) read the old value 0",
-				"A:w(1) was still in progress [0, 10]",
-				"no later read may return 0"}},
-		{"H2/reference", h2, referenceChecker(register0(), checker.Linearizable), checker.Linearizable, []int{1, 2}, []int{0},
-			[]string{"B:r(1) read the new value 1"}},
-		{"H3/linearizable", h3, linearChecker(register0()), checker.Linearizable, []int{0, 1}, nil,
-			[]string{"A:w(1) finished at 2 before A:r(0) began at 3 (same process)",
-				"yet the read returned 0, the value before the write"}},
-		{"H3/sequential", h3, sequentialChecker(register0()), checker.Sequential, []int{0, 1}, nil,
-			[]string{"A:w(1) comes before A:r(0) in process A's order",
-				"yet the read returned 0, the value before the write"}},
-		{"overwritten/linearizable", overwritten, linearChecker(register0()), checker.Linearizable, []int{0, 1, 2}, nil,
-			[]string{"min:w(2) finished at 3 before maj:r(1) began at 4, yet the read returned the older value 1, which the write had overwritten.",
-				"min:w(1) finished at 1 before min:w(2) began at 2 (same process)."}},
-		{"unwritten/linearizable", unwritten, linearChecker(register0()), checker.Linearizable, []int{0}, nil,
-			[]string{"No order of this one operation respects real time and the model"}},
+		{"H2/linearizable", h2, linearChecker(register0()), checker.Linearizable, []int{1, 2}, []int{0}},
+		{"H2/reference", h2, referenceChecker(register0(), checker.Linearizable), checker.Linearizable, []int{1, 2}, []int{0}},
+		{"H3/linearizable", h3, linearChecker(register0()), checker.Linearizable, []int{0, 1}, nil},
+		{"H3/sequential", h3, sequentialChecker(register0()), checker.Sequential, []int{0, 1}, nil},
+		{"overwritten/linearizable", overwritten, linearChecker(register0()), checker.Linearizable, []int{0, 1, 2}, nil},
+		{"unwritten/linearizable", unwritten, linearChecker(register0()), checker.Linearizable, []int{0}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -131,13 +119,6 @@ func TestScenarios(t *testing.T) {
 				t.Fatalf("minimal %v criterion %q", core.Minimal, core.Criterion)
 			}
 			assertCore(t, context.Background(), c.check, core)
-			ex := Explain(h, core, core.Criterion, core.Violation.Explanation)
-			for _, p := range c.phrases {
-				if !strings.Contains(ex, p) {
-					t.Errorf("explanation lacks %q:\n%s", p, ex)
-				}
-			}
-			t.Logf("\n%s\n%s", Timeline(h, append(append([]int(nil), core.Ops...), core.Weakened...)), ex)
 		})
 	}
 }

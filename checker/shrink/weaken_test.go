@@ -2,8 +2,6 @@ package shrink
 
 import (
 	"context"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/histcheck/histcheck/checker"
@@ -99,31 +97,6 @@ func TestRedisUnsafeReleaseCore(t *testing.T) {
 		res, err := c.check(ctx, alone)
 		if err != nil || res.Valid != checker.False {
 			t.Errorf("%s: the core alone is %v (%v)", c.crit, res.Valid, err)
-		}
-		text := Explain(h, core, c.crit, core.Violation.Explanation) + Timeline(h, append(append([]int(nil), core.Ops...), core.Weakened...))
-		if regexp.MustCompile(`[A-Z][~#][0-9]`).MatchString(text) || !strings.Contains(text, "A:release(lock, a7f3)") {
-			t.Errorf("%s: core text:\n%s", c.crit, text)
-		}
-	}
-}
-
-// TestRecordedLabels: the checker's reason names a weakened cas by the
-// write it became; the explanation names it as recorded, unless the label
-// could mean another operation of the core.
-func TestRecordedLabels(t *testing.T) {
-	cas := op("A", "cas", history.ListValue(i1, i2), 0, 1)
-	for _, tt := range []struct {
-		name string
-		ops  []history.Op
-		want string
-	}{
-		{"cas", []history.Op{cas, op("B", "read", i2, 2, 3)}, "after A:cas(1, 2)"},
-		{"ambiguous", []history.Op{cas, op("A", "write", i2, 2, 3)}, "after A:w(2)"},
-	} {
-		h := mustHistory(t, tt.ops...)
-		core := Core{History: Weaken(h, []int{0}), Origin: []int{0, 1}}
-		if got := recordedLabels(h, core, "after A:w(2)"); got != tt.want {
-			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package shrink
+package report
 
 import (
 	"strings"
@@ -13,9 +13,9 @@ import (
 // names take.
 func TestTimelineLanes(t *testing.T) {
 	h, err := history.FromOps([]history.Op{
-		op("élan", "write", history.IntValue(1), 0, 10),
-		op("bob", "read", history.IntValue(1), 0, 10),
-		op("x\ny", "read", history.IntValue(1), 0, 10),
+		storyOp("élan", "write", history.IntValue(1), 0, 10),
+		storyOp("bob", "read", history.IntValue(1), 0, 10),
+		storyOp("x\ny", "read", history.IntValue(1), 0, 10),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package shrink
+package report
 
 import (
 	"fmt"
@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/shrink"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
 
-// explainer derives the facts of a core from the original history.
-type explainer struct {
+// storyteller derives the facts of a core from the original history.
+type storyteller struct {
 	h          *history.History
 	m          model.Info // the model's operation classes (Core.Model)
 	ops        []int      // essential operations, in call order
@@ -21,18 +22,19 @@ type explainer struct {
 	init       history.Value // the initial value, if the history says
 }
 
-// Explain says in plain words why a core violates the criterion, from its
+// coreStory says in plain words why a core violates the criterion, from its
 // facts: how its operations are ordered (in real time for linearizability,
 // in each process's order for sequential consistency), which write each
-// read must have read from, and reason, the model's complaint at the step
-// where the checker failed (Core.Violation.Explanation, or empty). h is the
-// original history, whose times and labels it quotes.
-func Explain(h *history.History, core Core, criterion string, reason string) string {
+// read must have read from, and reason, the checker's words for the
+// violation it found in the core's history (or empty). h is the original
+// history, whose times and labels it quotes.
+func coreStory(h *history.History, core shrink.Core, criterion string, reason string) string {
 	m := core.Model
 	if len(m.Ops) == 0 {
-		m = registerInfo(false)
+		// The zero Info stands for the cas-register's operations.
+		m = model.NewCASRegister(model.Options{}).Info()
 	}
-	e := &explainer{h: h, m: m, sequential: criterion == checker.Sequential}
+	e := &storyteller{h: h, m: m, sequential: criterion == checker.Sequential}
 	for _, p := range core.Ops {
 		if p >= 0 && p < len(h.Ops) {
 			e.ops = append(e.ops, p)
@@ -91,7 +93,7 @@ func Explain(h *history.History, core Core, criterion string, reason string) str
 // reduced history keeps every operation's client and fields, but a
 // weakened cas there is a write ("A:w(2)" for "A:cas(1, 2)"); its label is
 // replaced when no other operation of the core could be meant by it.
-func recordedLabels(h *history.History, core Core, reason string) string {
+func recordedLabels(h *history.History, core shrink.Core, reason string) string {
 	if core.History == nil || len(core.Origin) != len(core.History.Ops) {
 		return reason
 	}
@@ -117,9 +119,9 @@ func recordedLabels(h *history.History, core Core, reason string) string {
 	return reason
 }
 
-func (e *explainer) op(p int) *history.Op { return &e.h.Ops[p] }
+func (e *storyteller) op(p int) *history.Op { return &e.h.Ops[p] }
 
-func (e *explainer) label(p int) string { return e.op(p).Label() }
+func (e *storyteller) label(p int) string { return e.op(p).Label() }
 
 // span renders an operation's interval, "[0, 10]" or "[3, ...)" when it
 // never returned.
@@ -133,7 +135,7 @@ func span(o *history.Op) string {
 // precedes reports whether a must take effect before b: a returned before
 // b was called (linearizability), or a came earlier in the same process
 // (sequential consistency, and also under real time when a returned).
-func (e *explainer) precedes(a, b int) bool {
+func (e *storyteller) precedes(a, b int) bool {
 	x, y := e.op(a), e.op(b)
 	if a == b {
 		return false
@@ -145,7 +147,7 @@ func (e *explainer) precedes(a, b int) bool {
 }
 
 // orderPhrase says why a precedes b, with times.
-func (e *explainer) orderPhrase(a, b int) string {
+func (e *storyteller) orderPhrase(a, b int) string {
 	x, y := e.op(a), e.op(b)
 	if e.sequential {
 		return fmt.Sprintf("%s comes before %s in process %s's order", e.label(a), e.label(b), history.Quote(x.Client))
@@ -159,11 +161,11 @@ func (e *explainer) orderPhrase(a, b int) string {
 
 // writers lists the core's operations, weakened ones included, that store
 // v on key.
-func (e *explainer) writers(key, v history.Value) []int {
+func (e *storyteller) writers(key, v history.Value) []int {
 	var out []int
 	for _, p := range append(append([]int(nil), e.ops...), e.weak...) {
 		o := e.op(p)
-		if w, ok := written(e.m, o); ok && o.Key == key && w == v {
+		if w, ok := e.m.Stored(o); ok && o.Key == key && w == v {
 			out = append(out, p)
 		}
 	}
@@ -171,7 +173,7 @@ func (e *explainer) writers(key, v history.Value) []int {
 	return out
 }
 
-func (e *explainer) isWeak(p int) bool {
+func (e *storyteller) isWeak(p int) bool {
 	for _, q := range e.weak {
 		if q == p {
 			return true
@@ -182,22 +184,22 @@ func (e *explainer) isWeak(p int) bool {
 
 // observed is the value an operation shows the register held: a read's
 // result or the value a write or cas stored.
-func (e *explainer) observed(p int) (history.Value, bool) {
+func (e *storyteller) observed(p int) (history.Value, bool) {
 	o := e.op(p)
-	if v, ok := readValue(e.m, o); ok {
+	if v, ok := e.m.ReadResult(o); ok {
 		return v, true
 	}
 	if o.Status == history.Info {
 		return history.Value{}, false
 	}
-	return written(e.m, o)
+	return e.m.Stored(o)
 }
 
 // older reports whether value old must have been replaced by the time
 // value v was stored on key: no core operation writes old (it is the
 // initial value), or every writer of old finished before any writer of v
 // began. It returns a phrase naming old.
-func (e *explainer) older(key, old, v history.Value) (string, bool) {
+func (e *storyteller) older(key, old, v history.Value) (string, bool) {
 	ow, nw := e.writers(key, old), e.writers(key, v)
 	if len(ow) == 0 {
 		if !e.init.IsNone() && e.init != old {
@@ -222,9 +224,9 @@ func (e *explainer) older(key, old, v history.Value) (string, bool) {
 // story looks for the classic shape of a stale read: an operation that saw
 // (or stored) a newer value precedes a read of an older one. It returns ""
 // when the core has another shape.
-func (e *explainer) story() string {
+func (e *storyteller) story() string {
 	for _, b := range e.ops {
-		vb, ok := readValue(e.m, e.op(b))
+		vb, ok := e.m.ReadResult(e.op(b))
 		if !ok {
 			continue
 		}
@@ -249,10 +251,10 @@ func (e *explainer) story() string {
 
 // tell writes the stale-read story for a preceding b, where a saw or
 // stored va and b then read the older vb.
-func (e *explainer) tell(a, b int, va, vb history.Value, old string) string {
+func (e *storyteller) tell(a, b int, va, vb history.Value, old string) string {
 	var sb strings.Builder
 	x, y := e.op(a), e.op(b)
-	if _, isRead := readValue(e.m, x); isRead {
+	if _, isRead := e.m.ReadResult(x); isRead {
 		if e.sequential {
 			fmt.Fprintf(&sb, "%s read the new value %s and comes before %s in process %s's order; yet %s read %s.",
 				e.label(a), va, e.label(b), history.Quote(x.Client), e.label(b), old)
@@ -287,7 +289,7 @@ func (e *explainer) tell(a, b int, va, vb history.Value, old string) string {
 }
 
 // list joins labels: "A:w(1)", "A:w(1) and B:w(1)", "A, B and C".
-func (e *explainer) list(ps []int) string {
+func (e *storyteller) list(ps []int) string {
 	var ls []string
 	for _, p := range ps {
 		ls = append(ls, e.label(p))
@@ -301,7 +303,7 @@ func (e *explainer) list(ps []int) string {
 // facts lists the core's facts: its operations' intervals, the order
 // between them (without the pairs that follow from others), where each
 // read's value came from, and what the weakened operations stand for.
-func (e *explainer) facts() []string {
+func (e *storyteller) facts() []string {
 	var out []string
 	for _, p := range e.ops {
 		o := e.op(p)
@@ -345,9 +347,9 @@ func (e *explainer) facts() []string {
 	for _, p := range e.ops {
 		o := e.op(p)
 		what, v, ok := "", history.Value{}, false
-		if v, ok = readValue(e.m, o); ok {
+		if v, ok = e.m.ReadResult(o); ok {
 			what = fmt.Sprintf("%s read %s", e.label(p), v)
-		} else if v, ok = expected(e.m, o); ok {
+		} else if v, ok = e.m.Expected(o); ok {
 			what = fmt.Sprintf("%s needs the value %s", e.label(p), v)
 		} else {
 			continue

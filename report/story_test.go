@@ -1,0 +1,158 @@
+package report
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/reference"
+	"github.com/histcheck/histcheck/checker/shrink"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
+)
+
+// storyOp builds an operation for FromOps; ret < 0 means unknown outcome.
+func storyOp(client, f string, v history.Value, call, ret int64) history.Op {
+	o := history.Op{Client: client, F: f, Value: v, Call: call, Return: ret, Status: history.OK}
+	if ret < 0 {
+		o.Status, o.Return = history.Info, history.Infinity
+	}
+	return o
+}
+
+func storyHistory(t testing.TB, ops ...history.Op) *history.History {
+	t.Helper()
+	h, err := history.FromOps(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// referenceCheck is the reference checker of crit for a model, as a
+// shrink.Checker.
+func referenceCheck[S comparable](m model.Model[S], crit string) shrink.Checker {
+	return func(ctx context.Context, h *history.History) (checker.Result, error) {
+		if crit == checker.Sequential {
+			return reference.Sequential(ctx, m, h)
+		}
+		return reference.Linearizable(ctx, m, h)
+	}
+}
+
+// TestCoreStories tells the cores of the textbook histories: the stale
+// read of H2 (whichever checker found it), the process that does not read
+// its own write (H3), a read of an overwritten value, and a read of a value
+// nobody wrote.
+func TestCoreStories(t *testing.T) {
+	i0, i1, i2 := history.IntValue(0), history.IntValue(1), history.IntValue(2)
+	h2 := storyHistory(t, storyOp("A", "write", i1, 0, 10), storyOp("B", "read", i1, 2, 4), storyOp("C", "read", i0, 6, 8))
+	h3 := storyHistory(t, storyOp("A", "write", i1, 0, 2), storyOp("A", "read", i0, 3, 5))
+	overwritten := storyHistory(t, storyOp("min", "write", i1, 0, 1), storyOp("min", "write", i2, 2, 3), storyOp("maj", "read", i1, 4, 5))
+	unwritten := storyHistory(t, storyOp("maj", "read", history.IntValue(5), 0, 1))
+	cs := checkers(register0)
+	cases := []struct {
+		name    string
+		h       *history.History
+		check   shrink.Checker
+		phrases []string
+	}{
+		{"H2/linearizable", h2, shrink.Checker(cs[checker.Linearizable]),
+			[]string{"B:r(1) read the new value 1 and finished at 4, before C:r(0) began at 6",
+				"yet C:r(0) read the old value 0",
+				"A:w(1) was still in progress [0, 10]",
+				"no later read may return 0"}},
+		{"H2/reference", h2, referenceCheck(register0(), checker.Linearizable),
+			[]string{"B:r(1) read the new value 1"}},
+		{"H3/linearizable", h3, shrink.Checker(cs[checker.Linearizable]),
+			[]string{"A:w(1) finished at 2 before A:r(0) began at 3 (same process)",
+				"yet the read returned 0, the value before the write"}},
+		{"H3/sequential", h3, shrink.Checker(cs[checker.Sequential]),
+			[]string{"A:w(1) comes before A:r(0) in process A's order",
+				"yet the read returned 0, the value before the write"}},
+		{"overwritten/linearizable", overwritten, shrink.Checker(cs[checker.Linearizable]),
+			[]string{"min:w(2) finished at 3 before maj:r(1) began at 4, yet the read returned the older value 1, which the write had overwritten.",
+				"min:w(1) finished at 1 before min:w(2) began at 2 (same process)."}},
+		{"unwritten/linearizable", unwritten, shrink.Checker(cs[checker.Linearizable]),
+			[]string{"No order of this one operation respects real time and the model"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			core, err := shrink.Minimize(context.Background(), c.h, c.check, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc := NewCore(c.h, core)
+			for _, p := range c.phrases {
+				if !strings.Contains(rc.Explanation, p) {
+					t.Errorf("explanation lacks %q:\n%s", p, rc.Explanation)
+				}
+			}
+			t.Logf("\n%s\n%s", rc.Timeline, rc.Explanation)
+		})
+	}
+}
+
+// TestRedisUnsafeReleaseStory: the core of the Redis unsafe release under
+// the lease model names the operations as recorded, and no internal name
+// of a weakened client.
+func TestRedisUnsafeReleaseStory(t *testing.T) {
+	lock := history.StringValue("lock")
+	lop := func(c, f, v string, call, ret int64) history.Op {
+		o := storyOp(c, f, history.StringValue(v), call, ret)
+		o.Key = lock
+		if f == "acquire" {
+			o.Extra = []history.Field{{Name: "ttl", Value: history.IntValue(5000)}}
+		}
+		return o
+	}
+	h := storyHistory(t,
+		lop("A", "acquire", "a7f3", 0, 5),
+		lop("B", "acquire", "9c2e", 5500, 5505),
+		lop("A", "release", "a7f3", 7000, 7005),
+		lop("C", "acquire", "41bd", 7500, 7505))
+	lease := func() model.Model[model.LeaseState] { return model.NewLease(model.Options{}) }
+	cs := checkers(lease)
+	for _, c := range []struct {
+		crit  string
+		check shrink.Checker
+	}{
+		{checker.Linearizable, shrink.Checker(cs[checker.Linearizable])},
+		{checker.Sequential, shrink.Checker(cs[checker.Sequential])},
+		{checker.Linearizable, referenceCheck(lease(), checker.Linearizable)},
+	} {
+		core, err := shrink.Minimize(context.Background(), h, c.check, false)
+		if err != nil {
+			t.Fatalf("%s: %v", c.crit, err)
+		}
+		rc := NewCore(h, core)
+		text := rc.Explanation + rc.Timeline
+		if regexp.MustCompile(`[A-Z][~#][0-9]`).MatchString(text) || !strings.Contains(text, "A:release(lock, a7f3)") {
+			t.Errorf("%s: core text:\n%s", c.crit, text)
+		}
+	}
+}
+
+// TestRecordedLabels: the checker's reason names a weakened cas by the
+// write it became; the explanation names it as recorded, unless the label
+// could mean another operation of the core.
+func TestRecordedLabels(t *testing.T) {
+	i1, i2 := history.IntValue(1), history.IntValue(2)
+	cas := storyOp("A", "cas", history.ListValue(i1, i2), 0, 1)
+	for _, tt := range []struct {
+		name string
+		ops  []history.Op
+		want string
+	}{
+		{"cas", []history.Op{cas, storyOp("B", "read", i2, 2, 3)}, "after A:cas(1, 2)"},
+		{"ambiguous", []history.Op{cas, storyOp("A", "write", i2, 2, 3)}, "after A:w(2)"},
+	} {
+		h := storyHistory(t, tt.ops...)
+		core := shrink.Core{History: shrink.Weaken(h, []int{0}), Origin: []int{0, 1}}
+		if got := recordedLabels(h, core, "after A:w(2)"); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
