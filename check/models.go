@@ -138,24 +138,26 @@ func (o *object) lift(r checker.Result) checker.Result {
 	if o.pos == nil {
 		return r
 	}
+	at := func(x int) int {
+		if x >= 0 && x < len(o.pos) {
+			return o.pos[x]
+		}
+		return -1
+	}
 	m := func(xs []int) []int {
 		if xs == nil {
 			return nil
 		}
 		out := make([]int, len(xs))
 		for i, x := range xs {
-			out[i] = -1
-			if x >= 0 && x < len(o.pos) {
-				out[i] = o.pos[x]
-			}
+			out[i] = at(x)
 		}
 		return out
 	}
 	r.Witness, r.Dropped = m(r.Witness), m(r.Dropped)
 	vs := make([]checker.Violation, len(r.Violations))
 	for i, v := range r.Violations {
-		v.Ops, v.Prefix = m(v.Ops), m(v.Prefix)
-		vs[i] = v
+		vs[i] = v.MapOps(at)
 	}
 	if r.Violations != nil {
 		r.Violations = vs

@@ -96,7 +96,10 @@ type Result struct {
 	Elapsed time.Duration `json:"-"`
 }
 
-// Violation is one reason a history fails a criterion.
+// Violation is one reason a history fails a criterion, as facts (see
+// facts.go): which operations, how they relate, and why. Which facts a
+// violation carries depends on its Pattern and its checker; package
+// report's Explain says it in words.
 type Violation struct {
 	// Ops are the operations involved, a small set that shows the problem.
 	Ops []int `json:"ops"`
@@ -111,6 +114,41 @@ type Violation struct {
 	Prefix []int `json:"prefix,omitempty"`
 	// Keys names the partition (object) the violation is in, when keyed.
 	Key string `json:"key,omitempty"`
+
+	// Op is the operation the reason turns on: the read that returned
+	// what it could not, or the operation whose causal past cannot be
+	// ordered.
+	Op int `json:"op,omitempty"`
+	// Source is the write whose value Op returned, where the reason
+	// names it.
+	Source int `json:"source,omitempty"`
+	// Newer is the write Op should have seen: it overwrote Source (or the
+	// initial value) and comes before Op.
+	Newer int `json:"newer,omitempty"`
+	// Session is an operation of the process whose view of the writes
+	// cannot be ordered.
+	Session int `json:"session,omitempty"`
+	// Steps are the relations that force the violation, as a chain that
+	// ends at Op or as a cycle (the Pattern says which).
+	Steps []Step `json:"steps,omitempty"`
+	// Versions are the versions of operations the reason cites.
+	Versions []Version `json:"versions,omitempty"`
+	// Value is the value the reason is about, as the checker's model
+	// describes it; Initial says it is the initial value.
+	Value   string `json:"value,omitempty"`
+	Initial bool   `json:"initial,omitempty"`
+	// Writes are the writes of Value the reason names, latest first.
+	Writes []int `json:"writes,omitempty"`
+	// Zones are the stretches of time of two values that cannot both
+	// hold (Zone).
+	Zones []Zone `json:"zones,omitempty"`
+	// Stuck are the operations that could not go next where a search
+	// stopped, after Prefix, with what the model said about each.
+	Stuck []Stuck `json:"stuck,omitempty"`
+	// Searched is the number of operations a search had to order.
+	Searched int `json:"searched,omitempty"`
+	// Model names the model, for a reason that names it.
+	Model string `json:"model,omitempty"`
 }
 
 // Stats are counters a checker reports about its work.

@@ -53,11 +53,20 @@ func NewCore(h *history.History, c shrink.Core) *Core {
 		Ops:         orNoOps(ops(h, byCall(h, c.Ops))),
 		Weakened:    orNoOps(ops(h, byCall(h, c.Weakened))),
 		Minimal:     c.Minimal,
-		Explanation: coreStory(h, c, crit, c.Violation.Explanation),
+		Explanation: coreStory(h, c, crit, coreReason(c, crit)),
 		Timeline:    Timeline(h, all),
 		Key:         c.Violation.Key,
 	}
 	return out
+}
+
+// coreReason is the checker's words for the violation it found in the
+// core's own history, whose operations its positions name.
+func coreReason(c shrink.Core, criterion string) string {
+	if c.History == nil {
+		return ""
+	}
+	return explanation(c.History, criterion, c.Violation)
 }
 
 // WriteHistory writes the core as a history of its own, which violates

@@ -262,7 +262,7 @@ func NewResult(h *history.History, r checker.Result) Result {
 	for _, v := range r.Violations {
 		out.Violations = append(out.Violations, Violation{
 			Ops:         ops(h, v.Ops),
-			Explanation: v.Explanation,
+			Explanation: explanation(h, r.Criterion, v),
 			Pattern:     v.Pattern,
 			Key:         v.Key,
 		})

@@ -38,7 +38,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/histcheck/histcheck/checker"
@@ -131,8 +130,10 @@ type run struct {
 	seen  map[string]bool
 }
 
-// report records a violation; build is only called while under the cap.
-func (r *run) report(pattern string, ops []int32, build func() string) {
+// report records a violation; facts is only called while under the cap,
+// and fills in what the violation's pattern tells (its Op is None unless
+// facts sets it).
+func (r *run) report(pattern string, ops []int32, facts func(v *checker.Violation)) {
 	key := pattern + fmt.Sprint(r.p.positions(ops...))
 	if r.seen == nil {
 		r.seen = map[string]bool{}
@@ -145,8 +146,9 @@ func (r *run) report(pattern string, ops []int32, build func() string) {
 	if len(r.vs) >= r.max {
 		return
 	}
-	r.vs = append(r.vs, checker.Violation{Ops: r.p.positions(ops...), Pattern: pattern, Explanation: build(),
-		Key: keyText(r.p, ops)})
+	v := checker.Violation{Ops: r.p.positions(ops...), Pattern: pattern, Key: keyText(r.p, ops), Op: checker.None}
+	facts(&v)
+	r.vs = append(r.vs, v)
 }
 
 func keyText(p *Prepared, ops []int32) string {
@@ -166,14 +168,11 @@ func (r *run) check(criterion string) error {
 	p := r.p
 	for i := range p.Ops {
 		if o := &p.Ops[i]; !o.Write && o.RF == RFThinAir {
-			r.report(ThinAirRead, []int32{int32(i)}, func() string {
-				v := p.H.Ops[o.Pos].Value
+			r.report(ThinAirRead, []int32{int32(i)}, func(v *checker.Violation) {
+				v.Op = o.Pos
 				if p.Versioned {
-					return fmt.Sprintf("%s returned %s at version %d, which is neither what the write of %s with that version wrote nor the initial value",
-						p.Label(int32(i)), v, o.Version, p.KeyName(o.Key))
+					r.cite(v, int32(i))
 				}
-				return fmt.Sprintf("%s returned %s, which no write of %s wrote and which is not the initial value",
-					p.Label(int32(i)), v, p.KeyName(o.Key))
 			})
 		}
 	}
@@ -181,8 +180,8 @@ func (r *run) check(criterion string) error {
 	order, rest := base.topo()
 	if rest != nil {
 		for _, cyc := range base.cycles(rest) {
-			r.report(CyclicCO, cyc, func() string {
-				return "these operations causally depend on each other in a cycle: " + r.explainCycle(base, cyc)
+			r.report(CyclicCO, cyc, func(v *checker.Violation) {
+				v.Steps = r.steps(v, base, cyc, true)
 			})
 		}
 		return nil
@@ -229,18 +228,19 @@ func (r *run) coPatterns(base *dag, clk *clocks) error {
 				continue
 			}
 			if o.RF == RFInit {
-				r.report(WriteCOInitRead, []int32{w2, rd}, func() string {
-					return fmt.Sprintf("%s returned the initial value of %s although %s precedes it causally: %s",
-						p.Label(rd), p.KeyName(o.Key), p.Label(w2), r.explainPath(base, r.path(base, clk, w2, rd)))
+				r.report(WriteCOInitRead, []int32{w2, rd}, func(v *checker.Violation) {
+					v.Op, v.Newer = p.Ops[rd].Pos, p.Ops[w2].Pos
+					v.Steps = r.steps(v, base, r.path(base, clk, w2, rd), false)
 				})
 				break
 			}
 			w1 := o.RF
 			if clk.before(p, w1, w2) {
-				r.report(WriteCORead, []int32{w1, w2, rd}, func() string {
-					return fmt.Sprintf("%s returned the value of %s although %s overwrote it in the read's causal past: %s; %s",
-						p.Label(rd), p.Label(w1), p.Label(w2),
-						r.explainPath(base, r.path(base, clk, w1, w2)), r.explainPath(base, r.path(base, clk, w2, rd)))
+				r.report(WriteCORead, []int32{w1, w2, rd}, func(v *checker.Violation) {
+					// The steps run from the write read, through the one
+					// that overwrote it, to the read.
+					v.Op, v.Source, v.Newer = p.Ops[rd].Pos, p.Ops[w1].Pos, p.Ops[w2].Pos
+					v.Steps = append(r.steps(v, base, r.path(base, clk, w1, w2), false), r.steps(v, base, r.path(base, clk, w2, rd), false)...)
 				})
 				break
 			}
@@ -281,8 +281,8 @@ func (r *run) cyclicCF(clk *clocks) error {
 	}
 	for _, cyc := range d.cycles(rest) {
 		ops := r.withReads(d, cyc)
-		r.report(CyclicCF, ops, func() string {
-			return "no single order of the writes explains every read: " + r.explainCycle(d, cyc)
+		r.report(CyclicCF, ops, func(v *checker.Violation) {
+			v.Steps = r.steps(v, d, cyc, true)
 		})
 	}
 	return nil
@@ -317,8 +317,9 @@ func (r *run) causalMemory(base *dag, baseClk *clocks) error {
 			if rest != nil {
 				for _, cyc := range d.cycles(rest) {
 					ops := r.withReads(d, cyc)
-					r.report(CyclicHB, ops, func() string {
-						return fmt.Sprintf("process %s cannot order what it has seen: %s", p.Client(reads[0]), r.explainCycle(d, cyc))
+					r.report(CyclicHB, ops, func(v *checker.Violation) {
+						v.Session = p.Ops[reads[0]].Pos
+						v.Steps = r.steps(v, d, cyc, true)
 					})
 				}
 				break
@@ -337,9 +338,9 @@ func (r *run) causalMemory(base *dag, baseClk *clocks) error {
 					if o.RF == RFInit {
 						if !inCO {
 							rd, w1 := rd, w1
-							r.report(WriteHBInitRead, r.withReads(d, r.path(d, clk, w1, rd)), func() string {
-								return fmt.Sprintf("%s returned the initial value of %s although %s precedes it in %s's view: %s",
-									p.Label(rd), p.KeyName(o.Key), p.Label(w1), p.Client(rd), r.explainPath(d, r.path(d, clk, w1, rd)))
+							r.report(WriteHBInitRead, r.withReads(d, r.path(d, clk, w1, rd)), func(v *checker.Violation) {
+								v.Op, v.Newer = p.Ops[rd].Pos, p.Ops[w1].Pos
+								v.Steps = r.steps(v, d, r.path(d, clk, w1, rd), false)
 							})
 						}
 						continue
@@ -411,54 +412,41 @@ func (r *run) path(d *dag, clk *clocks, src, dst int32) []int32 {
 	return out
 }
 
-// explainPath writes one sentence per step of a path, a run of process-order
-// steps counting as one.
-func (r *run) explainPath(d *dag, nodes []int32) string {
-	return strings.Join(r.steps(d, nodes, false), ", and ")
-}
-
-func (r *run) explainCycle(d *dag, cyc []int32) string {
-	s := r.steps(d, cyc, true)
-	return strings.Join(s, "; ") + fmt.Sprintf("; so %s precedes itself", r.p.Label(cyc[0]))
-}
-
-func (r *run) steps(d *dag, nodes []int32, closed bool) []string {
+// steps turns a path (or, closed, a cycle) of d into the relations of its
+// edges, citing in v the versions that order two writes.
+func (r *run) steps(v *checker.Violation, d *dag, nodes []int32, closed bool) []checker.Step {
 	p := r.p
 	n := len(nodes)
 	last := n - 1
 	if closed {
 		last = n
 	}
-	var out []string
-	for i := 0; i < last; {
+	out := make([]checker.Step, 0, max(last, 0))
+	for i := 0; i < last; i++ {
 		a, b := nodes[i], nodes[(i+1)%n]
+		s := checker.Step{From: p.Ops[a].Pos, To: p.Ops[b].Pos, Via: checker.None, Source: checker.None, Seen: checker.None}
 		k, w := d.kind(a, b)
 		switch k {
 		case edgePO:
-			j := i + 1
-			for j < last {
-				if k2, _ := d.kind(nodes[j%n], nodes[(j+1)%n]); k2 != edgePO {
-					break
-				}
-				j++
-			}
-			b = nodes[j%n]
-			out = append(out, fmt.Sprintf("%s precedes %s in process %s's order", p.Label(a), p.Label(b), p.Client(a)))
-			i = j
-			continue
+			s.Rel = checker.RelProcess
 		case edgeRF:
-			out = append(out, fmt.Sprintf("%s read the value %s wrote, so the write precedes the read causally", p.Label(b), p.Label(a)))
-		case edgeCF:
-			out = append(out, fmt.Sprintf("%s read %s although %s precedes it causally, so %s must be ordered before %s",
-				p.Label(w.read), p.Label(b), p.Label(a), p.Label(a), p.Label(b)))
-		case edgeHB:
-			out = append(out, fmt.Sprintf("%s read %s although %s precedes it in %s's view, so %s must see %s before %s",
-				p.Label(w.read), p.Label(b), p.Label(a), p.Client(w.read), p.Client(w.read), p.Label(a), p.Label(b)))
+			s.Rel = checker.RelReadsFrom
+		case edgeCF, edgeHB:
+			s.Rel, s.Via = checker.RelBeforeSource, p.Ops[w.read].Pos
 		case edgeVO:
-			out = append(out, fmt.Sprintf("%s has version %d, older than %s's version %d, so it takes effect first",
-				p.Label(a), p.Ops[a].Version, p.Label(b), p.Ops[b].Version))
+			s.Rel = checker.RelVersion
+			r.cite(v, a)
+			r.cite(v, b)
 		}
-		i++
+		out = append(out, s)
 	}
 	return out
+}
+
+// cite records in v the version of the op at index i.
+func (r *run) cite(v *checker.Violation, i int32) {
+	o := &r.p.Ops[i]
+	if _, ok := v.VersionOf(o.Pos); !ok {
+		v.Versions = append(v.Versions, checker.Version{Op: o.Pos, Version: o.Version})
+	}
 }

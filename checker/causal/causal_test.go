@@ -1,4 +1,4 @@
-package causal
+package causal_test
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/causal"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/report"
 )
 
 func op(proc int, f string, key string, v int64, call int64, st history.Type) history.Op {
@@ -37,27 +39,27 @@ func TestPatterns(t *testing.T) {
 	}{
 		{"reply before question", []history.Op{op(0, "write", "x", 1, 0, ok), op(1, "read", "x", 1, 2, ok),
 			op(1, "write", "y", 1, 4, ok), op(2, "read", "y", 1, 6, ok), op(2, "read", "x", 0, 8, ok)},
-			checker.Causal, WriteCOInitRead, []int{0, 4}, []string{"B:r(x, 1) read the value A:w(x, 1) wrote", "C:r(y, 1) precedes C:r(x, 0)"}},
-		{"thin air", []history.Op{op(0, "read", "x", 5, 0, ok)}, checker.Causal, ThinAirRead, []int{0}, []string{"no write of x"}},
+			checker.Causal, causal.WriteCOInitRead, []int{0, 4}, []string{"B:r(x, 1) read the value A:w(x, 1) wrote", "C:r(y, 1) precedes C:r(x, 0)"}},
+		{"thin air", []history.Op{op(0, "read", "x", 5, 0, ok)}, checker.Causal, causal.ThinAirRead, []int{0}, []string{"no write of x"}},
 		{"overwritten", []history.Op{op(0, "write", "x", 1, 0, ok), op(0, "write", "x", 2, 2, ok), op(0, "read", "x", 1, 4, ok)},
-			checker.CausalMemory, WriteCORead, []int{0, 1, 2}, []string{"overwrote"}},
+			checker.CausalMemory, causal.WriteCORead, []int{0, 1, 2}, []string{"overwrote"}},
 		{"load buffering", []history.Op{op(0, "read", "x", 1, 0, ok), op(0, "write", "y", 1, 2, ok),
-			op(1, "read", "y", 1, 0, ok), op(1, "write", "x", 1, 2, ok)}, checker.CausalConvergence, CyclicCO, []int{0, 1, 2, 3}, []string{"cycle"}},
+			op(1, "read", "y", 1, 0, ok), op(1, "write", "x", 1, 2, ok)}, checker.CausalConvergence, causal.CyclicCO, []int{0, 1, 2, 3}, []string{"cycle"}},
 		{"diverging replicas", []history.Op{op(0, "write", "x", 1, 0, ok), op(1, "write", "x", 2, 0, ok),
-			op(0, "read", "x", 2, 2, ok), op(1, "read", "x", 1, 2, ok)}, checker.CausalConvergence, CyclicCF, []int{0, 1, 2, 3}, []string{"must be ordered before"}},
+			op(0, "read", "x", 2, 2, ok), op(1, "read", "x", 1, 2, ok)}, checker.CausalConvergence, causal.CyclicCF, []int{0, 1, 2, 3}, []string{"must be ordered before"}},
 		{"diverging replicas are causal memory", []history.Op{op(0, "write", "x", 1, 0, ok), op(1, "write", "x", 2, 0, ok),
 			op(0, "read", "x", 2, 2, ok), op(1, "read", "x", 1, 2, ok)}, checker.CausalMemory, "", nil, nil},
 		{"own write read back after another", []history.Op{op(0, "write", "x", 1, 0, ok), op(1, "write", "x", 2, 0, ok),
-			op(0, "read", "x", 2, 2, ok), op(0, "read", "x", 1, 4, ok)}, checker.CausalMemory, CyclicHB, []int{0, 1, 2, 3}, []string{"A's view"}},
+			op(0, "read", "x", 2, 2, ok), op(0, "read", "x", 1, 4, ok)}, checker.CausalMemory, causal.CyclicHB, []int{0, 1, 2, 3}, []string{"A's view"}},
 		{"failed write ignored", []history.Op{op(0, "write", "x", 1, 0, history.Fail), op(0, "read", "x", 0, 2, ok)}, checker.Causal, "", nil, nil},
 		{"observed info write kept", []history.Op{op(0, "write", "x", 1, 0, history.Info), op(1, "read", "x", 1, 2, ok),
-			op(1, "write", "y", 1, 4, ok), op(2, "read", "y", 1, 6, ok), op(2, "read", "x", 0, 8, ok)}, checker.Causal, WriteCOInitRead, []int{0, 4}, nil},
+			op(1, "write", "y", 1, 4, ok), op(2, "read", "y", 1, 6, ok), op(2, "read", "x", 0, 8, ok)}, checker.Causal, causal.WriteCOInitRead, []int{0, 4}, nil},
 		{"info read ignored", []history.Op{op(0, "read", "x", 7, 0, history.Info)}, checker.Causal, "", nil, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &history.History{Ops: tc.ops, Processes: 3}
-			res, err := Check(context.Background(), h, tc.crit, Options{Init: history.IntValue(0)})
+			res, err := causal.Check(context.Background(), h, tc.crit, causal.Options{Init: history.IntValue(0)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,12 +73,13 @@ func TestPatterns(t *testing.T) {
 				t.Fatalf("got %s, want a %s violation", res.Valid, tc.pattern)
 			}
 			v := res.Violations[0]
+			explanation := report.Explain(h, tc.crit, v)
 			if v.Pattern != tc.pattern || fmt.Sprint(v.Ops) != fmt.Sprint(tc.ops2) {
-				t.Fatalf("got %s %v, want %s %v: %s", v.Pattern, v.Ops, tc.pattern, tc.ops2, v.Explanation)
+				t.Fatalf("got %s %v, want %s %v: %s", v.Pattern, v.Ops, tc.pattern, tc.ops2, explanation)
 			}
 			for _, w := range tc.words {
-				if !strings.Contains(v.Explanation, w) {
-					t.Errorf("explanation %q lacks %q", v.Explanation, w)
+				if !strings.Contains(explanation, w) {
+					t.Errorf("explanation %q lacks %q", explanation, w)
 				}
 			}
 		})
@@ -86,7 +89,7 @@ func TestPatterns(t *testing.T) {
 func TestIdentity(t *testing.T) {
 	// Duplicate values without versions: unknown, with the fix.
 	dup := []history.Op{op(0, "write", "x", 1, 0, ok), op(1, "write", "x", 1, 0, ok), op(2, "read", "x", 1, 2, ok)}
-	res, err := Check(context.Background(), &history.History{Ops: dup, Processes: 3}, checker.Causal, Options{Init: history.IntValue(0)})
+	res, err := causal.Check(context.Background(), &history.History{Ops: dup, Processes: 3}, checker.Causal, causal.Options{Init: history.IntValue(0)})
 	if err != nil || res.Valid != checker.Unknown || !strings.Contains(res.Reason, "unique value") {
 		t.Fatalf("got %v %s %q", err, res.Valid, res.Reason)
 	}
@@ -96,15 +99,15 @@ func TestIdentity(t *testing.T) {
 	for i, v := range []int64{1, 2, 1} {
 		withV[i].Version = history.IntValue(v)
 	}
-	res, err = Check(context.Background(), &history.History{Ops: withV, Processes: 1}, checker.Causal, Options{Init: history.IntValue(0)})
-	if err != nil || res.Valid != checker.False || res.Violations[0].Pattern != WriteCORead {
+	res, err = causal.Check(context.Background(), &history.History{Ops: withV, Processes: 1}, checker.Causal, causal.Options{Init: history.IntValue(0)})
+	if err != nil || res.Valid != checker.False || res.Violations[0].Pattern != causal.WriteCORead {
 		t.Fatalf("got %v %s %+v", err, res.Valid, res.Violations)
 	}
 	cas := []history.Op{op(0, "cas", "x", 1, 0, ok)}
-	if _, err := Check(context.Background(), &history.History{Ops: cas, Processes: 1}, checker.Causal, Options{}); !errors.Is(err, ErrUnsupportedOp) {
+	if _, err := causal.Check(context.Background(), &history.History{Ops: cas, Processes: 1}, checker.Causal, causal.Options{}); !errors.Is(err, causal.ErrUnsupportedOp) {
 		t.Fatalf("cas: %v", err)
 	}
-	if _, err := Check(context.Background(), &history.History{}, "pram", Options{}); err == nil {
+	if _, err := causal.Check(context.Background(), &history.History{}, "pram", causal.Options{}); err == nil {
 		t.Fatal("criterion pram accepted")
 	}
 }
@@ -114,7 +117,7 @@ func TestMaxViolations(t *testing.T) {
 	for i := 0; i < 25; i++ {
 		ops = append(ops, op(0, "read", fmt.Sprintf("k%d", i), 9, int64(2*i), ok))
 	}
-	res, err := Check(context.Background(), &history.History{Ops: ops, Processes: 1}, checker.Causal, Options{Init: history.IntValue(0)})
+	res, err := causal.Check(context.Background(), &history.History{Ops: ops, Processes: 1}, checker.Causal, causal.Options{Init: history.IntValue(0)})
 	if err != nil || res.Valid != checker.False || len(res.Violations) != 10 || !strings.Contains(res.Reason, "25 violation") {
 		t.Fatalf("got %v %s %d %q", err, res.Valid, len(res.Violations), res.Reason)
 	}
@@ -160,7 +163,7 @@ func BenchmarkCausal(b *testing.B) {
 		for _, c := range []string{checker.Causal, checker.CausalMemory, checker.CausalConvergence} {
 			b.Run(fmt.Sprintf("%s/stale=%v", c, stale), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
-					res, err := Check(context.Background(), h, c, Options{Init: history.IntValue(0)})
+					res, err := causal.Check(context.Background(), h, c, causal.Options{Init: history.IntValue(0)})
 					if err != nil || res.Valid != want {
 						b.Fatalf("%v %s %s", err, res.Valid, res.Reason)
 					}

@@ -1,4 +1,4 @@
-package causal
+package causal_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/causal"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
@@ -25,21 +26,21 @@ func TestModelClasses(t *testing.T) {
 	ops := []history.Op{op(0, "store", "x", 1, 0, ok), op(0, "store", "y", 1, 2, ok),
 		op(1, "load", "y", 1, 4, ok), op(1, "load", "x", 0, 6, ok)}
 	h := &history.History{Ops: ops, Processes: 2}
-	res, err := Check(context.Background(), h, checker.Causal, Options{Init: history.IntValue(0), Model: custom})
+	res, err := causal.Check(context.Background(), h, checker.Causal, causal.Options{Init: history.IntValue(0), Model: custom})
 	if err != nil || res.Valid != checker.False {
 		t.Fatalf("custom names: got %s, %v; want a violation", res.Valid, err)
 	}
-	if _, err := Check(context.Background(), h, checker.Causal, Options{Init: history.IntValue(0)}); !errors.Is(err, ErrUnsupportedOp) {
-		t.Fatalf("register names: got %v, want ErrUnsupportedOp", err)
+	if _, err := causal.Check(context.Background(), h, checker.Causal, causal.Options{Init: history.IntValue(0)}); !errors.Is(err, causal.ErrUnsupportedOp) {
+		t.Fatalf("register names: got %v, want causal.ErrUnsupportedOp", err)
 	}
 	// An operation the model classes as neither is refused.
 	h = &history.History{Ops: []history.Op{op(0, "swap", "x", 1, 0, ok)}, Processes: 1}
-	if _, err := Check(context.Background(), h, checker.Causal, Options{Model: custom}); !errors.Is(err, ErrUnsupportedOp) {
-		t.Fatalf("swap: got %v, want ErrUnsupportedOp", err)
+	if _, err := causal.Check(context.Background(), h, checker.Causal, causal.Options{Model: custom}); !errors.Is(err, causal.ErrUnsupportedOp) {
+		t.Fatalf("swap: got %v, want causal.ErrUnsupportedOp", err)
 	}
 	// The kv model's append is neither a read nor a write.
 	h = &history.History{Ops: []history.Op{op(0, "append", "x", 1, 0, ok)}, Processes: 1}
-	if _, err := Check(context.Background(), h, checker.Causal, Options{Model: model.NewKV(model.Options{}).Info()}); !errors.Is(err, ErrUnsupportedOp) {
-		t.Fatalf("append: got %v, want ErrUnsupportedOp", err)
+	if _, err := causal.Check(context.Background(), h, checker.Causal, causal.Options{Model: model.NewKV(model.Options{}).Info()}); !errors.Is(err, causal.ErrUnsupportedOp) {
+		t.Fatalf("append: got %v, want causal.ErrUnsupportedOp", err)
 	}
 }

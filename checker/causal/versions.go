@@ -1,9 +1,9 @@
 package causal
 
 import (
-	"fmt"
 	"sort"
 
+	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
 )
 
@@ -99,10 +99,15 @@ func (r *run) versionPatterns(base *dag, clk *clocks) error {
 			if p.Ops[w2].Version <= p.Ops[w1].Version {
 				continue
 			}
-			r.report(WriteCORead, []int32{w1, w2, rd}, func() string {
-				return fmt.Sprintf("%s returned the value of %s (version %d) although %s, version %d, precedes it causally: %s",
-					p.Label(rd), p.Label(w1), p.Ops[w1].Version, p.Label(w2), p.Ops[w2].Version,
-					r.explainPath(base, r.path(base, clk, w2, rd)))
+			r.report(WriteCORead, []int32{w1, w2, rd}, func(v *checker.Violation) {
+				// The first step is the versions' order of the write read
+				// and the newer one, then the newer one's path to the read.
+				v.Op, v.Source, v.Newer = p.Ops[rd].Pos, p.Ops[w1].Pos, p.Ops[w2].Pos
+				r.cite(v, w1)
+				r.cite(v, w2)
+				v.Steps = append([]checker.Step{{From: v.Source, To: v.Newer, Rel: checker.RelVersion,
+					Via: checker.None, Source: checker.None, Seen: checker.None}},
+					r.steps(v, base, r.path(base, clk, w2, rd), false)...)
 			})
 		}
 	}
@@ -128,9 +133,9 @@ func (r *run) versionPatterns(base *dag, clk *clocks) error {
 		r.addVersionOrder(d, func(w int32) bool { return clk.before(p, w, last) })
 		if _, rest := d.topo(); rest != nil {
 			for _, cyc := range d.cycles(rest) {
-				r.report(CyclicCO, cyc, func() string {
-					return fmt.Sprintf("the causal past of %s cannot be ordered with the writes' versions: %s",
-						p.Label(last), r.explainCycle(d, cyc))
+				r.report(CyclicCO, cyc, func(v *checker.Violation) {
+					v.Op = p.Ops[last].Pos
+					v.Steps = r.steps(v, d, cyc, true)
 				})
 			}
 		}
