@@ -172,6 +172,13 @@ func (v Violation) MapOps(f func(int) int) Violation {
 	return v
 }
 
+// Cite records that the reason cites version n of operation p (once).
+func (v *Violation) Cite(p int, n int64) {
+	if _, ok := v.VersionOf(p); !ok {
+		v.Versions = append(v.Versions, Version{Op: p, Version: n})
+	}
+}
+
 // VersionOf returns the version v cites for operation p.
 func (v *Violation) VersionOf(p int) (int64, bool) {
 	for _, x := range v.Versions {

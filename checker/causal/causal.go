@@ -444,9 +444,4 @@ func (r *run) steps(v *checker.Violation, d *dag, nodes []int32, closed bool) []
 }
 
 // cite records in v the version of the op at index i.
-func (r *run) cite(v *checker.Violation, i int32) {
-	o := &r.p.Ops[i]
-	if _, ok := v.VersionOf(o.Pos); !ok {
-		v.Versions = append(v.Versions, checker.Version{Op: o.Pos, Version: o.Version})
-	}
-}
+func (r *run) cite(v *checker.Violation, i int32) { v.Cite(r.p.Ops[i].Pos, r.p.Ops[i].Version) }

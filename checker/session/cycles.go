@@ -1,9 +1,9 @@
 package session
 
 import (
-	"fmt"
 	"sort"
-	"strings"
+
+	"github.com/histcheck/histcheck/checker"
 )
 
 func sortInt32(xs []int32, less func(a, b int32) bool) {
@@ -145,13 +145,10 @@ func (r *run) cycles(g *graph) {
 		b := toB[len(toB)-1]
 		back := c.bfs(comp, b, func(v int32) bool { return v == a })
 		cyc := append(toB, back[1:len(back)-1]...)
-		ops, text := r.explainCycle(g, c, cyc)
-		pattern := r.crit
-		if r.crit != "pram" {
-			pattern = r.pattern()
-		}
-		r.report(pattern, ops, func() string {
-			return fmt.Sprintf("no single order of the writes, shared by every session, explains these reads: %s", text)
+		ops, steps := r.cycleSteps(g, c, cyc)
+		r.report(r.pattern(), ops, func(v *checker.Violation) {
+			v.Steps = steps
+			r.citeSteps(v)
 		})
 	}
 }
@@ -199,47 +196,43 @@ func (c *csr) edgeAt(a, b int32) int32 {
 	return -1
 }
 
-// explainCycle turns a cycle (closed, first node a write) into its
-// operations and one sentence per pair of consecutive writes.
-func (r *run) explainCycle(g *graph, c *csr, cyc []int32) ([]int32, string) {
+// cycleSteps turns a cycle (closed, first node a write) into its
+// operations and one step per pair of consecutive writes.
+func (r *run) cycleSteps(g *graph, c *csr, cyc []int32) ([]int32, []checker.Step) {
 	p := r.p
 	var ops []int32
-	var parts []string
+	var steps []checker.Step
 	n := len(cyc)
 	isOp := func(v int32) bool { return v < int32(g.n) }
 	i := 0
 	for i < n {
 		u := cyc[i]
 		j := i + 1
-		for !isOp(cyc[j%n]) || (!p.Ops[cyc[j%n]].Write && r.crit != "pram") {
+		for !isOp(cyc[j%n]) || !p.Ops[cyc[j%n]].Write {
 			j++
 		}
-		w := cyc[j%n]
 		ops = append(ops, u)
-		parts = append(parts, r.segment(g, c, cyc, i, j, &ops))
+		steps = append(steps, r.segment(g, c, cyc, i, j, &ops))
 		i = j
-		_ = w
 	}
-	return ops, strings.Join(parts, "; ") + fmt.Sprintf("; so %s would be older than itself", p.Label(cyc[0]))
+	return ops, steps
 }
 
-// segment explains the path cyc[i..j] (j taken modulo the cycle length)
-// between two op nodes.
-func (r *run) segment(g *graph, c *csr, cyc []int32, i, j int, ops *[]int32) string {
+// segment is the step of the path cyc[i..j] (j taken modulo the cycle
+// length) between two writes.
+func (r *run) segment(g *graph, c *csr, cyc []int32, i, j int, ops *[]int32) checker.Step {
 	p := r.p
 	n := len(cyc)
 	u, w := cyc[i], cyc[j%n]
 	e0 := c.edgeAt(u, cyc[(i+1)%n])
 	eLast := c.edgeAt(cyc[(j-1+n)%n], w)
-	if r.crit == "pram" {
-		return r.pramEdge(g, u, w, e0, ops)
-	}
 	if j == i+1 {
 		uo, wo := &p.Ops[u], &p.Ops[w]
 		if p.Versioned && uo.Key == wo.Key && uo.Version < wo.Version {
-			return fmt.Sprintf("%s has version %d, older than %s's version %d", p.Label(u), uo.Version, p.Label(w), wo.Version)
+			return r.step(u, w, checker.RelVersion)
 		}
-		return fmt.Sprintf("%s precedes %s in process %s's order, and monotonic writes keeps that order", p.Label(u), p.Label(w), p.Client(u))
+		// Monotonic writes keeps each process's order of its writes.
+		return r.step(u, w, checker.RelProcess)
 	}
 	first := g.virtuals[int(cyc[(i+1)%n])-g.n]
 	if first.kind == vAfter {
@@ -247,14 +240,16 @@ func (r *run) segment(g *graph, c *csr, cyc []int32, i, j int, ops *[]int32) str
 		x := p.Ops[first.op]
 		rd := p.Procs[x.Proc][x.Idx-1]
 		*ops = append(*ops, rd)
-		return fmt.Sprintf("%s read %s before it issued %s, so %s is older than %s",
-			p.Client(rd), p.Label(u), p.Label(w), p.Label(u), p.Label(w))
+		s := r.step(u, w, checker.RelIssued)
+		s.Via = r.pos(rd)
+		return s
 	}
-	var text string
+	// u → know → … → w: the session knew u, and a later read of it
+	// returned w.
+	s := r.step(u, w, checker.RelKnown)
 	if e0 >= 0 && g.why[e0] >= 0 {
 		k := g.reasons[g.why[e0]].know
-		s := r.sessionOf(eLast, g)
-		text = r.knowText(s, u, k)
+		s = r.known(u, w, k)
 		if k.kind != knowOwn {
 			*ops = append(*ops, k.a)
 		}
@@ -262,18 +257,7 @@ func (r *run) segment(g *graph, c *csr, cyc []int32, i, j int, ops *[]int32) str
 	if eLast >= 0 && g.why[eLast] >= 0 {
 		rd := g.reasons[g.why[eLast]].read
 		*ops = append(*ops, rd)
-		text += fmt.Sprintf(", and later %s returned %s, so %s is older than %s", p.Label(rd), p.Label(w),
-			p.Label(u), p.Label(w))
+		s.Via = r.pos(rd)
 	}
-	return text
-}
-
-// sessionOf finds the session whose read justifies edge e.
-func (r *run) sessionOf(e int32, g *graph) int32 {
-	if e >= 0 && g.why[e] >= 0 {
-		if rd := g.reasons[g.why[e]].read; rd >= 0 {
-			return r.p.Ops[rd].Proc
-		}
-	}
-	return 0
+	return s
 }

@@ -1,8 +1,6 @@
 package session
 
 import (
-	"fmt"
-
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/causal"
 )
@@ -159,9 +157,8 @@ func (r *run) ownFuture() {
 		w := &p.Ops[o.RF]
 		if w.Proc == o.Proc && w.Idx > o.Idx {
 			rd, wr := int32(i), o.RF
-			r.report(r.pattern(), []int32{rd, wr}, func() string {
-				return fmt.Sprintf("%s read the value of %s, which its own process issued only afterwards, so that write would follow itself",
-					p.Label(rd), p.Label(wr))
+			r.report(r.pattern(), []int32{rd, wr}, func(v *checker.Violation) {
+				v.Op, v.Source = r.pos(rd), r.pos(wr)
 			})
 		}
 	}
@@ -221,18 +218,18 @@ func (r *run) walk(s int32, sg *graph) {
 		if sg == nil {
 			if o.Version < x.max {
 				u, why := x.u, x.why
-				r.report(r.pattern(), r.witness(rd, u, why), func() string {
-					return fmt.Sprintf("%s; then %s returned version %d of %s, older than %s's version %d",
-						r.knowText(s, u, why), p.Label(rd), o.Version, p.KeyName(o.Key), p.Label(u), x.max)
+				r.report(r.pattern(), r.witness(rd, u, why), func(v *checker.Violation) {
+					v.Op, v.Steps = r.pos(rd), []checker.Step{r.known(u, rd, why)}
+					r.cite(v, rd)
+					r.cite(v, u)
 				})
 			}
 			return
 		}
 		if o.RF == causal.RFInit {
 			u, why := x.u, x.why
-			r.report(r.pattern(), r.witness(rd, u, why), func() string {
-				return fmt.Sprintf("%s; then %s returned the initial value of %s, as if %s had not happened",
-					r.knowText(s, u, why), p.Label(rd), p.KeyName(o.Key), p.Label(u))
+			r.report(r.pattern(), r.witness(rd, u, why), func(v *checker.Violation) {
+				v.Op, v.Steps = r.pos(rd), []checker.Step{r.known(u, rd, why)}
 			})
 			return
 		}
@@ -282,14 +279,14 @@ func (r *run) witness(rd, u int32, why reason) []int32 {
 	return ops
 }
 
-// knowText says in words how session s knew write u.
-func (r *run) knowText(s, u int32, why reason) string {
-	p := r.p
-	name := p.Client(p.Procs[s][0])
-	if why.kind == knowOwn {
-		return fmt.Sprintf("%s wrote %s itself", name, p.Label(u))
+// known is the step from write u to op b of a session that knew u, why
+// says how: it wrote u, or read it.
+func (r *run) known(u, b int32, why reason) checker.Step {
+	s := r.step(u, b, checker.RelKnown)
+	if why.kind != knowOwn {
+		s.Seen = r.pos(why.a)
 	}
-	return fmt.Sprintf("%s had read %s with %s", name, p.Label(u), p.Label(why.a))
+	return s
 }
 
 func sortByVersion(p *causal.Prepared, ws []int32) {

@@ -1,10 +1,9 @@
 package session
 
 import (
-	"fmt"
 	"math"
-	"strings"
 
+	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/causal"
 )
 
@@ -90,7 +89,7 @@ func (r *run) pram() error {
 			c := g.csr()
 			order := c.topo()
 			if order == nil {
-				r.pramCycles(g, c, p.Client(p.Procs[s][0]))
+				r.pramCycles(g, c, p.Procs[s][0])
 				break
 			}
 			r.reach(c, order, vin, vout, k)
@@ -202,9 +201,8 @@ func (r *run) reach(c *csr, order []int32, vin, vout []int32, k int) {
 }
 
 // pramCycles reports a shortest cycle of each cyclic component of a
-// session's view.
-func (r *run) pramCycles(g *graph, c *csr, session string) {
-	p := r.p
+// session's view; session is the session's first op.
+func (r *run) pramCycles(g *graph, c *csr, session int32) {
 	comp := c.scc()
 	size := map[int32]int{}
 	for _, k := range comp {
@@ -222,22 +220,21 @@ func (r *run) pramCycles(g *graph, c *csr, session string) {
 			continue
 		}
 		var ops []int32
-		var parts []string
+		var steps []checker.Step
 		for i := range path {
 			a, b := path[i], path[(i+1)%len(path)]
 			ops = append(ops, a)
-			parts = append(parts, r.pramEdge(g, a, b, c.edgeAt(a, b), &ops))
+			steps = append(steps, r.pramEdge(g, a, b, c.edgeAt(a, b), &ops))
 		}
-		text := strings.Join(parts, "; ")
-		r.report("pram", ops, func() string {
-			return fmt.Sprintf("session %s has no view of the writes that keeps every session's order: %s; so %s would precede itself",
-				session, text, p.Label(path[0]))
+		r.report("pram", ops, func(v *checker.Violation) {
+			v.Session, v.Steps = r.pos(session), steps
+			r.citeSteps(v)
 		})
 	}
 }
 
-// pramEdge explains one edge of a PRAM view.
-func (r *run) pramEdge(g *graph, a, b, e int32, ops *[]int32) string {
+// pramEdge is the relation of one edge of a PRAM view.
+func (r *run) pramEdge(g *graph, a, b, e int32, ops *[]int32) checker.Step {
 	p := r.p
 	oa, ob := &p.Ops[a], &p.Ops[b]
 	if e >= 0 && g.why[e] >= 0 {
@@ -245,21 +242,27 @@ func (r *run) pramEdge(g *graph, a, b, e int32, ops *[]int32) string {
 		*ops = append(*ops, w.read)
 		rd := w.read
 		if w.know.kind == ruleBefore {
-			return fmt.Sprintf("%s returned %s although %s comes before it in %s's view, so %s must come before %s",
-				p.Label(rd), p.Label(b), p.Label(a), p.Client(rd), p.Label(a), p.Label(b))
+			// A write that reaches the read goes before the write it read.
+			s := r.step(a, b, checker.RelBeforeSource)
+			s.Via = r.pos(rd)
+			return s
 		}
-		return fmt.Sprintf("%s returned %s and %s comes after that write in %s's view, so the read must come before %s",
-			p.Label(rd), p.Label(p.Ops[rd].RF), p.Label(b), p.Client(rd), p.Label(b))
+		// The read goes before a write that follows the one it read.
+		s := r.step(rd, b, checker.RelReplaced)
+		s.Source = r.pos(p.Ops[rd].RF)
+		return s
 	}
 	switch {
 	case !ob.Write && ob.RF == a:
-		return fmt.Sprintf("%s read the value %s wrote", p.Label(b), p.Label(a))
+		return r.step(a, b, checker.RelReadsFrom)
 	case !oa.Write && oa.RF == causal.RFInit && ob.Write && ob.Key == oa.Key:
-		return fmt.Sprintf("%s returned the initial value of %s, so it comes before %s", p.Label(a), p.KeyName(oa.Key), p.Label(b))
+		s := r.step(a, b, checker.RelReplaced)
+		s.Source = checker.Initial
+		return s
 	case oa.Proc == ob.Proc && oa.Idx < ob.Idx:
-		return fmt.Sprintf("%s precedes %s in process %s's order", p.Label(a), p.Label(b), p.Client(a))
+		return r.step(a, b, checker.RelProcess)
 	case p.Versioned && oa.Write && ob.Write && oa.Key == ob.Key:
-		return fmt.Sprintf("%s has version %d, older than %s's version %d", p.Label(a), oa.Version, p.Label(b), ob.Version)
+		return r.step(a, b, checker.RelVersion)
 	}
-	return fmt.Sprintf("%s comes before %s", p.Label(a), p.Label(b))
+	return r.step(a, b, checker.RelNone)
 }

@@ -157,7 +157,10 @@ type run struct {
 	seen  map[string]bool
 }
 
-func (r *run) report(pattern string, ops []int32, build func() string) {
+// report records a violation; facts is only called while under the cap,
+// and fills in what the violation's pattern tells (its Op and Session are
+// None unless facts sets them).
+func (r *run) report(pattern string, ops []int32, facts func(v *checker.Violation)) {
 	pos := r.p.Positions(ops...)
 	key := pattern + fmt.Sprint(pos)
 	if r.seen == nil {
@@ -171,7 +174,8 @@ func (r *run) report(pattern string, ops []int32, build func() string) {
 	if len(r.vs) >= r.max {
 		return
 	}
-	v := checker.Violation{Ops: pos, Pattern: pattern, Explanation: build()}
+	v := checker.Violation{Ops: pos, Pattern: pattern, Op: checker.None, Session: checker.None}
+	facts(&v)
 	k := r.p.Ops[ops[0]].Key
 	same := true
 	for _, o := range ops {
@@ -183,17 +187,39 @@ func (r *run) report(pattern string, ops []int32, build func() string) {
 	r.vs = append(r.vs, v)
 }
 
+// pos is the history position of the op at index i.
+func (r *run) pos(i int32) int { return r.p.Ops[i].Pos }
+
+// cite records in v the version of the op at index i.
+func (r *run) cite(v *checker.Violation, i int32) { v.Cite(r.p.Ops[i].Pos, r.p.Ops[i].Version) }
+
+// citeSteps records in v the versions its steps of version order compare
+// (every op carries one when the versions order writes).
+func (r *run) citeSteps(v *checker.Violation) {
+	for _, s := range v.Steps {
+		if s.Rel != checker.RelVersion {
+			continue
+		}
+		for _, pos := range []int{s.From, s.To} {
+			n, _ := r.p.H.Ops[pos].Version.Int()
+			v.Cite(pos, n)
+		}
+	}
+}
+
+// step is a relation between the ops at indices a and b, with no read,
+// write or session named yet.
+func (r *run) step(a, b int32, rel checker.Relation) checker.Step {
+	return checker.Step{From: r.pos(a), To: r.pos(b), Rel: rel, Via: checker.None, Source: checker.None, Seen: checker.None}
+}
+
 // thinAir reports reads of values nobody wrote: no visibility explains them.
 func (r *run) thinAir() {
 	p := r.p
 	for i := range p.Ops {
 		o := &p.Ops[i]
 		if !o.Write && o.RF == causal.RFThinAir {
-			i := int32(i)
-			r.report("ThinAirRead", []int32{i}, func() string {
-				return fmt.Sprintf("%s returned %s, which no write of %s wrote and which is not the initial value",
-					p.Label(i), p.H.Ops[o.Pos].Value, p.KeyName(o.Key))
-			})
+			r.report("ThinAirRead", []int32{int32(i)}, func(v *checker.Violation) { v.Op = o.Pos })
 		}
 	}
 }

@@ -103,7 +103,7 @@ func TestReplicaLag(t *testing.T) {
 				t.Errorf("%s: witness %v lacks the write or read it missed", tc.crit, v.Ops)
 			}
 			got[fmt.Sprintf("%d %s", rd.Call, rd.Client)] = true
-			t.Logf("%s: %s", tc.crit, v.Explanation)
+			t.Logf("%s: %s %v", tc.crit, v.Pattern, v.Ops)
 		}
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("%s: violating reads %v, want %v", tc.crit, got, tc.want)
