@@ -1,7 +1,6 @@
 package checker
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/histcheck/histcheck/model"
@@ -21,23 +20,16 @@ type VersionDecision struct {
 	// when no write has its version, the initial value.
 	Nowhere int
 	// Cycle, when not Valid and Nowhere is negative, lists the operations
-	// of a cycle of constraints, and Why the reason for each step from
-	// Cycle[i] to Cycle[i+1] (and from the last to the first).
+	// of a cycle of constraints, and Why the relation of each step from
+	// Cycle[i] to Cycle[i+1] (and from the last to the first): process
+	// order, real time, version order, reads-from, or a read before the
+	// write that replaces what it read (RelReplaced).
 	Cycle []int
-	Why   []string
+	Why   []Relation
 	// Versions holds the version of each operation of Cycle that carries
 	// one (nil for the others), for explanations.
 	Versions []*int64
 }
-
-// Reasons of the steps of a version cycle.
-const (
-	WhyProcess  = "process order"   // the same process issued a first
-	WhyRealTime = "real time"       // a returned before b was called
-	WhyVersion  = "version order"   // a has an older version of the key
-	WhyReadFrom = "reads-from"      // b read the version a wrote
-	WhyReplaced = "read before new" // a read a version that b replaces
-)
 
 // DecideByVersions decides linearizability (ord RealTime) or sequential
 // consistency (ord ProcessOrder) of compiled, finished operations whose
@@ -110,7 +102,7 @@ func DecideByVersions(m any, ops []model.Op, keyOf []int32, ord Order) (VersionD
 		sort.Slice(ws, func(a, b int) bool { return ranks[ws[a]] < ranks[ws[b]] })
 		first[k] = ws[0]
 		for j := 1; j < len(ws); j++ {
-			g.add(ws[j-1], ws[j], WhyVersion)
+			g.add(ws[j-1], ws[j], RelVersion)
 			next[ws[j-1]] = ws[j]
 		}
 	}
@@ -121,7 +113,7 @@ func DecideByVersions(m any, ops []model.Op, keyOf []int32, ord Order) (VersionD
 		k := keyOf[i]
 		if ranks[i] == 0 {
 			if w, ok := first[k]; ok {
-				g.add(i, w, WhyReplaced)
+				g.add(i, w, RelReplaced)
 			}
 			continue
 		}
@@ -129,9 +121,9 @@ func DecideByVersions(m any, ops []model.Op, keyOf []int32, ord Order) (VersionD
 		if !ok {
 			return VersionDecision{}, false
 		}
-		g.add(w, i, WhyReadFrom)
+		g.add(w, i, RelReadsFrom)
 		if nx, ok := next[w]; ok {
-			g.add(i, nx, WhyReplaced)
+			g.add(i, nx, RelReplaced)
 		}
 	}
 	order, rest := g.topo()
@@ -160,58 +152,43 @@ func DecideByVersions(m any, ops []model.Op, keyOf []int32, ord Order) (VersionD
 	return d, true
 }
 
-// ExplainVersionCycle renders a VersionDecision's cycle in one sentence,
-// naming operations with label and, when they carry one, their versions.
-func ExplainVersionCycle(d VersionDecision, label func(int) string) string {
-	name := func(j int) string {
-		if d.Versions[j] == nil {
-			return label(d.Cycle[j])
-		}
-		return fmt.Sprintf("%s (version %d)", label(d.Cycle[j]), *d.Versions[j])
+// Violation gives the facts of a decision that is not Valid, naming the
+// operation at index i of ops by pos(i): the read legal nowhere
+// ("thin-air-read") with its version, or the cycle ("version-cycle")
+// with the relation of each step and the versions of its operations.
+func (d VersionDecision) Violation(ops []model.Op, pos func(int) int) Violation {
+	if d.Nowhere >= 0 {
+		p := pos(d.Nowhere)
+		v := Violation{Ops: []int{p}, Pattern: "thin-air-read", Op: p}
+		v.Cite(p, ops[d.Nowhere].C)
+		return v
 	}
-	s := ""
-	for i := range d.Cycle {
-		j := (i + 1) % len(d.Cycle)
-		if i > 0 {
-			s += "; "
-		}
-		la, lb := name(i), name(j)
-		switch d.Why[i] {
-		case WhyProcess:
-			s += fmt.Sprintf("%s precedes %s in its process", la, lb)
-		case WhyRealTime:
-			s += fmt.Sprintf("%s returned before %s was called", la, lb)
-		case WhyVersion:
-			s += fmt.Sprintf("%s is older than %s", la, lb)
-		case WhyReadFrom:
-			s += fmt.Sprintf("%s read what %s wrote", lb, la)
-		case WhyReplaced:
-			s += fmt.Sprintf("%s read a version that %s replaces", la, lb)
+	v := Violation{Pattern: "version-cycle", Op: None}
+	for j, i := range d.Cycle {
+		next := d.Cycle[(j+1)%len(d.Cycle)]
+		v.Ops = append(v.Ops, pos(i))
+		v.Steps = append(v.Steps, Step{From: pos(i), To: pos(next), Rel: d.Why[j], Via: None, Source: None, Seen: None})
+		if d.Versions[j] != nil {
+			v.Cite(pos(i), *d.Versions[j])
 		}
 	}
-	return s + fmt.Sprintf("; so %s would precede itself", name(0))
-}
-
-// NowhereText explains a VersionDecision's read that is legal nowhere.
-func NowhereText(label string, version int64) string {
-	return fmt.Sprintf("%s carries version %d but returned neither the value the write of that version wrote nor, when no write has it, the initial value, so no order can make it legal",
-		label, version)
+	return v
 }
 
 // vgraph is a graph over operations (nodes below n) and points of time
-// (nodes from n, for real time), with one reason per edge between
+// (nodes from n, for real time), with one relation per edge between
 // operations.
 type vgraph struct {
 	n    int
 	succ [][]int
-	why  map[[2]int]string
+	why  map[[2]int]Relation
 }
 
 func newVGraph(n int) *vgraph {
-	return &vgraph{n: n, succ: make([][]int, n), why: make(map[[2]int]string)}
+	return &vgraph{n: n, succ: make([][]int, n), why: make(map[[2]int]Relation)}
 }
 
-func (g *vgraph) add(a, b int, why string) {
+func (g *vgraph) add(a, b int, why Relation) {
 	if _, ok := g.why[[2]int{a, b}]; ok || a == b {
 		return
 	}
@@ -232,7 +209,7 @@ func (g *vgraph) process(ops []model.Op) {
 	last := make(map[int32]int)
 	for i := range ops {
 		if j, ok := last[ops[i].Proc]; ok {
-			g.add(j, i, WhyProcess)
+			g.add(j, i, RelProcess)
 		}
 		last[ops[i].Proc] = i
 	}
@@ -309,10 +286,10 @@ func (g *vgraph) topo() (order, rest []int) {
 	return nil, rest
 }
 
-// cycle returns a cycle among rest as operations with the reason of each
-// step, a run through points of time being one real-time step. Every node
-// of rest has a predecessor in rest, so walking back must repeat.
-func (g *vgraph) cycle(rest []int) ([]int, []string) {
+// cycle returns a cycle among rest as operations with the relation of
+// each step, a run through points of time being one real-time step. Every
+// node of rest has a predecessor in rest, so walking back must repeat.
+func (g *vgraph) cycle(rest []int) ([]int, []Relation) {
 	in := make(map[int]bool, len(rest))
 	for _, v := range rest {
 		in[v] = true
@@ -348,7 +325,7 @@ func (g *vgraph) cycle(rest []int) ([]int, []string) {
 	}
 	walk = append(walk[start:], walk[:start]...)
 	var ops []int
-	var why []string
+	var why []Relation
 	for i := 0; i < len(walk); {
 		a := walk[i]
 		j := i + 1
@@ -360,7 +337,7 @@ func (g *vgraph) cycle(rest []int) ([]int, []string) {
 		if j == i+1 {
 			why = append(why, g.why[[2]int{a, b}])
 		} else {
-			why = append(why, WhyRealTime)
+			why = append(why, RelRealTime)
 		}
 		i = j
 	}

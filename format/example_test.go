@@ -6,10 +6,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/linear"
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
+	"github.com/histcheck/histcheck/report"
 )
 
 // jepsen is a Jepsen history in EDN: process 1's node has a clock that
@@ -92,7 +94,7 @@ C: r(0) [5, 7]
 	}
 	fmt.Println("model:", h.Meta["model"], "linearizable:", res.Valid)
 	for _, v := range res.Violations {
-		fmt.Println(v.Explanation)
+		fmt.Println(report.Explain(h, checker.Linearizable, v))
 	}
 	// Output:
 	// model: register linearizable: false

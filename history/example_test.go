@@ -11,6 +11,7 @@ import (
 	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
+	"github.com/histcheck/histcheck/report"
 )
 
 // register is the system under test of the Recorder examples: one integer
@@ -108,7 +109,7 @@ func ExampleRecorder_staleRead() {
 	}
 	fmt.Println("linearizable:", res.Valid)
 	for _, v := range res.Violations {
-		fmt.Println(v.Explanation)
+		fmt.Println(report.Explain(h, checker.Linearizable, v))
 	}
 	// Output:
 	// linearizable: false

@@ -13,6 +13,7 @@ import (
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/internal/randhist"
 	"github.com/histcheck/histcheck/model"
+	"github.com/histcheck/histcheck/report"
 )
 
 // naiveColl holds the rules of the set, queue and counter models, written
@@ -258,7 +259,7 @@ func diffCollection[S comparable](t *testing.T, kind string, mk func(model.Optio
 			invalid++
 		}
 		if ref.Valid == checker.False {
-			e := lin.Violations[0].Explanation
+			e := report.Explain(c.h, checker.Linearizable, lin.Violations[0])
 			if !strings.Contains(e, "but the") && !strings.Contains(e, "found the queue empty") && !strings.HasSuffix(e, "model.") {
 				fail("explanation %q names no violation", e)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
+	"github.com/histcheck/histcheck/report"
 )
 
 // idGen is a user's model of an id generator: "next" hands out the next
@@ -78,7 +79,7 @@ C: next->1 [3, 4]
 	}
 	fmt.Println("linearizable:", res.Valid)
 	for _, v := range res.Violations {
-		fmt.Println(v.Explanation)
+		fmt.Println(report.Explain(h, checker.Linearizable, v))
 	}
 	// Output:
 	// linearizable: false
@@ -108,7 +109,7 @@ B: next->1 [3, 4]
 		}
 		fmt.Println(c, res.Valid)
 		for _, v := range res.Violations {
-			fmt.Println("  ", v.Explanation)
+			fmt.Println("  ", report.Explain(h, c, v))
 		}
 		if len(res.Witness) > 0 {
 			fmt.Print("   witness:")

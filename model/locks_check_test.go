@@ -14,6 +14,7 @@ import (
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/internal/randhist"
 	"github.com/histcheck/histcheck/model"
+	"github.com/histcheck/histcheck/report"
 )
 
 var locksDir = filepath.Join("..", "testdata", "histories", "locks")
@@ -114,9 +115,10 @@ func TestLockScenarios(t *testing.T) {
 				return
 			}
 			v := res.Violations[0]
+			explanation := report.Explain(sub, res.Criterion, v)
 			for _, w := range tt.why {
-				if !strings.Contains(v.Explanation, w) {
-					t.Errorf("explanation %q does not say %q", v.Explanation, w)
+				if !strings.Contains(explanation, w) {
+					t.Errorf("explanation %q does not say %q", explanation, w)
 				}
 			}
 			var named []string
@@ -151,7 +153,7 @@ func TestRedisTwoHolders(t *testing.T) {
 	}
 	res := checkWith(t, "lease", model.Options{TTL: 5000}, sub)
 	want := "C acquired the lock while B's lease was still in force (it lasts until at least 10500, and the acquire returned at 7505): two holders at once"
-	if res.Valid != checker.False || !strings.Contains(res.Violations[0].Explanation, want) {
+	if res.Valid != checker.False || !strings.Contains(report.Explain(sub, res.Criterion, res.Violations[0]), want) {
 		t.Fatalf("verdict %v %+v, want a violation saying %q", res.Valid, res.Violations, want)
 	}
 }
@@ -394,7 +396,7 @@ func TestLocksAgainstNaive(t *testing.T) {
 					continue
 				}
 				invalid++
-				if e := res.Violations[0].Explanation; !slices.ContainsFunc(phrases, func(p string) bool { return strings.Contains(e, p) }) &&
+				if e := report.Explain(h, res.Criterion, res.Violations[0]); !slices.ContainsFunc(phrases, func(p string) bool { return strings.Contains(e, p) }) &&
 					!strings.HasSuffix(e, "model.") {
 					t.Fatalf("history %d: explanation %q names no violation:\n%s", n, e, dump(h))
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/checker/session"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/report"
 )
 
 const randomHistories = 6000
@@ -32,7 +33,7 @@ func fast(t *testing.T, h *history.History, c string) checker.Verdict {
 		t.Fatalf("%s: false without a violation", c)
 	}
 	for _, v := range res.Violations {
-		if len(v.Ops) == 0 || v.Explanation == "" || v.Pattern == "" {
+		if len(v.Ops) == 0 || report.Explain(h, c, v) == "" || v.Pattern == "" {
 			t.Fatalf("%s: incomplete violation %+v", c, v)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/internal/weakref"
+	"github.com/histcheck/histcheck/report"
 )
 
 // fromHistory converts a small textbook history for the brute force.
@@ -109,7 +110,7 @@ func TestTextbookHistories(t *testing.T) {
 					t.Errorf("%s: checker says %s, expected %v", c, res.Valid, !violated[c])
 				}
 				for _, v := range res.Violations {
-					t.Logf("%s %s: %s", c, v.Pattern, v.Explanation)
+					t.Logf("%s %s: %s", c, v.Pattern, report.Explain(h, c, v))
 				}
 				results[c] = res
 			}

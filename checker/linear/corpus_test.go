@@ -57,7 +57,7 @@ func TestCorpus(t *testing.T) {
 			}
 			if want == checker.False {
 				v := res.Violations[0]
-				if len(v.Ops) == 0 || v.Explanation == "" {
+				if len(v.Ops) == 0 || Explain(h, checker.Linearizable, v) == "" {
 					t.Fatalf("violation without operations or explanation: %+v", v)
 				}
 				if h.Ops[v.Ops[0]].Status != history.OK {

@@ -111,7 +111,7 @@ func checkViolation[S comparable](t *testing.T, seed uint64, m model.Model[S], h
 		t.Fatalf("seed %d: %d violations", seed, len(res.Violations))
 	}
 	v := res.Violations[0]
-	if len(v.Ops) == 0 || v.Explanation == "" {
+	if len(v.Ops) == 0 || Explain(h, checker.Linearizable, v) == "" {
 		t.Fatalf("seed %d: empty violation %+v", seed, v)
 	}
 	fail := v.Ops[0]

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/linear"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
+	"github.com/histcheck/histcheck/report"
 )
 
 func Example() {
@@ -29,14 +31,14 @@ func Example() {
 	// Reads and writes of unique values: decided by the zones algorithm.
 	fmt.Println("linearizable:", res.Valid, "by", res.Method)
 	for _, v := range res.Violations {
-		fmt.Println(v.Explanation)
+		fmt.Println(report.Explain(h, checker.Linearizable, v))
 	}
 	// The general search explains it by the operation that cannot take
 	// effect.
 	res, _ = linear.Check(context.Background(), m, h, linear.Options{NoZones: true})
 	fmt.Println("linearizable:", res.Valid, "by", res.Method)
 	for _, v := range res.Violations {
-		fmt.Println(v.Explanation)
+		fmt.Println(report.Explain(h, checker.Linearizable, v))
 	}
 
 	// Let C's read overlap B's: now an order exists.

@@ -10,14 +10,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/histcheck/histcheck/checker/regdp"
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/histcheck/histcheck/checker/regdp"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/zones"
@@ -111,7 +111,7 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	}
 	versioned := 0
 	if !opts.NoZones {
-		versioned = decideVersions(ctx, h, parts)
+		versioned = decideVersions(ctx, parts)
 	}
 	switch {
 	case zoned > 0 && zoned == len(parts):
@@ -162,7 +162,7 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 		case failed.direct != nil:
 			res.Violations = directViolations(failed, info.Keyed)
 		default:
-			res.Violations = []checker.Violation{violation(failed.m, h, failed, info.Keyed)}
+			res.Violations = []checker.Violation{violation(failed.m, failed, info.Keyed)}
 		}
 	case !allFound:
 		if stopErr == nil {
@@ -519,7 +519,7 @@ func (q *nodeHeap) pop() int32   { return heap.Pop(q).(int32) }
 // violation describes a refuted partition: the operation that could not
 // take effect at the deepest point the search reached, after the longest
 // legal order found.
-func violation[S comparable](m model.Model[S], h *history.History, p *part[S], keyed bool) checker.Violation {
+func violation[S comparable](m model.Model[S], p *part[S], keyed bool) checker.Violation {
 	c := p.comp
 	r := &p.res
 	var v checker.Violation
@@ -532,38 +532,19 @@ func violation[S comparable](m model.Model[S], h *history.History, p *part[S], k
 	}
 	if r.failOp < 0 {
 		v.Ops = lastN(v.Prefix, contextLen)
-		v.Explanation = "no order of the operations is legal"
 		return v
 	}
 	failPos := c.Pos[r.failOp]
 	v.Ops = append([]int{failPos}, lastN(v.Prefix, contextLen)...)
-
-	var sb strings.Builder
-	sb.WriteString(h.Ops[failPos].Label())
-	sb.WriteString(" cannot take effect: ")
+	// What the model says about the operation where the search stopped:
+	// its explainer's words, or else the state it refused it in.
+	stuck := checker.Stuck{Op: failPos}
 	if ex, ok := any(m).(model.Explainer[S]); ok {
-		sb.WriteString(ex.Explain(r.state, &c.Ops[r.failOp], c.Table))
+		stuck.Said = ex.Explain(r.state, &c.Ops[r.failOp], c.Table)
 	} else {
-		sb.WriteString("illegal in state ")
-		sb.WriteString(m.Describe(r.state, c.Table))
+		stuck.Said, stuck.State = m.Describe(r.state, c.Table), true
 	}
-	if len(v.Prefix) == 0 {
-		sb.WriteString(" (in the initial state)")
-	} else {
-		sb.WriteString(" (after ")
-		tail := lastN(v.Prefix, contextLen)
-		if len(tail) < len(v.Prefix) {
-			sb.WriteString("… -> ")
-		}
-		for i, pos := range tail {
-			if i > 0 {
-				sb.WriteString(" -> ")
-			}
-			sb.WriteString(h.Ops[pos].Label())
-		}
-		sb.WriteString(")")
-	}
-	v.Explanation = sb.String()
+	v.Stuck = []checker.Stuck{stuck}
 	return v
 }
 

@@ -188,8 +188,8 @@ func TestCheckRegister(t *testing.T) {
 			if tc.fail != "" && h.Ops[v.Ops[0]].Label() != tc.fail {
 				t.Errorf("failing op %s, want %s", h.Ops[v.Ops[0]].Label(), tc.fail)
 			}
-			if tc.expl != "" && v.Explanation != tc.expl {
-				t.Errorf("explanation %q\nwant        %q", v.Explanation, tc.expl)
+			if got := Explain(h, checker.Linearizable, v); tc.expl != "" && got != tc.expl {
+				t.Errorf("explanation %q\nwant        %q", got, tc.expl)
 			}
 			if err := checker.VerifyWitness(tc.m, h, v.Prefix, checker.RealTime); err == nil {
 				t.Errorf("the prefix %v is a full witness of an invalid history", v.Prefix)

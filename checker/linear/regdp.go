@@ -117,7 +117,7 @@ func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteReg
 	if opts.Init.IsNone() {
 		opts.Init = fresh("\x00initial value")
 	}
-	// The values above are the sweep's own: its explanations name the
+	// The values above are the sweep's own: its violations show the
 	// operations as the user wrote them (a read of nil as r(nil)).
 	opts.Shown = func(pos int) *history.Op { return &h.Ops[c.Pos[pos]] }
 	return sub, opts, true
@@ -126,16 +126,9 @@ func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteReg
 // directViolations maps the sweep's violations back to positions in the
 // whole history.
 func directViolations[S comparable](p *part[S], keyed bool) []checker.Violation {
-	back := func(xs []int) []int {
-		out := make([]int, len(xs))
-		for i, x := range xs {
-			out[i] = p.comp.Pos[x]
-		}
-		return out
-	}
 	var vs []checker.Violation
 	for _, v := range p.direct.Violations {
-		v.Ops, v.Prefix = back(v.Ops), back(v.Prefix)
+		v = v.MapOps(func(x int) int { return p.comp.Pos[x] })
 		if keyed {
 			v.Key = p.key.String()
 		}

@@ -104,7 +104,7 @@ func TestSweepNamesNilAsWritten(t *testing.T) {
 	if res.Valid != checker.False || res.Method != "regdp" || len(res.Violations) != 1 {
 		t.Fatalf("%v by %q (%s), want one violation found by regdp", res.Valid, res.Method, res.Reason)
 	}
-	got := res.Violations[0].Explanation
+	got := Explain(h, checker.Linearizable, res.Violations[0])
 	want := "C:r(nil) cannot take effect: no order of the operations lets the register hold nil at any moment"
 	if !strings.HasPrefix(got, want) || !strings.Contains(got, "B:w(nil), A:w(nil)") || strings.ContainsRune(got, 0) {
 		t.Errorf("explanation %q\nwant it to start %q and name B:w(nil), A:w(nil)", got, want)

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/histcheck/histcheck/checker"
-	"github.com/histcheck/histcheck/history"
 )
 
 // MethodVersions is the Method of a verdict decided from versions.
@@ -14,7 +13,7 @@ const MethodVersions = "versions"
 // partition left undecided whose reads and writes carry versions: the
 // versions fix what the search would look for, so a cycle check settles
 // the partition in linear time. It returns how many partitions it decided.
-func decideVersions[S comparable](ctx context.Context, h *history.History, parts []*part[S]) int {
+func decideVersions[S comparable](ctx context.Context, parts []*part[S]) int {
 	n := 0
 	for _, p := range parts {
 		if p.done || len(p.comp.Ops) == 0 || ctx.Err() != nil {
@@ -24,20 +23,11 @@ func decideVersions[S comparable](ctx context.Context, h *history.History, parts
 		if !ok {
 			continue
 		}
-		res := checker.Result{Method: MethodVersions}
-		label := func(i int) string { return h.Ops[p.comp.Pos[i]].Label() }
-		switch {
-		case d.Valid:
-			res.Valid = checker.True
-		case d.Nowhere >= 0:
+		res := checker.Result{Method: MethodVersions, Valid: checker.True}
+		if !d.Valid {
+			// Positions in the partition, renamed by directViolations.
 			res.Valid = checker.False
-			res.Violations = []checker.Violation{{Ops: []int{d.Nowhere}, Pattern: "thin-air-read",
-				Explanation: checker.NowhereText(label(d.Nowhere), p.comp.Ops[d.Nowhere].C)}}
-		default:
-			res.Valid = checker.False
-			res.Violations = []checker.Violation{{Ops: d.Cycle, Pattern: "version-cycle",
-				Explanation: "no order of the operations keeps the versions and real time: " +
-					checker.ExplainVersionCycle(d, label)}}
+			res.Violations = []checker.Violation{d.Violation(p.comp.Ops, func(i int) int { return i })}
 		}
 		p.direct = &res
 		p.settle(d.Valid, d.Order)

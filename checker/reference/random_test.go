@@ -9,6 +9,7 @@ import (
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/internal/randhist"
 	"github.com/histcheck/histcheck/model"
+	"github.com/histcheck/histcheck/report"
 )
 
 // naive decides the criterion by trying every sequence of distinct
@@ -181,7 +182,7 @@ func crossCheck[S comparable](t *testing.T, m model.Model[S], h *history.History
 			return
 		}
 		if res.Valid == checker.False {
-			if len(res.Violations) != 1 || len(res.Violations[0].Ops) == 0 || res.Violations[0].Explanation == "" {
+			if len(res.Violations) != 1 || len(res.Violations[0].Ops) == 0 || report.Explain(h, res.Criterion, res.Violations[0]) == "" {
 				t.Errorf("%s: violation %+v", res.Criterion, res.Violations)
 			}
 			last := res.Violations[0].Ops[len(res.Violations[0].Ops)-1]

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/histcheck/histcheck/checker"
@@ -117,7 +116,7 @@ func check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 		}
 	default:
 		res.Valid = checker.False
-		res.Violations = []checker.Violation{s.violation(ord)}
+		res.Violations = []checker.Violation{s.violation()}
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
@@ -242,7 +241,7 @@ func (s *search[S]) dfs(cfg config[S]) bool {
 
 // violation reports the longest legal prefix found and a completed
 // operation that cannot follow it.
-func (s *search[S]) violation(ord checker.Order) checker.Violation {
+func (s *search[S]) violation() checker.Violation {
 	cfg := s.bestCfg
 	stuck := -1
 	for _, i := range s.order {
@@ -264,42 +263,28 @@ func (s *search[S]) violation(ord checker.Order) checker.Violation {
 			}
 		}
 	}
-	v := checker.Violation{}
-	var labels []string
+	v := checker.Violation{Op: checker.None, Model: s.m.Info().Name}
 	for _, i := range s.best {
 		v.Prefix = append(v.Prefix, s.c.Pos[i])
-		labels = append(labels, s.h.Ops[s.c.Pos[i]].Label())
 	}
 	v.Ops = append(v.Ops, v.Prefix...)
-	order := "real time"
-	if ord == checker.ProcessOrder {
-		order = "each process's order"
+	if stuck < 0 {
+		return v
 	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "No order of the operations respects %s and the %s model", order, s.m.Info().Name)
-	if stuck >= 0 {
-		pos := s.c.Pos[stuck]
-		v.Ops = append(v.Ops, pos)
-		op := &s.h.Ops[pos]
-		if s.m.Info().Keyed {
-			v.Key = op.Key.String()
-		}
-		st := cfg.states[s.slot[stuck]]
-		why := ""
-		if e, ok := s.m.(model.Explainer[S]); ok {
-			why = e.Explain(st, &s.c.Ops[stuck], s.c.Table)
-		}
-		if why == "" {
-			why = "it is illegal in state " + s.m.Describe(st, s.c.Table)
-		}
-		if len(labels) == 0 {
-			fmt.Fprintf(&sb, ": no operation can come first (%s: %s).", op.Label(), why)
-		} else {
-			fmt.Fprintf(&sb, ": the longest legal order found is %s, and %s cannot follow it: %s.", strings.Join(labels, ", "), op.Label(), why)
-		}
-	} else {
-		sb.WriteString(".")
+	pos := s.c.Pos[stuck]
+	v.Ops = append(v.Ops, pos)
+	if s.m.Info().Keyed {
+		v.Key = s.h.Ops[pos].Key.String()
 	}
-	v.Explanation = sb.String()
+	// The model's words, or else the state it refused the op in.
+	st := cfg.states[s.slot[stuck]]
+	why := checker.Stuck{Op: pos}
+	if e, ok := s.m.(model.Explainer[S]); ok {
+		why.Said = e.Explain(st, &s.c.Ops[stuck], s.c.Table)
+	}
+	if why.Said == "" {
+		why.Said, why.State = s.m.Describe(st, s.c.Table), true
+	}
+	v.Stuck = []checker.Stuck{why}
 	return v
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
+	"github.com/histcheck/histcheck/report"
 )
 
 // op is a compact way to write an operation in tests.
@@ -124,8 +125,8 @@ func TestTextbook(t *testing.T) {
 				t.Fatalf("violations: %+v", res.Violations)
 			}
 			v := res.Violations[0]
-			if len(v.Ops) == 0 || !strings.Contains(v.Explanation, tt.explain) {
-				t.Errorf("violation %+v, want explanation containing %q", v, tt.explain)
+			if explanation := report.Explain(h, crit, v); len(v.Ops) == 0 || !strings.Contains(explanation, tt.explain) {
+				t.Errorf("violation %+v (%q), want explanation containing %q", v, explanation, tt.explain)
 			}
 			if got := labels(h, v.Ops); tt.violOps != "" && got != tt.violOps {
 				t.Errorf("violation ops %s, want %s", got, tt.violOps)
@@ -344,7 +345,7 @@ func runCase[S comparable](t *testing.T, m model.Model[S], h *history.History, l
 				}
 			}
 		case checker.False:
-			if len(res.Violations) != 1 || len(res.Violations[0].Ops) == 0 || res.Violations[0].Explanation == "" {
+			if len(res.Violations) != 1 || len(res.Violations[0].Ops) == 0 || report.Explain(h, res.Criterion, res.Violations[0]) == "" {
 				t.Errorf("%s: violation %+v", res.Criterion, res.Violations)
 			}
 		}

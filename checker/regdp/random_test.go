@@ -3,9 +3,11 @@ package regdp_test
 import (
 	"context"
 	"fmt"
-	"github.com/histcheck/histcheck/checker/regdp"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/histcheck/histcheck/checker/regdp"
+	"github.com/histcheck/histcheck/report"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/linear"
@@ -42,7 +44,7 @@ func checkAgainst(t *testing.T, name string, h *history.History, opts regdp.Opti
 			t.Fatalf("%s: witness %v: %v\n%s", name, got.Witness, err, dump(h))
 		}
 	case checker.False:
-		if len(got.Violations) != 1 || len(got.Violations[0].Ops) == 0 || got.Violations[0].Explanation == "" {
+		if len(got.Violations) != 1 || len(got.Violations[0].Ops) == 0 || report.Explain(h, checker.Linearizable, got.Violations[0]) == "" {
 			t.Fatalf("%s: violation without operations or explanation: %+v", name, got.Violations)
 		}
 		v := got.Violations[0]

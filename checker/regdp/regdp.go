@@ -30,10 +30,11 @@ type Options struct {
 	Init history.Value
 	// NilAny accepts a read of nil in every state (Knossos's rule).
 	NilAny bool
-	// Shown, when set, gives the operation that explanations name for the
-	// one at position pos of the history checked: a caller that recoded
-	// values to fit the sweep (a nil read as a plain value becomes a value
-	// of its own) has them name the operations its users wrote.
+	// Shown, when set, gives the operation that errors name, and whose
+	// value a violation shows, for the one at position pos of the history
+	// checked: a caller that recoded values to fit the sweep (a nil read as
+	// a plain value becomes a value of its own) has them show the
+	// operations its users wrote.
 	Shown func(pos int) *history.Op
 }
 
@@ -248,7 +249,7 @@ func describe(v history.Value) string {
 	return v.String()
 }
 
-// shownValue is the value explanations give for what op read or wrote: its
+// shownValue is the value a violation gives for what op read or wrote: its
 // value in the history checked, or with Options.Shown that of the
 // operation shown in its place (a read without a value reads nil).
 func (p *problem) shownValue(op *rop) history.Value {

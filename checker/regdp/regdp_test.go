@@ -3,9 +3,11 @@ package regdp_test
 import (
 	"context"
 	"fmt"
-	"github.com/histcheck/histcheck/checker/regdp"
 	"strings"
 	"testing"
+
+	"github.com/histcheck/histcheck/checker/regdp"
+	"github.com/histcheck/histcheck/report"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/reference"
@@ -87,8 +89,8 @@ func TestViolationNamesTheStaleRead(t *testing.T) {
 	if n, _ := read.Value.Int(); n >= 0 {
 		t.Errorf("violation names %s; the gadget's stale read returns a negative value", read.Label())
 	}
-	if !strings.Contains(v.Explanation, read.Label()+" cannot take effect") || len(v.Prefix) == 0 {
-		t.Errorf("explanation %q, prefix of %d operations", v.Explanation, len(v.Prefix))
+	if explanation := report.Explain(h, checker.Linearizable, v); !strings.Contains(explanation, read.Label()+" cannot take effect") || len(v.Prefix) == 0 {
+		t.Errorf("explanation %q, prefix of %d operations", explanation, len(v.Prefix))
 	}
 }
 

@@ -2,7 +2,6 @@ package regdp
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/histcheck/histcheck/checker"
 )
@@ -137,7 +136,6 @@ func (s *search) violation() checker.Violation {
 	e := s.deadAt
 	o := p.events[e].op
 	op := &p.ops[o]
-	ho := p.op(op.pos)
 	var v checker.Violation
 	// The longest legal prefix: any configuration that reached the gap.
 	prev := -1
@@ -155,28 +153,16 @@ func (s *search) violation() checker.Violation {
 		v.Prefix = order
 	}
 	v.Ops = []int{op.pos}
+	v.Op, v.Value = op.pos, describe(p.shownValue(op))
+	v.Initial = op.val == p.init
 	// The writes that could have given the value, latest call first.
-	var writers []string
-	for i := len(p.ops) - 1; i >= 0 && len(writers) < 3; i-- {
+	for i := len(p.ops) - 1; i >= 0 && len(v.Writes) < 3; i-- {
 		w := &p.ops[i]
 		if (w.kind == kWrite || w.kind == kCrash) && w.val == op.val && w.call < int32(e) {
 			v.Ops = append(v.Ops, w.pos)
-			writers = append(writers, p.op(w.pos).Label())
+			v.Writes = append(v.Writes, w.pos)
 		}
 	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s cannot take effect: no order of the operations lets the register hold %s at any moment between its call (at %d) and its return (at %d)",
-		ho.Label(), describe(p.shownValue(op)), ho.Call, ho.Return)
-	switch {
-	case op.val == p.init && len(writers) == 0:
-		sb.WriteString("; it is the initial value and is never written again, and it was overwritten before the read was called")
-	case len(writers) == 0:
-		sb.WriteString("; no operation writes it")
-	default:
-		fmt.Fprintf(&sb, "; the writes of it (latest first: %s) all take effect too early or too late, or are overwritten in between",
-			strings.Join(writers, ", "))
-	}
-	v.Explanation = sb.String()
 	v.Pattern = "stale-read"
 	return v
 }

@@ -68,9 +68,6 @@ func newProblem[S comparable](m model.Model[S], h *history.History, c *checker.C
 	return p
 }
 
-// label renders compiled operation i in the textbook form.
-func (p *problem[S]) label(i int32) string { return p.h.Ops[p.c.Pos[i]].Label() }
-
 // restrict returns the problem of key k alone: its operations, each
 // process's order restricted to them.
 func (p *problem[S]) restrict(k int32) *problem[S] {

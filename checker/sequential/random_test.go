@@ -154,7 +154,7 @@ func agree[S comparable](t *testing.T, m model.Model[S], h *history.History, md 
 			t.Errorf("witness and dropped cover %d of %d operations", placed, len(h.Ops))
 		}
 	case checker.False:
-		if len(got.Violations) != 1 || len(got.Violations[0].Ops) == 0 || got.Violations[0].Explanation == "" {
+		if len(got.Violations) != 1 || len(got.Violations[0].Ops) == 0 || Explain(h, checker.Sequential, got.Violations[0]) == "" {
 			t.Errorf("violation not reported: %+v", got.Violations)
 		}
 	default:

@@ -3,15 +3,12 @@ package sequential
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
-	"strings"
 
 	"gonum.org/v1/gonum/graph/simple"
 	"gonum.org/v1/gonum/graph/topo"
 
 	"github.com/histcheck/histcheck/checker"
-	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
 
@@ -353,71 +350,49 @@ func (g *satGraph) reach(order []int32) *bitsets {
 	return r
 }
 
-// explain turns a cycle into a violation: the operations on it, the reads
-// that force its edges, and one plain sentence per edge.
+// explainCycle turns a cycle into a violation: the operations on it, the
+// reads that force its edges, and the relation of each edge.
 func explainCycle[S comparable](p *problem[S], g *satGraph, cyc []int32) *checker.Violation {
-	name := func(v int32) string {
+	// at names node v as a position, or the initial value.
+	at := func(v int32) int {
 		if g.op[v] < 0 {
-			return "the initial value"
+			return checker.Initial
 		}
-		return p.label(g.op[v])
-	}
-	valueOf := func(v int32) string {
-		if g.op[v] < 0 {
-			return "the initial value"
-		}
-		return p.label(g.op[v]) + "'s value"
+		return p.c.Pos[g.op[v]]
 	}
 	seen := make(map[int]bool)
 	var ops []int
 	addOp := func(v int32) {
-		if g.op[v] < 0 {
-			return
-		}
-		if pos := p.c.Pos[g.op[v]]; !seen[pos] {
+		if pos := at(v); pos >= 0 && !seen[pos] {
 			seen[pos] = true
 			ops = append(ops, pos)
 		}
 	}
-	var parts []string
+	steps := make([]checker.Step, 0, len(cyc))
 	for i, a := range cyc {
 		b := cyc[(i+1)%len(cyc)]
 		addOp(a)
 		e := g.why[[2]int32{a, b}]
+		s := checker.Step{From: at(a), To: at(b), Via: checker.None, Source: checker.None, Seen: checker.None}
 		switch e.kind {
 		case edgePO:
-			parts = append(parts, fmt.Sprintf("%s comes before %s in %s's own order", name(a), name(b), history.Quote(p.h.Ops[p.c.Pos[g.op[a]]].Client)))
+			s.Rel = checker.RelProcess
 		case edgeRF:
-			parts = append(parts, fmt.Sprintf("%s reads %s, so it comes after it", name(b), valueOf(a)))
+			s.Rel = checker.RelReadsFrom
 		case edgeInit:
-			parts = append(parts, fmt.Sprintf("the initial value comes before every write, %s included", name(b)))
+			s.Rel = checker.RelInitial
 		case edgeWW:
+			// A write before the source of a later read.
 			addOp(e.via)
-			src := g.src[e.via]
-			if g.op[b] < 0 {
-				parts = append(parts, fmt.Sprintf("%s would have to come before the initial value, since %s comes after it and reads the initial value",
-					name(a), name(e.via)))
-			} else {
-				parts = append(parts, fmt.Sprintf("%s must come before %s, since %s comes after %s and reads %s",
-					name(a), name(b), name(e.via), name(a), valueOf(src)))
-			}
+			s.Rel, s.Via = checker.RelBeforeSource, at(e.via)
 		case edgeRW:
-			src := g.src[e.via]
-			if g.op[src] < 0 {
-				parts = append(parts, fmt.Sprintf("%s reads the initial value, so it must come before every write, %s included", name(a), name(b)))
-			} else {
-				parts = append(parts, fmt.Sprintf("%s must come before %s, since it reads %s and %s comes after that write",
-					name(a), name(b), valueOf(src), name(b)))
-			}
+			// A read before a write that follows its source.
+			s.Rel, s.Source = checker.RelReplaced, at(g.src[e.via])
 		}
+		steps = append(steps, s)
 	}
 	sort.Ints(ops)
-	v := &checker.Violation{
-		Ops:     ops,
-		Pattern: "saturation-cycle",
-		Explanation: "no single order keeps each process's order and gives every read the value it returned: " +
-			strings.Join(parts, "; ") + "; these orders form a cycle",
-	}
+	v := &checker.Violation{Ops: ops, Pattern: "saturation-cycle", Op: checker.None, Steps: steps}
 	if k := g.key[cyc[0]]; p.keyed {
 		same := true
 		for _, x := range cyc {
@@ -432,10 +407,5 @@ func explainCycle[S comparable](p *problem[S], g *satGraph, cyc []int32) *checke
 
 // thinAir reports a read that no reachable state allows.
 func thinAir[S comparable](p *problem[S], i int32) *checker.Violation {
-	return &checker.Violation{
-		Ops:     []int{p.c.Pos[i]},
-		Pattern: "thin-air-read",
-		Explanation: fmt.Sprintf("%s returns a value that no operation wrote and that is not the initial value, so no order can make it legal",
-			p.label(i)),
-	}
+	return &checker.Violation{Ops: []int{p.c.Pos[i]}, Pattern: "thin-air-read", Op: p.c.Pos[i]}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/model"
@@ -340,14 +339,13 @@ func (s *searcher[S]) bestPlaced() int {
 // longest legal order found, or leads only to dead ends.
 func (s *searcher[S]) violation() checker.Violation {
 	p := s.p
-	v := checker.Violation{Pattern: "no-sequential-order"}
+	v := checker.Violation{Pattern: "no-sequential-order", Op: checker.None}
 	for _, st := range s.bestTrail {
 		if !st.skip {
 			v.Prefix = append(v.Prefix, p.c.Pos[st.op])
 		}
 	}
 	ex, _ := p.m.(model.Explainer[S])
-	var why []string
 	var keys []int32
 	for pi, ops := range p.procs {
 		f := int(s.bestFront[pi])
@@ -360,18 +358,17 @@ func (s *searcher[S]) violation() checker.Violation {
 		v.Ops = append(v.Ops, p.c.Pos[op])
 		st := s.bestStates[k]
 		mo := &p.c.Ops[op]
-		if _, ok := p.m.Step(st, mo); ok {
-			why = append(why, fmt.Sprintf("%s is legal there, but every order continuing with it fails later", p.label(op)))
-			continue
+		// A legal op leads only to dead ends; of an illegal one, the
+		// model's words, or else the state it refused it in.
+		stuck := checker.Stuck{Op: p.c.Pos[op]}
+		_, stuck.Legal = p.m.Step(st, mo)
+		if !stuck.Legal && ex != nil {
+			stuck.Said = ex.Explain(st, mo, p.c.Table)
 		}
-		reason := ""
-		if ex != nil {
-			reason = ex.Explain(st, mo, p.c.Table)
+		if !stuck.Legal && stuck.Said == "" {
+			stuck.Said, stuck.State = p.m.Describe(st, p.c.Table), true
 		}
-		if reason == "" {
-			reason = "illegal in state " + p.m.Describe(st, p.c.Table)
-		}
-		why = append(why, fmt.Sprintf("%s cannot: %s", p.label(op), reason))
+		v.Stuck = append(v.Stuck, stuck)
 	}
 	sort.Ints(v.Ops)
 	if p.keyed && len(keys) > 0 {
@@ -383,9 +380,6 @@ func (s *searcher[S]) violation() checker.Violation {
 			v.Key = p.keys[keys[0]].String()
 		}
 	}
-	placed := len(v.Prefix)
-	v.Explanation = fmt.Sprintf("no order of the %d operations keeps each process's order and is legal: "+
-		"the longest legal order found places %d of them, and then no process can go on (%s)",
-		len(p.c.Ops), placed, strings.Join(why, "; "))
+	v.Searched = len(p.c.Ops)
 	return v
 }

@@ -118,10 +118,11 @@ func TestTextbook(t *testing.T) {
 			if strings.Join(got, " ") != strings.Join(tc.violation, " ") {
 				t.Errorf("violation ops %v, want %v", got, tc.violation)
 			}
-			if v.Explanation == "" || v.Pattern != "saturation-cycle" {
+			explanation := Explain(h, checker.Sequential, v)
+			if explanation == "" || v.Pattern != "saturation-cycle" {
 				t.Errorf("violation %+v", v)
 			}
-			t.Log(v.Explanation)
+			t.Log(explanation)
 		})
 	}
 }
@@ -147,8 +148,8 @@ func TestSearchRefutation(t *testing.T) {
 	for _, i := range v.Ops {
 		got = append(got, h.Ops[i].Label())
 	}
-	if strings.Join(got, " ") != "A:r(0)" || !strings.Contains(v.Explanation, "A:r(0) cannot: read 0 but the register holds") {
-		t.Errorf("violation %v: %s", got, v.Explanation)
+	if explanation := Explain(h, checker.Sequential, v); strings.Join(got, " ") != "A:r(0)" || !strings.Contains(explanation, "A:r(0) cannot: read 0 but the register holds") {
+		t.Errorf("violation %v: %s", got, explanation)
 	}
 	if labels(h, v.Prefix) == "" {
 		t.Errorf("no prefix")
@@ -244,7 +245,7 @@ func TestNotLocal(t *testing.T) {
 		if res.Valid != checker.False || len(res.Violations) != 1 || len(res.Violations[0].Ops) != 4 {
 			t.Fatalf("got %s by %s: %+v", res.Valid, res.Method, res.Violations)
 		}
-		t.Log(res.Violations[0].Explanation)
+		t.Log(Explain(h, checker.Sequential, res.Violations[0]))
 	}
 }
 
@@ -312,6 +313,6 @@ func TestPerKeyRefutation(t *testing.T) {
 	}
 	v := res.Violations[0]
 	if v.Key != "x" || labels(h, v.Ops) != "A:get(x, \"\")" {
-		t.Errorf("violation on key %q: %s: %s", v.Key, labels(h, v.Ops), v.Explanation)
+		t.Errorf("violation on key %q: %s: %s", v.Key, labels(h, v.Ops), Explain(h, checker.Sequential, v))
 	}
 }

@@ -28,19 +28,11 @@ func byVersions[S comparable](p *problem[S]) (checker.Result, bool) {
 		for _, i := range d.Dropped {
 			res.Dropped = append(res.Dropped, p.c.Pos[i])
 		}
-	case d.Nowhere >= 0:
-		res.Valid = checker.False
-		res.Violations = []checker.Violation{{Ops: []int{p.c.Pos[d.Nowhere]}, Pattern: "thin-air-read",
-			Explanation: checker.NowhereText(p.label(int32(d.Nowhere)), p.c.Ops[d.Nowhere].C)}}
 	default:
 		res.Valid = checker.False
-		var ops []int
-		for _, i := range d.Cycle {
-			ops = append(ops, p.c.Pos[i])
-		}
-		res.Violations = []checker.Violation{{Ops: sortedUnique(ops), Pattern: "version-cycle",
-			Explanation: "no order of the operations keeps the versions and each process's order: " +
-				checker.ExplainVersionCycle(d, func(i int) string { return p.label(int32(i)) })}}
+		v := d.Violation(p.c.Ops, func(i int) int { return p.c.Pos[i] })
+		v.Ops = sortedUnique(v.Ops)
+		res.Violations = []checker.Violation{v}
 	}
 	return res, true
 }

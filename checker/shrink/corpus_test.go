@@ -103,7 +103,7 @@ func TestCorpus(t *testing.T) {
 				}
 				assertCore(t, context.Background(), check, core)
 			}
-			if core.Violation.Explanation == "" {
+			if Explain(core.History, checker.Linearizable, core.Violation) == "" {
 				t.Fatal("the core's violation has no reason")
 			}
 			table = append(table, fmt.Sprintf("| %s/%s | %s | %d | %d | %d | %d | %d | %s | %v |", row.Dir, row.File, row.Model,

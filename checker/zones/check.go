@@ -155,17 +155,24 @@ func Check(ctx context.Context, h *history.History, init history.Value, nilAny b
 	return res, nil
 }
 
-// Violation renders a refutation of one object (compiled as c by m) for a
-// result: the operations as positions in h, and the explanation.
+// Violation gives the facts of a refutation of one object (compiled as c
+// by m) for a result: the operations as positions in h, the read and its
+// value, or the zones that cannot both hold.
 func Violation[S comparable](out *Outcome, h *history.History, c *checker.Compiled, m model.Model[S], keyed bool, key history.Value) checker.Violation {
-	var v checker.Violation
+	v := checker.Violation{Pattern: out.Kind.String(), Op: checker.None}
 	if keyed {
 		v.Key = key.String()
 	}
 	for _, j := range out.Ops() {
 		v.Ops = append(v.Ops, c.Pos[j])
 	}
-	label := func(j int) string { return h.Ops[c.Pos[j]].Label() }
+	pos := func(j int) int {
+		if j < 0 {
+			return checker.None
+		}
+		return c.Pos[j]
+	}
+	// Values as the model describes them.
 	value := func(id int64) string {
 		var s S
 		if p, ok := any(&s).(*int64); ok {
@@ -174,8 +181,18 @@ func Violation[S comparable](out *Outcome, h *history.History, c *checker.Compil
 		}
 		return fmt.Sprint(id)
 	}
-	v.Explanation = out.Explain(label, value)
-	v.Pattern = out.Kind.String()
+	zone := func(z *Zone) checker.Zone {
+		return checker.Zone{Value: value(z.Value), Initial: z.IsInitialValue, Write: pos(z.Write),
+			From: z.From, To: z.To, FromOp: pos(z.FromOp), ToOp: pos(z.ToOp)}
+	}
+	switch out.Kind {
+	case ThinAir:
+		v.Op, v.Value = pos(out.Read), value(out.A.Value)
+	case ReadBeforeWrite:
+		v.Op, v.Value, v.Source = pos(out.Read), value(out.A.Value), pos(out.A.Write)
+	case Overlap, Inside:
+		v.Zones = []checker.Zone{zone(&out.A), zone(&out.B)}
+	}
 	return v
 }
 

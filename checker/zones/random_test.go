@@ -13,6 +13,7 @@ import (
 	"github.com/histcheck/histcheck/checker/zones"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
+	"github.com/histcheck/histcheck/report"
 	"github.com/histcheck/histcheck/sim"
 )
 
@@ -166,7 +167,7 @@ func compare(t *testing.T, name string, h *history.History, keyed bool, small bo
 		}
 	case checker.False:
 		v := got.Violations[0]
-		if len(v.Ops) == 0 || len(v.Ops) > 6 || v.Explanation == "" || h.Ops[v.Ops[0]].Status != history.OK {
+		if len(v.Ops) == 0 || len(v.Ops) > 6 || report.Explain(h, checker.Linearizable, v) == "" || h.Ops[v.Ops[0]].Status != history.OK {
 			t.Fatalf("%s: violation %+v", name, v)
 		}
 	}

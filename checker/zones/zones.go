@@ -11,11 +11,9 @@ package zones
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/histcheck/histcheck/model"
 )
@@ -131,52 +129,6 @@ func (o *Outcome) Ops() []int {
 		add(o.B.ToOp)
 	}
 	return out
-}
-
-// Explain says in plain words why the operations of a violation cannot be
-// linearized, naming operations with label and values with value.
-func (o *Outcome) Explain(label func(i int) string, value func(id int64) string) string {
-	switch o.Kind {
-	case ThinAir:
-		return fmt.Sprintf("%s read %s, which no operation wrote and which is not the initial value", label(o.Read), value(o.A.Value))
-	case ReadBeforeWrite:
-		return fmt.Sprintf("%s read %s but returned before %s, the only write of %s, was called", label(o.Read), value(o.A.Value), label(o.A.Write), value(o.A.Value))
-	case Overlap:
-		return fmt.Sprintf("%s; and %s; the two spans overlap, and the register cannot hold both values at once",
-			capital(span(&o.A, label, value)), span(&o.B, label, value))
-	case Inside:
-		return fmt.Sprintf("%s; but %s can be in the register only at some instant from %d to %d (after %s was called, before %s returned), which is within that span",
-			capital(span(&o.A, label, value)), holder(&o.B, label, value), o.B.From, o.B.To, label(o.B.FromOp), label(o.B.ToOp))
-	}
-	return "no order of the operations is legal"
-}
-
-// holder names a zone's value and where it came from.
-func holder(z *Zone, label func(int) string, value func(int64) string) string {
-	if z.IsInitialValue {
-		return "the initial value " + value(z.Value)
-	}
-	return value(z.Value) + ", written only by " + label(z.Write) + ","
-}
-
-// span says why a forward zone holds its value throughout.
-func span(z *Zone, label func(int) string, value func(int64) string) string {
-	h := holder(z, label, value)
-	if z.FromOp < 0 {
-		return fmt.Sprintf("%s must stay in the register until %s was called (at %d), since it reads it", h, label(z.ToOp), z.To)
-	}
-	return fmt.Sprintf("%s must be in the register from when %s returned (at %d) until %s was called (at %d), since %s reads it",
-		h, label(z.FromOp), z.From, label(z.ToOp), z.To, label(z.ToOp))
-}
-
-// capital starts a sentence with a capital letter when it starts with
-// words of its own ("the initial value"); a value or label from the input
-// is left as it is, whatever its case.
-func capital(s string) string {
-	if rest, ok := strings.CutPrefix(s, "the "); ok {
-		return "The " + rest
-	}
-	return s
 }
 
 // Infinities stand for the initial value's write (before everything) and

@@ -10,6 +10,7 @@ import (
 	"github.com/histcheck/histcheck/checker/zones"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
+	"github.com/histcheck/histcheck/report"
 )
 
 var i64 = history.IntValue
@@ -153,8 +154,8 @@ func TestCheck(t *testing.T) {
 			if v.Pattern != tc.pattern || labels(h, v.Ops) != tc.vops {
 				t.Errorf("violation %s %q, want %s %q", v.Pattern, labels(h, v.Ops), tc.pattern, tc.vops)
 			}
-			if tc.expl != "" && v.Explanation != tc.expl {
-				t.Errorf("explanation\n%q\nwant\n%q", v.Explanation, tc.expl)
+			if got := report.Explain(h, checker.Linearizable, v); tc.expl != "" && got != tc.expl {
+				t.Errorf("explanation\n%q\nwant\n%q", got, tc.expl)
 			}
 		})
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
+	"github.com/histcheck/histcheck/report"
 )
 
 // readme:begin library
@@ -46,7 +47,7 @@ func Example() {
 			fmt.Println("  ", h.Ops[i].Label())
 		}
 		for _, v := range res.Violations {
-			fmt.Println("  ", v.Explanation)
+			fmt.Println("  ", report.Explain(h, checker.Linearizable, v))
 		}
 	}
 	// Output:
