@@ -103,9 +103,6 @@ type Result struct {
 type Violation struct {
 	// Ops are the operations involved, a small set that shows the problem.
 	Ops []int `json:"ops"`
-	// Explanation says in plain words why these operations cannot be
-	// ordered as the criterion demands.
-	Explanation string `json:"explanation"`
 	// Pattern names the kind of violation when there is a catalogue of them
 	// ("WriteCORead", "CyclicCO", "stale-read").
 	Pattern string `json:"pattern,omitempty"`

@@ -66,7 +66,7 @@ func coreReason(c shrink.Core, criterion string) string {
 	if c.History == nil {
 		return ""
 	}
-	return explanation(c.History, criterion, c.Violation)
+	return Explain(c.History, criterion, c.Violation)
 }
 
 // WriteHistory writes the core as a history of its own, which violates

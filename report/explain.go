@@ -44,15 +44,6 @@ func Explain(h *history.History, criterion string, v checker.Violation) string {
 	return ""
 }
 
-// explanation is Explain while engines move from writing their own words
-// to giving facts: the words an engine still writes win.
-func explanation(h *history.History, criterion string, v checker.Violation) string {
-	if v.Explanation != "" {
-		return v.Explanation
-	}
-	return Explain(h, criterion, v)
-}
-
 // words renders the facts of one violation.
 type words struct {
 	h *history.History

@@ -102,7 +102,8 @@ func TestJUnitEscapes(t *testing.T) {
 	h := textbook(t, "h1")
 	hr := NewHistory("a<b>&\"c\x01.hist", "register", h)
 	hr.Results = append(hr.Results, NewResult(h, checker.Result{Criterion: checker.Causal, Valid: checker.False,
-		Violations: []checker.Violation{{Ops: []int{0}, Explanation: "x </failure> \x00 ]]>"}}}))
+		Violations: []checker.Violation{{Ops: []int{0}, Pattern: "overlapping-zones", Zones: []checker.Zone{
+			{Value: "x </failure> \x00 ]]>", FromOp: 0, ToOp: 0}, {Value: "y", FromOp: 0, ToOp: 0}}}}}))
 	rep := &Report{Histories: []History{hr}}
 	rep.Finish()
 	var buf bytes.Buffer

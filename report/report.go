@@ -262,7 +262,7 @@ func NewResult(h *history.History, r checker.Result) Result {
 	for _, v := range r.Violations {
 		out.Violations = append(out.Violations, Violation{
 			Ops:         ops(h, v.Ops),
-			Explanation: explanation(h, r.Criterion, v),
+			Explanation: Explain(h, r.Criterion, v),
 			Pattern:     v.Pattern,
 			Key:         v.Key,
 		})

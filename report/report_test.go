@@ -79,13 +79,14 @@ func TestText(t *testing.T) {
 			file: "h2.hist", h: h2,
 			res: checker.Result{Criterion: checker.Linearizable, Valid: checker.False,
 				Violations: []checker.Violation{{
-					Ops:         []int{pos(t, h2, "A:w(1)"), pos(t, h2, "B:r(1)"), pos(t, h2, "C:r(0)")},
-					Explanation: "C:r(0) read 0 after B:r(1) had returned 1",
-					Pattern:     "stale-read",
+					Ops:     []int{pos(t, h2, "A:w(1)"), pos(t, h2, "B:r(1)"), pos(t, h2, "C:r(0)")},
+					Pattern: "stale-read",
+					Op:      pos(t, h2, "C:r(0)"), Value: "0", Initial: true,
 				}}},
 			want: "h2.hist\tlinearizable\tfalse\n" +
 				"    violation (stale-read): A:w(1) [0, 10], B:r(1) [2, 4], C:r(0) [6, 8]\n" +
-				"      C:r(0) read 0 after B:r(1) had returned 1\n",
+				"      C:r(0) cannot take effect: no order of the operations lets the register hold 0 at any moment between its call (at 6) and its return (at 8); " +
+				"it is the initial value and is never written again, and it was overwritten before the read was called\n",
 		},
 		{
 			name: "H3 unknown with reason",
@@ -219,7 +220,7 @@ func TestJSONSchema(t *testing.T) {
 	hr.Init = InitJSON(history.IntValue(0))
 	hr.Results = append(hr.Results,
 		NewResult(h2, checker.Result{Criterion: checker.Linearizable, Valid: checker.False, Elapsed: 1500 * time.Microsecond,
-			Violations: []checker.Violation{{Ops: []int{0, 1, 2}, Explanation: "stale read", Pattern: "stale-read"}}}),
+			Violations: []checker.Violation{{Ops: []int{0, 1, 2}, Pattern: "stale-read", Op: 2, Value: "0", Initial: true}}}),
 		NewResult(h2, checker.Result{Criterion: checker.Sequential, Valid: checker.True, Witness: []int{2, 0, 1}}),
 		NewResult(h2, checker.Result{Criterion: checker.Causal, Valid: checker.Unknown, Reason: "timed out"}),
 	)

@@ -343,21 +343,6 @@ func (p *Prepared) index() {
 	}
 }
 
-// Label returns the textbook label of the op at index i of p.Ops.
-func (p *Prepared) Label(i int32) string { return p.H.Ops[p.Ops[i].Pos].Label() }
-
-// Client returns the process name of the op at index i, as explanations
-// show it (history.Quote).
-func (p *Prepared) Client(i int32) string { return history.Quote(p.H.Ops[p.Ops[i].Pos].Client) }
-
-// KeyName renders key id k for explanations ("x", or "the register").
-func (p *Prepared) KeyName(k int32) string {
-	if p.Keys[k].IsNone() {
-		return "the register"
-	}
-	return p.Keys[k].String()
-}
-
 // Method describes how reads were matched to writes.
 func (p *Prepared) Method() string {
 	if p.Versioned {
