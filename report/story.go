@@ -304,6 +304,25 @@ func (e *storyteller) list(ps []int) string {
 // between them (without the pairs that follow from others), where each
 // read's value came from, and what the weakened operations stand for.
 func (e *storyteller) facts() []string {
+	out := e.intervals()
+	out = append(out, e.orders()...)
+	out = append(out, e.overlaps()...)
+	for _, p := range e.ops {
+		if f, ok := e.readFrom(p); ok {
+			out = append(out, f)
+		}
+	}
+	for _, p := range e.weak {
+		o := e.op(p)
+		out = append(out, fmt.Sprintf("%s (recorded %s) is kept only with unknown outcome: it may have taken effect at any time after %d, or never.",
+			e.label(p), span(o), o.Call))
+	}
+	return out
+}
+
+// intervals says when each operation ran (in real time only: sequential
+// consistency ignores times), or that its outcome is unknown.
+func (e *storyteller) intervals() []string {
 	var out []string
 	for _, p := range e.ops {
 		o := e.op(p)
@@ -314,68 +333,78 @@ func (e *storyteller) facts() []string {
 			out = append(out, fmt.Sprintf("%s ran from %d to %d.", e.label(p), o.Call, o.Return))
 		}
 	}
-	// Order facts: the transitive reduction of "precedes" over the core.
+	return out
+}
+
+// orders says which operation must take effect before which: the
+// transitive reduction of "precedes" over the core.
+func (e *storyteller) orders() []string {
+	var out []string
 	for _, a := range e.ops {
 		for _, b := range e.ops {
-			if !e.precedes(a, b) {
-				continue
-			}
-			implied := false
-			for _, c := range e.ops {
-				if c != a && c != b && e.precedes(a, c) && e.precedes(c, b) {
-					implied = true
-					break
-				}
-			}
-			if !implied {
+			if e.precedes(a, b) && !e.implied(a, b) {
 				// The phrase starts with a label, the input's own
 				// text: it is not capitalised.
 				out = append(out, e.orderPhrase(a, b)+".")
 			}
 		}
 	}
-	if !e.sequential {
-		for i, a := range e.ops {
-			for _, b := range e.ops[i+1:] {
-				if !e.precedes(a, b) && !e.precedes(b, a) {
-					out = append(out, fmt.Sprintf("%s and %s overlap in time, so either may take effect first.", e.label(a), e.label(b)))
-				}
-			}
+	return out
+}
+
+// implied reports whether a precedes b through another operation of the
+// core.
+func (e *storyteller) implied(a, b int) bool {
+	for _, c := range e.ops {
+		if c != a && c != b && e.precedes(a, c) && e.precedes(c, b) {
+			return true
 		}
 	}
-	// Reads-from facts.
-	for _, p := range e.ops {
-		o := e.op(p)
-		what, v, ok := "", history.Value{}, false
-		if v, ok = e.m.ReadResult(o); ok {
-			what = fmt.Sprintf("%s read %s", e.label(p), v)
-		} else if v, ok = e.m.Expected(o); ok {
-			what = fmt.Sprintf("%s needs the value %s", e.label(p), v)
-		} else {
-			continue
-		}
-		ws := e.writers(o.Key, v)
-		var from []int
-		for _, w := range ws {
-			if w != p {
-				from = append(from, w)
+	return false
+}
+
+// overlaps says which operations may take effect in either order (in real
+// time only).
+func (e *storyteller) overlaps() []string {
+	if e.sequential {
+		return nil
+	}
+	var out []string
+	for i, a := range e.ops {
+		for _, b := range e.ops[i+1:] {
+			if !e.precedes(a, b) && !e.precedes(b, a) {
+				out = append(out, fmt.Sprintf("%s and %s overlap in time, so either may take effect first.", e.label(a), e.label(b)))
 			}
 		}
-		switch {
-		case len(from) == 0 && (e.init.IsNone() || e.init == v):
-			out = append(out, what+", which no operation here wrote: the initial value.")
-		case len(from) == 0:
-			out = append(out, what+", which no operation here wrote.")
-		case len(from) == 1:
-			out = append(out, what+", which only "+e.label(from[0])+" wrote.")
-		default:
-			out = append(out, what+", which "+e.list(from)+" wrote.")
-		}
-	}
-	for _, p := range e.weak {
-		o := e.op(p)
-		out = append(out, fmt.Sprintf("%s (recorded %s) is kept only with unknown outcome: it may have taken effect at any time after %d, or never.",
-			e.label(p), span(o), o.Call))
 	}
 	return out
+}
+
+// readFrom says where the value a read returned, or a cas compared with,
+// came from; ok is false for other operations.
+func (e *storyteller) readFrom(p int) (string, bool) {
+	o := e.op(p)
+	what, v, ok := "", history.Value{}, false
+	if v, ok = e.m.ReadResult(o); ok {
+		what = fmt.Sprintf("%s read %s", e.label(p), v)
+	} else if v, ok = e.m.Expected(o); ok {
+		what = fmt.Sprintf("%s needs the value %s", e.label(p), v)
+	} else {
+		return "", false
+	}
+	var from []int
+	for _, w := range e.writers(o.Key, v) {
+		if w != p {
+			from = append(from, w)
+		}
+	}
+	switch {
+	case len(from) == 0 && (e.init.IsNone() || e.init == v):
+		return what + ", which no operation here wrote: the initial value.", true
+	case len(from) == 0:
+		return what + ", which no operation here wrote.", true
+	case len(from) == 1:
+		return what + ", which only " + e.label(from[0]) + " wrote.", true
+	}
+	return what + ", which " + e.list(from) + " wrote.", true
 }
