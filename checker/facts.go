@@ -125,51 +125,32 @@ func (v Violation) MapOps(f func(int) int) Violation {
 		}
 		return f(x)
 	}
-	all := func(xs []int) []int {
-		if xs == nil {
-			return nil
-		}
-		out := make([]int, len(xs))
-		for i, x := range xs {
-			out[i] = one(x)
-		}
-		return out
-	}
-	v.Ops, v.Prefix, v.Writes = all(v.Ops), all(v.Prefix), all(v.Writes)
+	v.Ops, v.Prefix, v.Writes = mapEach(v.Ops, one), mapEach(v.Prefix, one), mapEach(v.Writes, one)
 	v.Op, v.Source, v.Newer, v.Session = one(v.Op), one(v.Source), one(v.Newer), one(v.Session)
-	if v.Steps != nil {
-		steps := make([]Step, len(v.Steps))
-		for i, s := range v.Steps {
-			s.From, s.To, s.Via, s.Source, s.Seen = one(s.From), one(s.To), one(s.Via), one(s.Source), one(s.Seen)
-			steps[i] = s
-		}
-		v.Steps = steps
-	}
-	if v.Versions != nil {
-		vs := make([]Version, len(v.Versions))
-		for i, x := range v.Versions {
-			x.Op = one(x.Op)
-			vs[i] = x
-		}
-		v.Versions = vs
-	}
-	if v.Zones != nil {
-		zs := make([]Zone, len(v.Zones))
-		for i, z := range v.Zones {
-			z.Write, z.FromOp, z.ToOp = one(z.Write), one(z.FromOp), one(z.ToOp)
-			zs[i] = z
-		}
-		v.Zones = zs
-	}
-	if v.Stuck != nil {
-		st := make([]Stuck, len(v.Stuck))
-		for i, s := range v.Stuck {
-			s.Op = one(s.Op)
-			st[i] = s
-		}
-		v.Stuck = st
-	}
+	v.Steps = mapEach(v.Steps, func(s Step) Step {
+		s.From, s.To, s.Via, s.Source, s.Seen = one(s.From), one(s.To), one(s.Via), one(s.Source), one(s.Seen)
+		return s
+	})
+	v.Versions = mapEach(v.Versions, func(x Version) Version { x.Op = one(x.Op); return x })
+	v.Zones = mapEach(v.Zones, func(z Zone) Zone {
+		z.Write, z.FromOp, z.ToOp = one(z.Write), one(z.FromOp), one(z.ToOp)
+		return z
+	})
+	v.Stuck = mapEach(v.Stuck, func(s Stuck) Stuck { s.Op = one(s.Op); return s })
 	return v
+}
+
+// mapEach returns a copy of xs with f applied to each element (nil for
+// nil), so that a renamed violation shares nothing with the original.
+func mapEach[T any](xs []T, f func(T) T) []T {
+	if xs == nil {
+		return nil
+	}
+	out := make([]T, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
 }
 
 // Cite records that the reason cites version n of operation p (once).

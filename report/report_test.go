@@ -28,6 +28,10 @@ func textbook(t *testing.T, name string) *history.History {
 		ops = []history.Op{w("A", 1, 0, 10), r("B", 1, 2, 4), r("C", 0, 6, 8)}
 	case "h3":
 		ops = []history.Op{w("A", 1, 0, 2), r("A", 0, 3, 5)}
+	case "overwritten": // a read of a value its own writer had overwritten
+		ops = []history.Op{w("min", 1, 0, 1), w("min", 2, 2, 3), r("maj", 1, 4, 5)}
+	case "unwritten": // a read of a value nobody wrote
+		ops = []history.Op{r("maj", 5, 0, 1)}
 	}
 	for i := range ops {
 		ops[i].Index = int64(i)

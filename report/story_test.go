@@ -9,27 +9,10 @@ import (
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/reference"
 	"github.com/histcheck/histcheck/checker/shrink"
+	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
-
-// storyOp builds an operation for FromOps; ret < 0 means unknown outcome.
-func storyOp(client, f string, v history.Value, call, ret int64) history.Op {
-	o := history.Op{Client: client, F: f, Value: v, Call: call, Return: ret, Status: history.OK}
-	if ret < 0 {
-		o.Status, o.Return = history.Info, history.Infinity
-	}
-	return o
-}
-
-func storyHistory(t testing.TB, ops ...history.Op) *history.History {
-	t.Helper()
-	h, err := history.FromOps(ops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
 
 // referenceCheck is the reference checker of crit for a model, as a
 // shrink.Checker.
@@ -47,11 +30,8 @@ func referenceCheck[S comparable](m model.Model[S], crit string) shrink.Checker 
 // its own write (H3), a read of an overwritten value, and a read of a value
 // nobody wrote.
 func TestCoreStories(t *testing.T) {
-	i0, i1, i2 := history.IntValue(0), history.IntValue(1), history.IntValue(2)
-	h2 := storyHistory(t, storyOp("A", "write", i1, 0, 10), storyOp("B", "read", i1, 2, 4), storyOp("C", "read", i0, 6, 8))
-	h3 := storyHistory(t, storyOp("A", "write", i1, 0, 2), storyOp("A", "read", i0, 3, 5))
-	overwritten := storyHistory(t, storyOp("min", "write", i1, 0, 1), storyOp("min", "write", i2, 2, 3), storyOp("maj", "read", i1, 4, 5))
-	unwritten := storyHistory(t, storyOp("maj", "read", history.IntValue(5), 0, 1))
+	h2, h3 := textbook(t, "h2"), textbook(t, "h3")
+	overwritten, unwritten := textbook(t, "overwritten"), textbook(t, "unwritten")
 	cs := checkers(register0)
 	cases := []struct {
 		name    string
@@ -99,20 +79,10 @@ func TestCoreStories(t *testing.T) {
 // the lease model names the operations as recorded, and no internal name
 // of a weakened client.
 func TestRedisUnsafeReleaseStory(t *testing.T) {
-	lock := history.StringValue("lock")
-	lop := func(c, f, v string, call, ret int64) history.Op {
-		o := storyOp(c, f, history.StringValue(v), call, ret)
-		o.Key = lock
-		if f == "acquire" {
-			o.Extra = []history.Field{{Name: "ttl", Value: history.IntValue(5000)}}
-		}
-		return o
+	h, err := format.ReadFile("../testdata/histories/locks/redis-unsafe.json", "")
+	if err != nil {
+		t.Fatal(err)
 	}
-	h := storyHistory(t,
-		lop("A", "acquire", "a7f3", 0, 5),
-		lop("B", "acquire", "9c2e", 5500, 5505),
-		lop("A", "release", "a7f3", 7000, 7005),
-		lop("C", "acquire", "41bd", 7500, 7505))
 	lease := func() model.Model[model.LeaseState] { return model.NewLease(model.Options{}) }
 	cs := checkers(lease)
 	for _, c := range []struct {
@@ -140,16 +110,22 @@ func TestRedisUnsafeReleaseStory(t *testing.T) {
 // could mean another operation of the core.
 func TestRecordedLabels(t *testing.T) {
 	i1, i2 := history.IntValue(1), history.IntValue(2)
-	cas := storyOp("A", "cas", history.ListValue(i1, i2), 0, 1)
+	cas := history.Op{Client: "A", F: "cas", Value: history.ListValue(i1, i2), Call: 0, Return: 1, Status: history.OK}
+	then := func(f string) history.Op {
+		return history.Op{Client: map[string]string{"read": "B", "write": "A"}[f], F: f, Value: i2, Call: 2, Return: 3, Status: history.OK}
+	}
 	for _, tt := range []struct {
 		name string
 		ops  []history.Op
 		want string
 	}{
-		{"cas", []history.Op{cas, storyOp("B", "read", i2, 2, 3)}, "after A:cas(1, 2)"},
-		{"ambiguous", []history.Op{cas, storyOp("A", "write", i2, 2, 3)}, "after A:w(2)"},
+		{"cas", []history.Op{cas, then("read")}, "after A:cas(1, 2)"},
+		{"ambiguous", []history.Op{cas, then("write")}, "after A:w(2)"},
 	} {
-		h := storyHistory(t, tt.ops...)
+		h, err := history.FromOps(tt.ops)
+		if err != nil {
+			t.Fatal(err)
+		}
 		core := shrink.Core{History: shrink.Weaken(h, []int{0}), Origin: []int{0, 1}}
 		if got := recordedLabels(h, core, "after A:w(2)"); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)

@@ -12,11 +12,11 @@ import (
 // the name does not print), and bars line up in columns whatever bytes the
 // names take.
 func TestTimelineLanes(t *testing.T) {
-	h, err := history.FromOps([]history.Op{
-		storyOp("élan", "write", history.IntValue(1), 0, 10),
-		storyOp("bob", "read", history.IntValue(1), 0, 10),
-		storyOp("x\ny", "read", history.IntValue(1), 0, 10),
-	})
+	var ops []history.Op
+	for _, c := range []struct{ client, f string }{{"élan", "write"}, {"bob", "read"}, {"x\ny", "read"}} {
+		ops = append(ops, history.Op{Client: c.client, F: c.f, Value: history.IntValue(1), Call: 0, Return: 10, Status: history.OK})
+	}
+	h, err := history.FromOps(ops)
 	if err != nil {
 		t.Fatal(err)
 	}
