@@ -54,102 +54,148 @@ func DecideByVersions(m any, ops []model.Op, keyOf []int32, ord Order) (VersionD
 	if !ok || !ok2 {
 		return VersionDecision{}, false
 	}
-	n := len(ops)
-	kinds := make([]model.VersionKind, n)
-	ranks := make([]int64, n)
-	type keyRank struct {
-		key  int32
-		rank int64
-	}
-	writer := make(map[keyRank]int)
-	writes := make(map[int32][]int)
-	var keys []int32
-	versioned := false
-	for i := range ops {
-		k, r := vo.Versioned(&ops[i])
-		kinds[i], ranks[i] = k, r
-		switch k {
-		case model.NotVersioned:
-			if rw.Class(&ops[i]) != model.AnyReadOp {
-				return VersionDecision{}, false
-			}
-		case model.VersionedWrite:
-			versioned = true
-			writer[keyRank{keyOf[i], r}] = i
-			if _, seen := writes[keyOf[i]]; !seen {
-				keys = append(keys, keyOf[i])
-			}
-			writes[keyOf[i]] = append(writes[keyOf[i]], i)
-		case model.VersionedRead:
-			versioned = true
-			if r < 0 {
-				return VersionDecision{Nowhere: i}, true
-			}
-		}
-	}
-	if !versioned {
+	vs, nowhere, ok := readVersions(vo, rw, ops, keyOf)
+	switch {
+	case !ok:
 		return VersionDecision{}, false
+	case nowhere >= 0:
+		return VersionDecision{Nowhere: nowhere}, true
 	}
-	g := newVGraph(n)
+	g := newVGraph(len(ops))
 	g.process(ops)
 	if ord == RealTime {
 		g.realTime(ops)
 	}
+	if !vs.constrain(g, keyOf) {
+		return VersionDecision{}, false
+	}
+	order, rest := g.topo()
+	if rest != nil {
+		return vs.cycle(g, rest, ops), true
+	}
+	return vs.order(order, ops), true
+}
+
+// keyRank names a write by its key and its place in the key's versions.
+type keyRank struct {
+	key  int32
+	rank int64
+}
+
+// versionFacts are what the versions of a set of operations say: each
+// operation's kind and rank (model.VersionOrder), and each key's writes.
+type versionFacts struct {
+	kinds  []model.VersionKind
+	ranks  []int64
+	writer map[keyRank]int
+	writes map[int32][]int
+	keys   []int32 // in the order of their first write
+}
+
+// readVersions reads the versions of ops. It reports false when some
+// operation is neither versioned nor a read that observes nothing, or
+// none is versioned; nowhere is the first read legal in no state, or -1.
+// The first operation that settles the question, in ops' order, does.
+func readVersions(vo model.VersionOrder, rw model.ReadWriteRegister, ops []model.Op, keyOf []int32) (vs *versionFacts, nowhere int, ok bool) {
+	n := len(ops)
+	vs = &versionFacts{kinds: make([]model.VersionKind, n), ranks: make([]int64, n),
+		writer: make(map[keyRank]int), writes: make(map[int32][]int)}
+	versioned := false
+	for i := range ops {
+		k, r := vo.Versioned(&ops[i])
+		vs.kinds[i], vs.ranks[i] = k, r
+		switch k {
+		case model.NotVersioned:
+			if rw.Class(&ops[i]) != model.AnyReadOp {
+				return nil, -1, false
+			}
+		case model.VersionedWrite:
+			versioned = true
+			vs.writer[keyRank{keyOf[i], r}] = i
+			if _, seen := vs.writes[keyOf[i]]; !seen {
+				vs.keys = append(vs.keys, keyOf[i])
+			}
+			vs.writes[keyOf[i]] = append(vs.writes[keyOf[i]], i)
+		case model.VersionedRead:
+			versioned = true
+			if r < 0 {
+				return nil, i, true
+			}
+		}
+	}
+	return vs, -1, versioned
+}
+
+// constrain adds to g what the versions fix: each key's writes in version
+// order, each read after the write it read, and each read before the
+// write that replaces what it read (the first write of its key when it
+// read the initial value). It reports false when a read's write is
+// missing.
+func (vs *versionFacts) constrain(g *vgraph, keyOf []int32) bool {
 	next := make(map[int]int)
 	first := make(map[int32]int)
-	for _, k := range keys {
-		ws := writes[k]
-		sort.Slice(ws, func(a, b int) bool { return ranks[ws[a]] < ranks[ws[b]] })
+	for _, k := range vs.keys {
+		ws := vs.writes[k]
+		sort.Slice(ws, func(a, b int) bool { return vs.ranks[ws[a]] < vs.ranks[ws[b]] })
 		first[k] = ws[0]
 		for j := 1; j < len(ws); j++ {
 			g.add(ws[j-1], ws[j], RelVersion)
 			next[ws[j-1]] = ws[j]
 		}
 	}
-	for i := range ops {
-		if kinds[i] != model.VersionedRead {
+	for i, kind := range vs.kinds {
+		if kind != model.VersionedRead {
 			continue
 		}
 		k := keyOf[i]
-		if ranks[i] == 0 {
+		if vs.ranks[i] == 0 {
 			if w, ok := first[k]; ok {
 				g.add(i, w, RelReplaced)
 			}
 			continue
 		}
-		w, ok := writer[keyRank{k, ranks[i]}]
+		w, ok := vs.writer[keyRank{k, vs.ranks[i]}]
 		if !ok {
-			return VersionDecision{}, false
+			return false
 		}
 		g.add(w, i, RelReadsFrom)
 		if nx, ok := next[w]; ok {
 			g.add(i, nx, RelReplaced)
 		}
 	}
-	order, rest := g.topo()
-	if rest != nil {
-		cyc, why := g.cycle(rest)
-		d := VersionDecision{Nowhere: -1, Cycle: cyc, Why: why, Versions: make([]*int64, len(cyc))}
-		for j, i := range cyc {
-			if kinds[i] != model.NotVersioned {
-				v := ops[i].C
-				d.Versions[j] = &v
-			}
+	return true
+}
+
+// cycle is the decision when g has a cycle among rest: the cycle, with
+// the version of each of its operations that carries one.
+func (vs *versionFacts) cycle(g *vgraph, rest []int, ops []model.Op) VersionDecision {
+	cyc, why := g.cycle(rest)
+	d := VersionDecision{Nowhere: -1, Cycle: cyc, Why: why, Versions: make([]*int64, len(cyc))}
+	for j, i := range cyc {
+		if vs.kinds[i] != model.NotVersioned {
+			v := ops[i].C
+			d.Versions[j] = &v
 		}
-		return d, true
 	}
+	return d
+}
+
+// order is the decision when g has the topological order order: the
+// operations in it, but for the reads of unknown outcome, which observed
+// nothing and are left out.
+func (vs *versionFacts) order(order []int, ops []model.Op) VersionDecision {
 	d := VersionDecision{Valid: true, Nowhere: -1}
 	for _, v := range order {
-		if v >= n {
+		if v >= len(ops) {
 			continue // a point of time
 		}
-		if ops[v].Unknown && kinds[v] != model.VersionedWrite {
+		if ops[v].Unknown && vs.kinds[v] != model.VersionedWrite {
 			d.Dropped = append(d.Dropped, v)
 			continue
 		}
 		d.Order = append(d.Order, v)
 	}
-	return d, true
+	return d
 }
 
 // Violation gives the facts of a decision that is not Valid, naming the
