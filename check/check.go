@@ -105,7 +105,9 @@ type Outcome struct {
 	Ladder *ladder.Ladder
 	// Keys breaks a failing linearizability check down by key.
 	Keys *KeyCounts
-	// Internal reports that some check failed with an internal error.
+	// Internal reports that some check failed with an internal error; Run
+	// then also returns those errors (each a *suite.InternalError), after
+	// checking everything else.
 	Internal bool
 }
 
@@ -165,7 +167,10 @@ func Run(ctx context.Context, h *history.History, req Request) (Outcome, error) 
 	if req.NoCheck {
 		return r.out, nil
 	}
-	return r.out, r.checkAll()
+	if err := r.checkAll(); err != nil {
+		return r.out, err
+	}
+	return r.out, errors.Join(r.internal...)
 }
 
 // hasVersions reports whether some operation carries a version.
@@ -180,13 +185,15 @@ func hasVersions(h *history.History) bool {
 
 // run is one Run's state.
 type run struct {
-	ctx   context.Context
-	h     *history.History
-	req   Request
-	spec  modelSpec
-	objs  []object
-	sopts suite.Options
-	out   Outcome
+	ctx context.Context
+	h   *history.History
+	req Request
+	// internal are the internal errors met, returned once the run is done.
+	internal []error
+	spec     modelSpec
+	objs     []object
+	sopts    suite.Options
+	out      Outcome
 }
 
 func (r *run) note(text string, bug bool) {
@@ -368,8 +375,9 @@ func (r *run) checkCriterion(c string, targets []object) ([]checker.Verdict, *ch
 			// A bug: say so, report the verdict as unknown, and go on
 			// with the other criteria.
 			r.note(err.Error(), true)
-			res.Reason = fmt.Sprintf("internal error checking %s of %s: %s", c, history.Quote(r.req.Name), internal.Panic)
+			res.Reason = fmt.Sprintf("internal error checking %s of %s: %s", c, history.Quote(r.req.Name), internal.Detail())
 			r.out.Internal, err = true, nil
+			r.internal = append(r.internal, internal)
 		}
 		if err != nil {
 			return nil, nil, err
@@ -380,8 +388,9 @@ func (r *run) checkCriterion(c string, targets []object) ([]checker.Verdict, *ch
 			done := r.progress("finding the core of", c)
 			core, err := findCore(r.ctx, &obj, c, r.out.Options, r.sopts, coreBudget(r.req.Limits.Timeout, res.Elapsed, r.req.Limits.CoreTime))
 			done()
-			if errors.As(err, new(*suite.InternalError)) {
+			if ie := new(suite.InternalError); errors.As(err, &ie) {
 				r.out.Internal = true
+				r.internal = append(r.internal, ie)
 				r.note(fmt.Sprintf("%s: no core: %v", c, err), true)
 			} else if err != nil {
 				r.note(fmt.Sprintf("%s: no core: %v", c, err), false)

@@ -2,6 +2,8 @@ package check_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -9,7 +11,9 @@ import (
 	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/ladder"
+	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
 
 // TestCriteriaTable checks the table against the facts it is derived from:
@@ -134,6 +138,64 @@ func TestVersionsIgnoredNote(t *testing.T) {
 		said := len(notes) > 0 && strings.HasPrefix(notes[0], "versions are ignored")
 		if said != tc.note {
 			t.Errorf("%s: notes %q", tc.name, notes)
+		}
+	}
+}
+
+// boom is a user model whose Step panics on a write of 2, as a bug would.
+type boom struct{}
+
+func (boom) Info() model.Info {
+	return model.Info{Name: "boom", Doc: "panics on a write of 2",
+		Ops: []model.OpInfo{{Names: []string{"read"}, Class: model.ReadOp}, {Names: []string{"write"}, Class: model.WriteOp}}}
+}
+
+func (boom) Compile(op *history.Op, _ *model.Table) (model.Op, error) {
+	n, _ := op.Value.Int()
+	if op.F == "write" {
+		return model.Op{Kind: 1, A: n}, nil
+	}
+	return model.Op{A: n}, nil
+}
+
+func (boom) Init(*model.Table) int64 { return 0 }
+
+func (boom) Step(s int64, op *model.Op) (int64, bool) {
+	if op.Kind == 1 && op.A == 2 {
+		panic(fmt.Sprintf("cannot write 2 over %d", s))
+	}
+	if op.Kind == 1 {
+		return op.A, true
+	}
+	return s, op.A == s
+}
+
+func (boom) Describe(s int64, _ *model.Table) string { return fmt.Sprint(s) }
+
+// TestRunModelPanic checks that a model's panic is an error naming the
+// model, the operation and the state, with the verdict unknown.
+func TestRunModelPanic(t *testing.T) {
+	h, err := history.FromOps([]history.Op{
+		{Client: "A", F: "write", Value: history.IntValue(1), Call: 0, Return: 1, Status: history.OK},
+		{Client: "B", F: "write", Value: history.IntValue(2), Call: 2, Return: 3, Status: history.OK},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := []suite.Model{suite.Bind(func(model.Options) model.Model[int64] { return boom{} })}
+	for _, c := range []string{"linearizable", "sequential"} {
+		out, err := check.Run(context.Background(), h, check.Request{Model: "boom", Models: models, Criteria: []string{c}})
+		var ie *suite.InternalError
+		if !errors.As(err, &ie) || ie.Model == nil {
+			t.Fatalf("%s: got error %v, want an internal error that names the model", c, err)
+		}
+		if !out.Internal || len(out.Results) != 1 || out.Results[0].Valid != checker.Unknown {
+			t.Errorf("%s: outcome %+v, want one unknown verdict marked internal", c, out)
+		}
+		for _, want := range []string{"cannot write 2 over", `in model boom's Step on op 1 (B:w(2)) in state "`} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %q does not say %q", c, err, want)
+			}
 		}
 	}
 }

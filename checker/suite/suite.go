@@ -88,16 +88,18 @@ func (e *WitnessError) Unwrap() error { return e.Err }
 func Bind[S comparable](newModel func(model.Options) model.Model[S]) Model {
 	info := newModel(model.Options{}).Info()
 	criteria := []string{checker.Linearizable, checker.Sequential}
-	check := func(ctx context.Context, h *history.History, criterion string, mopts model.Options, opts Options) (checker.Result, error) {
+	check := func(ctx context.Context, h *history.History, criterion string, mopts model.Options, opts Options) (res checker.Result, err error) {
 		// One rule decides whether versions count, for every criterion:
 		// the causal and session checkers apply the same one.
 		mopts.Versions = model.UsesVersions(h)
 		m := newModel(mopts)
-		var (
-			res checker.Result
-			err error
-			ord checker.Order
-		)
+		defer func() {
+			if r := recover(); r != nil {
+				ie := &InternalError{Criterion: criterion, Panic: checker.AsPanic(r), Model: diagnose(info.Name, newModel(mopts), h)}
+				res, err = checker.Result{Criterion: criterion, Valid: checker.Unknown, Reason: "internal error: " + ie.Detail()}, ie
+			}
+		}()
+		var ord checker.Order
 		start := time.Now()
 		switch criterion {
 		case checker.Linearizable:
@@ -210,10 +212,21 @@ const ReasonTimeout = "the time limit ran out before a verdict"
 type InternalError struct {
 	Criterion string
 	Panic     *checker.PanicError
+	// Model, when the model's own code panicked, says where; nil when the
+	// model, replayed alone, does not panic (a bug in an engine).
+	Model *ModelPanic
 }
 
 func (e *InternalError) Error() string {
-	return fmt.Sprintf("internal error checking %s: %v", e.Criterion, e.Panic)
+	return fmt.Sprintf("internal error checking %s: %s", e.Criterion, e.Detail())
+}
+
+// Detail says what panicked, and where in the model when it was the model.
+func (e *InternalError) Detail() string {
+	if e.Model == nil {
+		return e.Panic.Error()
+	}
+	return fmt.Sprintf("%v (%s)", e.Panic, e.Model)
 }
 
 func (e *InternalError) Unwrap() error { return e.Panic }
