@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/ladder"
@@ -197,5 +198,31 @@ func TestRunModelPanic(t *testing.T) {
 				t.Errorf("%s: error %q does not say %q", c, err, want)
 			}
 		}
+	}
+}
+
+// TestRunMemoryBudgetReached checks that a run whose memory budget ran out
+// answers unknown and says so, rather than failing.
+func TestRunMemoryBudgetReached(t *testing.T) {
+	h, err := history.FromOps([]history.Op{
+		{Client: "A", F: "write", Value: history.IntValue(1), Call: 0, Return: 1, Status: history.OK},
+		{Client: "B", F: "read", Value: history.IntValue(1), Call: 2, Return: 3, Status: history.OK},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(&budget.ExceededError{Limit: 300e6, InUse: 400 << 20})
+	out, err := check.Run(ctx, h, check.Request{Model: "register", Criteria: []string{"all"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Results {
+		if r.Valid != checker.Unknown || !strings.HasPrefix(r.Reason, "the memory limit of 300 MB was reached (400 MiB in use); ") {
+			t.Errorf("%s: %v, %q; want unknown for the memory limit", r.Criterion, r.Valid, r.Reason)
+		}
+	}
+	if len(out.Results) < 10 {
+		t.Errorf("%d results, want every criterion", len(out.Results))
 	}
 }

@@ -127,7 +127,7 @@ func agree[S comparable](t *testing.T, m model.Model[S], h *history.History, md 
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = runSearch(ctx, newProblem(m, h, c, m.Info().Keyed), 0)
+		got = runSearch(ctx, newProblem(m, h, c, m.Info().Keyed), 0, defaultMemoBytes)
 	default:
 		got, err = Check(ctx, m, h, Options{NoLinearFirst: md == noLinear, Workers: 1})
 		if err != nil {
@@ -216,7 +216,7 @@ func TestMethodsAgreeOnLargerHistories(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel = context.WithTimeout(context.Background(), time.Second)
-		alone := runSearch(ctx, newProblem(m, h, c, m.Info().Keyed), 0)
+		alone := runSearch(ctx, newProblem(m, h, c, m.Info().Keyed), 0, defaultMemoBytes)
 		cancel()
 		counts[fmt.Sprintf("%s/%s", full.Valid, full.Method)]++
 		if full.Valid == checker.Unknown || alone.Valid == checker.Unknown {

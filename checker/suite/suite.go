@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
@@ -31,6 +32,9 @@ type Options struct {
 	// answers unknown; 0 means the checker's default (a quarter of the
 	// machine's memory), negative means no bound.
 	MaxMemory int64
+	// Memory, when set, is the run's budget for the whole process, which
+	// searches ask before their memos grow.
+	Memory *budget.Memory
 }
 
 // CheckFunc runs one criterion on h with the model built from mopts.
@@ -207,6 +211,11 @@ func (e *timeoutError) Unwrap() error { return e.err }
 // context's deadline passed.
 const ReasonTimeout = "the time limit ran out before a verdict"
 
+// ReasonCancelled is the Reason of a result that is unknown because the
+// context was cancelled (an interrupt, or the memory budget, which the
+// caller names).
+const ReasonCancelled = "the check was cancelled before a verdict"
+
 // InternalError is a panic inside a checker or a model: a bug, reported as
 // an unknown verdict rather than the end of the run.
 type InternalError struct {
@@ -249,21 +258,25 @@ func Run(ctx context.Context, m Model, h *history.History, criterion string, mop
 	if err := ctx.Err(); err != nil {
 		// Honour a limit that ran out before the check began, however
 		// quick the check would have been, so that limits behave alike.
-		return checker.Result{Criterion: criterion, Valid: checker.Unknown, Reason: ReasonTimeout}, nil
+		return checker.Result{Criterion: criterion, Valid: checker.Unknown, Reason: ctxReason(err)}, nil
 	}
 	res, err = m.Check(ctx, h, criterion, mopts, opts)
 	var te *timeoutError
 	if errors.As(err, &te) {
-		reason := ReasonTimeout
-		if errors.Is(te.err, context.Canceled) {
-			reason = "the check was cancelled before a verdict"
-		}
-		return checker.Result{Criterion: criterion, Valid: checker.Unknown, Reason: reason, Elapsed: te.elapsed}, nil
+		return checker.Result{Criterion: criterion, Valid: checker.Unknown, Reason: ctxReason(te.err), Elapsed: te.elapsed}, nil
 	}
 	if err == nil && res.Valid == checker.Unknown && res.Reason == "" && ctx.Err() != nil {
 		res.Reason = ReasonTimeout
 	}
 	return res, err
+}
+
+// ctxReason says why a check its context ended has no verdict.
+func ctxReason(err error) string {
+	if errors.Is(err, context.Canceled) {
+		return ReasonCancelled
+	}
+	return ReasonTimeout
 }
 
 // Lookup finds the model named name among ms, or returns an error naming

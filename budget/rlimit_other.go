@@ -1,0 +1,6 @@
+//go:build !unix
+
+package budget
+
+// addressLimit returns 0: no address space limit is read here.
+func addressLimit() int64 { return 0 }
