@@ -20,6 +20,10 @@ import (
 // mean no limit.
 type Memory struct {
 	limit int64
+	// space is the address space the process may map (ulimit -v), or 0.
+	// Go reserves address space far beyond what it uses, so under such a
+	// limit the reservations run out long before the memory does.
+	space int64
 	mu    sync.Mutex
 	// samples is reused by every reading, so that measuring allocates
 	// nothing.
@@ -28,7 +32,7 @@ type Memory struct {
 
 // New returns a budget of limit bytes; 0 or less means none.
 func New(limit int64) *Memory {
-	return &Memory{limit: limit, samples: []metrics.Sample{
+	return &Memory{limit: limit, space: addressLimit(), samples: []metrics.Sample{
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
 	}}
@@ -53,6 +57,25 @@ func (m *Memory) Limit() int64 {
 		return 0
 	}
 	return m.limit
+}
+
+// spaceMargin is the address space kept free under a ulimit -v: the Go
+// runtime reserves its heap in arenas of 64 MiB, and its threads' stacks.
+const spaceMargin = 128 << 20
+
+// exceeded measures the process and returns why n more bytes do not fit,
+// or nil: past the budget, or (under a ulimit -v) too near the end of the
+// address space.
+func (m *Memory) exceeded(n int64, what string) *ExceededError {
+	if used := m.InUse(); used+n > m.limit {
+		return &ExceededError{Limit: m.limit, InUse: used, Want: n, What: what}
+	}
+	if m.space > 0 {
+		if mapped := mappedSpace(); mapped > 0 && mapped+n+spaceMargin > m.space {
+			return &ExceededError{Limit: m.space, InUse: mapped, Want: n, What: what, Space: true}
+		}
+	}
+	return nil
 }
 
 // InUse returns the memory the process holds from the operating system:
@@ -82,18 +105,31 @@ type ExceededError struct {
 	// What names what needed the memory ("reading", "the memo"), when
 	// known.
 	What string
+	// Space says that the limit is the address space (ulimit -v), and
+	// InUse the address space mapped.
+	Space bool
 }
 
 func (e *ExceededError) Error() string {
 	s := "the memory limit of " + Size(e.Limit)
+	if e.Space {
+		s = "the address space limit (ulimit -v) of " + Size(e.Limit)
+	}
 	if e.Want > 0 {
 		s += fmt.Sprintf(" does not leave room for %s more", Size(e.Want))
 		if e.What != "" {
 			s += " for " + e.What
 		}
-		return s + fmt.Sprintf(" (%s in use)", Size(e.InUse))
+		return s + fmt.Sprintf(" (%s %s)", Size(e.InUse), e.usage())
 	}
-	return s + fmt.Sprintf(" was reached (%s in use)", Size(e.InUse))
+	return s + fmt.Sprintf(" was reached (%s %s)", Size(e.InUse), e.usage())
+}
+
+func (e *ExceededError) usage() string {
+	if e.Space {
+		return "mapped"
+	}
+	return "in use"
 }
 
 // Allow reports, as an *ExceededError, whether n more bytes for what would
@@ -101,15 +137,12 @@ func (e *ExceededError) Error() string {
 // budget. Ask before an allocation large enough to matter (a table's next
 // size, a whole input); the watch sees the rest.
 func (m *Memory) Allow(n int64, what string) error {
-	limit := m.Limit()
-	if limit == 0 {
+	if m.Limit() == 0 || m.exceeded(n, what) == nil {
 		return nil
 	}
-	if used := m.InUse(); used+n <= limit {
-		return nil
-	}
-	if used := m.collect(); used+n > limit {
-		return &ExceededError{Limit: limit, InUse: used, Want: n, What: what}
+	m.collect()
+	if e := m.exceeded(n, what); e != nil {
+		return e
 	}
 	return nil
 }
@@ -118,9 +151,8 @@ func (m *Memory) Allow(n int64, what string) error {
 // operating system, then measures again: garbage must not count against
 // the budget. It costs a full collection, so it is done only when the
 // budget looks exceeded.
-func (m *Memory) collect() int64 {
+func (m *Memory) collect() {
 	debug.FreeOSMemory()
-	return m.InUse()
 }
 
 // WatchInterval is how often Watch measures: often enough that a search
@@ -159,12 +191,13 @@ func (m *Memory) Watch(ctx context.Context) (context.Context, context.CancelFunc
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if m.InUse() <= limit || time.Since(collected) < collectEvery {
+				if m.exceeded(0, "") == nil || time.Since(collected) < collectEvery {
 					continue
 				}
 				collected = time.Now()
-				if used := m.collect(); used > limit {
-					cancel(&ExceededError{Limit: limit, InUse: used})
+				m.collect()
+				if e := m.exceeded(0, ""); e != nil {
+					cancel(e)
 					return
 				}
 			}

@@ -48,7 +48,7 @@ func TestDefault(t *testing.T) {
 		{"meminfo without a total", fstest.MapFS{"proc/meminfo": {Data: []byte("MemFree: 1 kB\n")}}, 0, fallback},
 		{"meminfo unreadable", fstest.MapFS{"proc/meminfo": {Data: []byte("MemTotal: lots kB\n")}}, 0, fallback},
 		{"nothing readable", fstest.MapFS{}, 0, fallback},
-		{"address space limit", fstest.MapFS{"proc/meminfo": meminfo}, 1 << 30, 512 << 20},
+		{"address space limit", fstest.MapFS{"proc/meminfo": meminfo}, 512 << 20, 512 << 20},
 		{"address space limit above", fstest.MapFS{"proc/meminfo": meminfo}, 1 << 40, quarter},
 	} {
 		if got := defaultFrom(tc.files, tc.as); got != tc.want {
@@ -119,6 +119,22 @@ func TestSize(t *testing.T) {
 	} {
 		if got := Size(tc.n); got != tc.want {
 			t.Errorf("Size(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestExceededError(t *testing.T) {
+	for _, tc := range []struct {
+		e    ExceededError
+		want string
+	}{
+		{ExceededError{Limit: 300e6, InUse: 400 << 20}, "the memory limit of 300 MB was reached (400 MiB in use)"},
+		{ExceededError{Limit: 300e6, InUse: 200 << 20, Want: 150 << 20, What: "reading the input"},
+			"the memory limit of 300 MB does not leave room for 150 MiB more for reading the input (200 MiB in use)"},
+		{ExceededError{Limit: 2e9, InUse: 1900e6, Space: true}, "the address space limit (ulimit -v) of 2 GB was reached (1900 MB mapped)"},
+	} {
+		if got := tc.e.Error(); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
 		}
 	}
 }

@@ -21,14 +21,23 @@ const unlimited = 1 << 62
 // Default returns the budget a run gets when none is asked for: the memory
 // limit of the control group the process runs in (a container's limit)
 // when there is one, else a quarter of the machine's memory, and never more
-// than half the address space a ulimit -v allows (Go reserves address space
-// well beyond what it uses). It reads the machine each time it is called.
+// than the address space a ulimit -v leaves beyond what the process has
+// already mapped (Go reserves address space well beyond what it uses). It
+// reads the machine each time it is called.
 func Default() int64 {
-	return defaultFrom(os.DirFS("/"), addressLimit())
+	as := addressLimit()
+	if as > 0 {
+		if mapped := mappedSpace(); mapped > 0 {
+			as = max(as-mapped-spaceMargin, 1<<20)
+		} else {
+			as /= 2
+		}
+	}
+	return defaultFrom(os.DirFS("/"), as)
 }
 
-// defaultFrom is Default reading the files under root, with the address
-// space limit as (0: none).
+// defaultFrom is Default reading the files under root, with as the
+// address space left for the heap (0: no limit).
 func defaultFrom(root fs.FS, as int64) int64 {
 	limit := cgroupLimit(root)
 	if limit <= 0 {
@@ -38,8 +47,8 @@ func defaultFrom(root fs.FS, as int64) int64 {
 			limit = fallback
 		}
 	}
-	if as > 0 && as/2 < limit {
-		limit = as / 2
+	if as > 0 && as < limit {
+		limit = as
 	}
 	return limit
 }

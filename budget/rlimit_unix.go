@@ -2,7 +2,12 @@
 
 package budget
 
-import "syscall"
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
 
 // addressLimit returns the address space limit (ulimit -v), or 0. "No
 // limit" is all ones, which the bound below also catches.
@@ -12,4 +17,22 @@ func addressLimit() int64 {
 		return 0
 	}
 	return int64(r.Cur)
+}
+
+// mappedSpace returns the address space the process has mapped (VmSize),
+// or 0 where it cannot be read.
+func mappedSpace() int64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0
+	}
+	pages, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * int64(os.Getpagesize())
 }
