@@ -106,13 +106,10 @@ const (
 	anyValue = -3 // nothing: a read of nil under Options.NilIsAny
 )
 
-// Criteria lists the weak criteria Decide knows.
+// Criteria lists the weak criteria Decide knows; it also knows
+// linearizable and sequential.
 var Criteria = []string{checker.Causal, checker.CausalMemory, checker.CausalConvergence, checker.PRAM,
 	checker.ReadYourWrites, checker.MonotonicReads, checker.MonotonicWrites, checker.WritesFollowReads}
-
-// Strong lists the other criteria Decide knows: those that serialise every
-// operation at once.
-var Strong = []string{checker.Linearizable, checker.Sequential}
 
 // Options says how to read a history.
 type Options struct {
