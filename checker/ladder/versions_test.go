@@ -81,8 +81,9 @@ func reorderVersions(rng *rand.Rand, h *small) {
 	}
 }
 
-// TestVersionedCriteriaAgainstBruteForce compares linearizability,
-// sequential consistency and the causal criteria, computed through the
+// TestVersionedCriteriaAgainstBruteForce compares every criterion
+// (linearizability, sequential consistency, the causal criteria, PRAM and
+// the session guarantees), computed through the
 // suite as the command line does, with the brute force of package weakref
 // on random differentiated histories whose operations all carry versions,
 // a third of them altered so that versions disagree with the values or
@@ -96,7 +97,7 @@ func TestVersionedCriteriaAgainstBruteForce(t *testing.T) {
 	for _, m := range suite.Builtin() {
 		models[m.Info.Name] = m
 	}
-	criteria := []string{checker.Linearizable, checker.Sequential, checker.Causal, checker.CausalMemory, checker.CausalConvergence}
+	criteria := checker.AllCriteria
 	rng := rand.New(rand.NewSource(17))
 	counts := tally{}
 	altered := 0
@@ -154,7 +155,9 @@ func versionedAgree(t *testing.T, m suite.Model, h *history.History, c, what str
 var versionedFiles = map[string][]string{
 	"older-version-after-newer.json": {checker.Linearizable, checker.Sequential, checker.CausalMemory,
 		checker.CausalConvergence, checker.Causal, checker.PRAM, checker.MonotonicReads},
-	"newer-version-after-older.json":  nil,
+	"newer-version-after-older.json": nil,
+	"initial-read-with-unknown-version.json": {checker.Linearizable, checker.Sequential, checker.CausalMemory,
+		checker.CausalConvergence, checker.Causal, checker.PRAM, checker.ReadYourWrites},
 	"value-differs-from-version.json": checker.AllCriteria,
 }
 
