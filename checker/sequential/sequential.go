@@ -41,6 +41,10 @@ type Options struct {
 	MaxMemory int64
 	// Memory, when set, is the run's budget for the whole process.
 	Memory *budget.Memory
+	// MaxNodes, when positive, bounds the configurations the search
+	// explores; past it the verdict is Unknown. A bound in steps, unlike a
+	// deadline, gives the same answer on every machine.
+	MaxNodes int64
 }
 
 // Methods, as put in checker.Result.Method.
@@ -106,7 +110,7 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	if r, ok := perKey(ctx, p); ok {
 		return finish(r)
 	}
-	return finish(runSearch(ctx, p, 0, memoLimit(opts.MaxMemory)))
+	return finish(runSearch(ctx, p, opts.MaxNodes, memoLimit(opts.MaxMemory)))
 }
 
 // memoLimit is the search memo's share of maxMemory.
