@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/checker/shrink"
@@ -26,7 +27,11 @@ import (
 type Limits struct {
 	// Timeout bounds each criterion's check of each object.
 	Timeout time.Duration
-	// Memory bounds what a search may hold, in bytes.
+	// Memory bounds, in bytes, what the process may hold while the run
+	// checks (package budget): searches ask before their memos grow, and
+	// past it every verdict not yet known is unknown with the reason. 0
+	// means budget.Default() (the container's limit, else a quarter of
+	// the machine's memory); negative means no bound.
 	Memory int64
 	// Workers is how many goroutines a checker may use (0: one per CPU).
 	Workers int
@@ -105,7 +110,9 @@ type Outcome struct {
 	Ladder *ladder.Ladder
 	// Keys breaks a failing linearizability check down by key.
 	Keys *KeyCounts
-	// Internal reports that some check failed with an internal error.
+	// Internal reports that some check failed with an internal error; Run
+	// then also returns those errors (each a *suite.InternalError), after
+	// checking everything else.
 	Internal bool
 }
 
@@ -151,7 +158,10 @@ func Run(ctx context.Context, h *history.History, req Request) (Outcome, error) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r := &run{ctx: ctx, h: h, req: req}
+	mem := budget.For(req.Limits.Memory)
+	ctx, stop := mem.Watch(ctx)
+	defer stop()
+	r := &run{ctx: ctx, h: h, req: req, mem: mem}
 	if r.req.Models == nil {
 		r.req.Models = suite.Builtin()
 	}
@@ -165,7 +175,23 @@ func Run(ctx context.Context, h *history.History, req Request) (Outcome, error) 
 	if req.NoCheck {
 		return r.out, nil
 	}
-	return r.out, r.checkAll()
+	if err := r.checkAll(); err != nil {
+		return r.out, err
+	}
+	return r.out, errors.Join(r.internal...)
+}
+
+// withCause puts the reason the run's context ended, when it is the
+// memory budget, before an unknown verdict's reason.
+func withCause(ctx context.Context, reason string) string {
+	var ee *budget.ExceededError
+	if !errors.As(context.Cause(ctx), &ee) {
+		return reason
+	}
+	if reason == "" {
+		return ee.Error()
+	}
+	return ee.Error() + "; " + reason
 }
 
 // hasVersions reports whether some operation carries a version.
@@ -180,9 +206,14 @@ func hasVersions(h *history.History) bool {
 
 // run is one Run's state.
 type run struct {
-	ctx   context.Context
-	h     *history.History
-	req   Request
+	ctx context.Context
+	h   *history.History
+	req Request
+	// internal are the internal errors met, returned once the run is done.
+	internal []error
+	// mem is the run's memory budget (nil: none); ctx is cancelled when
+	// it is exceeded.
+	mem   *budget.Memory
 	spec  modelSpec
 	objs  []object
 	sopts suite.Options
@@ -231,7 +262,11 @@ func (r *run) settle() error {
 	if mopts.TTL, err = r.ttl(); err != nil {
 		return err
 	}
-	r.sopts = suite.Options{Workers: r.req.Limits.Workers, Verify: r.req.Verify, MaxViolations: r.req.MaxViolations, MaxMemory: r.req.Limits.Memory}
+	r.sopts = suite.Options{Workers: r.req.Limits.Workers, Verify: r.req.Verify, MaxViolations: r.req.MaxViolations,
+		MaxMemory: r.mem.Limit(), Memory: r.mem}
+	if r.mem == nil {
+		r.sopts.MaxMemory = -1 // no bound, where 0 would be the engines' default
+	}
 	r.out = Outcome{Settled: true, Model: spec.String(), Options: mopts, NilRead: nilRead}
 	return nil
 }
@@ -363,13 +398,17 @@ func (r *run) checkCriterion(c string, targets []object) ([]checker.Verdict, *ch
 		done := r.progress("checking", c)
 		res, err := runOne(r.ctx, obj.model, obj.h, c, r.out.Options, r.sopts, r.req.Limits.Timeout)
 		done()
+		if res.Valid == checker.Unknown {
+			res.Reason = withCause(r.ctx, res.Reason)
+		}
 		var internal *suite.InternalError
 		if errors.As(err, &internal) {
 			// A bug: say so, report the verdict as unknown, and go on
 			// with the other criteria.
 			r.note(err.Error(), true)
-			res.Reason = fmt.Sprintf("internal error checking %s of %s: %s", c, history.Quote(r.req.Name), internal.Panic)
+			res.Reason = fmt.Sprintf("internal error checking %s of %s: %s", c, history.Quote(r.req.Name), internal.Detail())
 			r.out.Internal, err = true, nil
+			r.internal = append(r.internal, internal)
 		}
 		if err != nil {
 			return nil, nil, err
@@ -380,8 +419,9 @@ func (r *run) checkCriterion(c string, targets []object) ([]checker.Verdict, *ch
 			done := r.progress("finding the core of", c)
 			core, err := findCore(r.ctx, &obj, c, r.out.Options, r.sopts, coreBudget(r.req.Limits.Timeout, res.Elapsed, r.req.Limits.CoreTime))
 			done()
-			if errors.As(err, new(*suite.InternalError)) {
+			if ie := new(suite.InternalError); errors.As(err, &ie) {
 				r.out.Internal = true
+				r.internal = append(r.internal, ie)
 				r.note(fmt.Sprintf("%s: no core: %v", c, err), true)
 			} else if err != nil {
 				r.note(fmt.Sprintf("%s: no core: %v", c, err), false)

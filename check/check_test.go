@@ -2,14 +2,19 @@ package check_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/ladder"
+	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
 
 // TestCriteriaTable checks the table against the facts it is derived from:
@@ -135,5 +140,89 @@ func TestVersionsIgnoredNote(t *testing.T) {
 		if said != tc.note {
 			t.Errorf("%s: notes %q", tc.name, notes)
 		}
+	}
+}
+
+// boom is a user model whose Step panics on a write of 2, as a bug would.
+type boom struct{}
+
+func (boom) Info() model.Info {
+	return model.Info{Name: "boom", Doc: "panics on a write of 2",
+		Ops: []model.OpInfo{{Names: []string{"read"}, Class: model.ReadOp}, {Names: []string{"write"}, Class: model.WriteOp}}}
+}
+
+func (boom) Compile(op *history.Op, _ *model.Table) (model.Op, error) {
+	n, _ := op.Value.Int()
+	if op.F == "write" {
+		return model.Op{Kind: 1, A: n}, nil
+	}
+	return model.Op{A: n}, nil
+}
+
+func (boom) Init(*model.Table) int64 { return 0 }
+
+func (boom) Step(s int64, op *model.Op) (int64, bool) {
+	if op.Kind == 1 && op.A == 2 {
+		panic(fmt.Sprintf("cannot write 2 over %d", s))
+	}
+	if op.Kind == 1 {
+		return op.A, true
+	}
+	return s, op.A == s
+}
+
+func (boom) Describe(s int64, _ *model.Table) string { return fmt.Sprint(s) }
+
+// TestRunModelPanic checks that a model's panic is an error naming the
+// model, the operation and the state, with the verdict unknown.
+func TestRunModelPanic(t *testing.T) {
+	h, err := history.FromOps([]history.Op{
+		{Client: "A", F: "write", Value: history.IntValue(1), Call: 0, Return: 1, Status: history.OK},
+		{Client: "B", F: "write", Value: history.IntValue(2), Call: 2, Return: 3, Status: history.OK},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := []suite.Model{suite.Bind(func(model.Options) model.Model[int64] { return boom{} })}
+	for _, c := range []string{"linearizable", "sequential"} {
+		out, err := check.Run(context.Background(), h, check.Request{Model: "boom", Models: models, Criteria: []string{c}})
+		var ie *suite.InternalError
+		if !errors.As(err, &ie) || ie.Model == nil {
+			t.Fatalf("%s: got error %v, want an internal error that names the model", c, err)
+		}
+		if !out.Internal || len(out.Results) != 1 || out.Results[0].Valid != checker.Unknown {
+			t.Errorf("%s: outcome %+v, want one unknown verdict marked internal", c, out)
+		}
+		for _, want := range []string{"cannot write 2 over", `in model boom's Step on op 1 (B:w(2)) in state "`} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %q does not say %q", c, err, want)
+			}
+		}
+	}
+}
+
+// TestRunMemoryBudgetReached checks that a run whose memory budget ran out
+// answers unknown and says so, rather than failing.
+func TestRunMemoryBudgetReached(t *testing.T) {
+	h, err := history.FromOps([]history.Op{
+		{Client: "A", F: "write", Value: history.IntValue(1), Call: 0, Return: 1, Status: history.OK},
+		{Client: "B", F: "read", Value: history.IntValue(1), Call: 2, Return: 3, Status: history.OK},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(&budget.ExceededError{Limit: 300e6, InUse: 400 << 20})
+	out, err := check.Run(ctx, h, check.Request{Model: "register", Criteria: []string{"all"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Results {
+		if r.Valid != checker.Unknown || !strings.HasPrefix(r.Reason, "the memory limit of 300 MB was reached (400 MiB in use); ") {
+			t.Errorf("%s: %v, %q; want unknown for the memory limit", r.Criterion, r.Valid, r.Reason)
+		}
+	}
+	if len(out.Results) < 10 {
+		t.Errorf("%d results, want every criterion", len(out.Results))
 	}
 }

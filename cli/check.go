@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/suite"
@@ -91,7 +93,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.BoolVar(&o.summary, "summary", false, "print counts per file (operations by status, processes, clients, ignored events, warnings)")
 	f.BoolVar(&o.noCheck, "no-check", false, "with --summary: only read the files, do not check them")
 	f.IntVar(&o.maxViolations, "max-violations", 0, "report at most N violations per criterion (0: the checker's default)")
-	f.StringVar(&o.maxMemory, "max-memory", "", "memory (`SIZE`, e.g. 2GB, 512MiB, or bytes) a search may use before its verdict is unknown\n(default: a quarter of the machine's memory; 0 or none: no limit)")
+	f.StringVar(&o.maxMemory, "max-memory", "", "memory (`SIZE`, e.g. 2GB, 512MiB, or bytes) the run may use (reading, checking, shrinking) before its verdicts are unknown\n(default: the container's memory limit, else a quarter of the machine's memory; 0 or none: no limit)")
 	return cmd
 }
 
@@ -183,8 +185,14 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 	}
 	rep := &report.Report{}
 	code := ExitOK
+	// The collector keeps the heap within the budget while it can, so that
+	// only what the run holds counts against it, not garbage.
+	mem := budget.For(o.maxMemoryBytes)
+	if mem != nil {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(mem.Limit()))
+	}
 	for _, file := range files {
-		hr, c := checkFile(ctx, e, o, file, criteria, initFlag)
+		hr, c := checkFile(ctx, e, o, file, criteria, initFlag, mem)
 		code = worse(code, c)
 		if hr == nil {
 			continue
@@ -239,7 +247,7 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 // checkFile reads and checks one file. Problems are printed on stderr; a
 // file that could not be checked has a report that says why
 // (report.Unread).
-func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criteria []string, initFlag history.Value) (*report.History, ExitCode) {
+func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criteria []string, initFlag history.Value, mem *budget.Memory) (*report.History, ExitCode) {
 	unread := func(err error) (*report.History, ExitCode) {
 		list := criteria
 		if slices.Contains(list, check.All) {
@@ -248,7 +256,9 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 		hr := report.Unread(file, list, err.Error())
 		return &hr, ExitError
 	}
-	in, err := readHistory(ctx, e, file, format.Options{Format: o.format, Order: o.order})
+	rctx, stop := mem.Watch(ctx)
+	in, err := readHistory(rctx, e, file, format.Options{Format: o.format, Order: o.order, Memory: mem})
+	stop()
 	if err != nil {
 		printInputError(e, file, err)
 		return unread(err)
@@ -303,7 +313,7 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 	if out.Internal {
 		code = ExitError
 	}
-	if err != nil {
+	if err != nil && !errors.As(err, new(*suite.InternalError)) { // internal errors were noted as they happened
 		printCheckError(e, file, err)
 		code = ExitError
 	}

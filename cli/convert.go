@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -69,7 +68,7 @@ func runConvert(ctx context.Context, e *env, o *convertOptions, file string) err
 			return &exitError{code: ExitError}
 		}
 	}
-	var w io.Writer = e.stdout
+	w := e.stdout
 	var fh *os.File
 	if o.output != "" && o.output != "-" {
 		fh, err = os.Create(o.output)

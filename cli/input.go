@@ -27,7 +27,7 @@ type input struct {
 // whose writer is slow, a FIFO).
 func readHistory(ctx context.Context, e *env, file string, opts format.Options) (*input, error) {
 	name := file
-	var r io.Reader = e.stdin
+	r := e.stdin
 	if file == "-" {
 		name = stdinName
 	} else {

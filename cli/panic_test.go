@@ -73,6 +73,9 @@ func TestPanicIsAnInternalError(t *testing.T) {
 			if !strings.Contains(out.String(), "internal error checking linearizable of "+f+": panic: runtime error: index out of range") {
 				t.Errorf("keyed %v: no internal error naming %s in\n%s", keyed, f, out.String())
 			}
+			if !strings.Contains(out.String(), `in model boom's Step on op 0 (`) || !strings.Contains(out.String(), `in state "state")`) {
+				t.Errorf("keyed %v: the internal error does not name the model, operation and state in\n%s", keyed, out.String())
+			}
 		}
 		if !strings.Contains(errb.String(), "this is a bug in histcheck") {
 			t.Errorf("keyed %v: stderr does not call it a bug:\n%s", keyed, errb.String())

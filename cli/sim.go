@@ -198,7 +198,7 @@ func describeMeta(m map[string]history.Value) string {
 
 // writeOutput runs write on standard output, or on the named file.
 func writeOutput(e *env, path string, write func(io.Writer) error) error {
-	var w io.Writer = e.stdout
+	w := e.stdout
 	var fh *os.File
 	if path != "" && path != "-" {
 		var err error

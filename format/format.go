@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/history"
 )
 
@@ -176,6 +177,32 @@ func byContent(head []byte) *Format {
 	return best
 }
 
+// readWhole reads r to its end, or to limit bytes, asking mem before each
+// time its buffer grows (by half, so that reading holds at most two and a
+// half times the input while it grows).
+func readWhole(r io.Reader, limit int, mem *budget.Memory) ([]byte, error) {
+	buf := make([]byte, 0, 64<<10)
+	for len(buf) < limit {
+		if len(buf) == cap(buf) {
+			size := min(cap(buf)+cap(buf)/2, limit)
+			if err := mem.Allow(int64(size), "reading the input"); err != nil {
+				return nil, history.Errorf(0, "the input does not fit in memory (%d bytes read): %v; "+
+					"raise --max-memory, or write a history this long as JSON Lines, which is read as a stream", len(buf), err)
+			}
+			buf = append(make([]byte, 0, size), buf...)
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading: %w", err)
+		}
+	}
+	return buf, nil
+}
+
 // buffered writes through a buffer, as the writers write small pieces.
 func buffered(write func(w *bufio.Writer, h *history.History) error) func(io.Writer, *history.History) error {
 	return func(w io.Writer, h *history.History) error {
@@ -196,12 +223,17 @@ func streamed(read func(r io.Reader) (*history.History, error)) func(io.Reader) 
 }
 
 // document adapts a reader of a format read whole: it reads up to
-// DocumentLimit bytes, checks they are UTF-8 and parses them.
+// DocumentLimit bytes, within the memory budget when r carries one, checks
+// they are UTF-8 and parses them.
 func document(parse func(src []byte) (Result, error)) func(io.Reader) (Result, error) {
 	return func(r io.Reader) (Result, error) {
-		src, err := io.ReadAll(io.LimitReader(r, DocumentLimit+1))
+		var mem *budget.Memory
+		if b, ok := r.(*budgeted); ok {
+			mem = b.mem
+		}
+		src, err := readWhole(r, DocumentLimit+1, mem)
 		if err != nil {
-			return Result{}, fmt.Errorf("reading: %w", err)
+			return Result{}, err
 		}
 		if len(src) > DocumentLimit {
 			return Result{}, history.Errorf(0, "input longer than %d bytes; write a history this long as JSON Lines, which is read as a stream", DocumentLimit)

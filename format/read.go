@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/history"
 )
 
@@ -35,7 +36,16 @@ type Options struct {
 	// Operations written with call and return times are always in time
 	// order.
 	Order string
+	// Memory, when set, bounds what reading may hold: a document read
+	// whole asks it before its buffer grows, and a value may take at most
+	// MaxValueShare of it.
+	Memory *budget.Memory
 }
+
+// MaxValueShare is the largest share of the memory budget one value may
+// take: reports copy, escape and quote values, so one value several times
+// its size would not fit.
+const MaxValueShare = 16
 
 // OrderKey is the setting of a self-describing file that names its order.
 const OrderKey = "order"
@@ -77,9 +87,12 @@ func ReadWith(name string, r io.Reader, opts Options) (*history.History, error) 
 // about the input: the format read and how it was chosen, and whether the
 // input held Jepsen events. On error the Result is empty.
 func ReadResult(name string, r io.Reader, opts Options) (Result, error) {
-	res, err := read(name, r, opts.Format)
+	res, err := read(name, r, opts.Format, opts.Memory)
 	if err == nil {
 		err = order(res.History, opts.Order)
+	}
+	if err == nil {
+		err = valueSizes(res.History, opts.Memory.Limit()/MaxValueShare)
 	}
 	if err != nil {
 		var ie *history.InputError
@@ -91,6 +104,31 @@ func ReadResult(name string, r io.Reader, opts Options) (Result, error) {
 		return Result{}, &out
 	}
 	return res, nil
+}
+
+// budgeted carries the memory budget to the readers of whole documents.
+type budgeted struct {
+	r   io.Reader
+	mem *budget.Memory
+}
+
+func (b *budgeted) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+// valueSizes refuses a value longer than limit bytes (0: no limit).
+func valueSizes(h *history.History, limit int64) error {
+	if limit <= 0 {
+		return nil
+	}
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		for _, v := range []history.Value{o.Value, o.Key} {
+			if n := int64(len(v.Text())); n > limit { // a composite's text holds its elements
+				return history.Errorf(0, "operation %d (process %s, %s): its value takes %s, more than the memory budget allows for one value (%s, a %dth of it)",
+					i, history.Quote(o.Client), history.Quote(o.F), budget.Size(n), budget.Size(limit), MaxValueShare)
+			}
+		}
+	}
+	return nil
 }
 
 // order puts an event history in the order asked for, or the file's own.
@@ -117,7 +155,7 @@ func order(h *history.History, want string) error {
 
 // read reads a history in the named format or, when forced is "", the
 // format the file name's extension or else the content names.
-func read(name string, r io.Reader, forced string) (Result, error) {
+func read(name string, r io.Reader, forced string, mem *budget.Memory) (Result, error) {
 	br := bufio.NewReaderSize(r, sniffLimit)
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
@@ -126,7 +164,11 @@ func read(name string, r io.Reader, forced string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res, err := f.Read(br)
+	var in io.Reader = br
+	if mem != nil {
+		in = &budgeted{r: br, mem: mem}
+	}
+	res, err := f.Read(in)
 	if err != nil {
 		return Result{}, err
 	}

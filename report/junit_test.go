@@ -37,6 +37,8 @@ type junitDoc struct {
 	} `xml:"testsuite"`
 }
 
+// TestJUnit checks the JUnit form of a report with passes, failures and an
+// unknown verdict: the counts CI reads, and the failure's message and text.
 func TestJUnit(t *testing.T) {
 	cs := checkers(register0)
 	rep := &Report{}
@@ -50,17 +52,31 @@ func TestJUnit(t *testing.T) {
 	rep.Histories = append(rep.Histories, unknown)
 	rep.Finish()
 
+	doc, out := junitOf(t, rep)
+	if !strings.HasPrefix(out, "<?xml") {
+		t.Errorf("no XML declaration:\n%s", out)
+	}
+	checkJUnitCounts(t, doc)
+	checkJUnitCases(t, doc)
+}
+
+// junitOf renders rep in the JUnit form and parses it back.
+func junitOf(t *testing.T, rep *Report) (junitDoc, string) {
+	t.Helper()
 	var buf bytes.Buffer
 	if err := JUnit(&buf, rep); err != nil {
 		t.Fatal(err)
-	}
-	if !strings.HasPrefix(buf.String(), "<?xml") {
-		t.Errorf("no XML declaration:\n%s", buf.String())
 	}
 	var doc junitDoc
 	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("JUnit output does not parse: %v\n%s", err, buf.String())
 	}
+	return doc, buf.String()
+}
+
+// checkJUnitCounts checks TestJUnit's totals and suites.
+func checkJUnitCounts(t *testing.T, doc junitDoc) {
+	t.Helper()
 	// h1: 2 pass; h2: linearizable fails; h3: both fail; slow: 1 error.
 	if doc.Tests != 7 || doc.Failures != 3 || doc.Errors != 1 || len(doc.Suites) != 4 {
 		t.Fatalf("tests %d failures %d errors %d suites %d, want 7, 3, 1, 4", doc.Tests, doc.Failures, doc.Errors, len(doc.Suites))
@@ -75,6 +91,13 @@ func TestJUnit(t *testing.T) {
 			t.Errorf("suite %d = %s %d/%d/%d, want %+v", i, s.Name, s.Tests, s.Failures, s.Errors, w)
 		}
 	}
+}
+
+// checkJUnitCases checks TestJUnit's cases: h2's linearizability failure
+// with its message and text, its sequential pass, and the unknown verdict
+// as an error.
+func checkJUnitCases(t *testing.T, doc junitDoc) {
+	t.Helper()
 	h2 := doc.Suites[1].Cases
 	if h2[0].Name != "linearizable" || h2[0].Classname != "h2.hist" || h2[0].Failure == nil || h2[0].Failure.Type != "violation" {
 		t.Fatalf("h2 linearizable case = %+v", h2[0])
@@ -106,14 +129,7 @@ func TestJUnitEscapes(t *testing.T) {
 			{Value: "x </failure> \x00 ]]>", FromOp: 0, ToOp: 0}, {Value: "y", FromOp: 0, ToOp: 0}}}}}))
 	rep := &Report{Histories: []History{hr}}
 	rep.Finish()
-	var buf bytes.Buffer
-	if err := JUnit(&buf, rep); err != nil {
-		t.Fatal(err)
-	}
-	var doc junitDoc
-	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatalf("does not parse: %v\n%s", err, buf.String())
-	}
+	doc, _ := junitOf(t, rep)
 	if doc.Failures != 1 || !strings.HasPrefix(doc.Suites[0].Cases[0].Failure.Message, "x </failure>") {
 		t.Errorf("failure = %+v", doc.Suites[0].Cases[0].Failure)
 	}

@@ -73,43 +73,7 @@ func TestLeaseHistory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(h.Ops) != 6*tc.episodes {
-				t.Fatalf("ttl %d: %d ops, want %d", tc.ttl, len(h.Ops), 6*tc.episodes)
-			}
-			ttlMS := int64(tc.ttl) * 1000
-			var acqA, acqB []history.Op
-			failedWrites := 0
-			for _, o := range h.Ops {
-				switch {
-				case o.F == "acquire" && o.Client == "A":
-					acqA = append(acqA, o)
-				case o.F == "acquire":
-					acqB = append(acqB, o)
-				case o.F == "release" && o.Client == "A" && o.Status != history.Fail:
-					t.Errorf("ttl %d: %s at %d succeeded after A's lease ran out", tc.ttl, o.Label(), o.Call)
-				case o.F == "write" && o.Status == history.Fail:
-					failedWrites++
-				}
-			}
-			if len(acqA) != tc.episodes || len(acqB) != tc.episodes {
-				t.Fatalf("ttl %d: %d and %d acquires", tc.ttl, len(acqA), len(acqB))
-			}
-			for i := range acqA {
-				// B takes over 0.3 s after A's lease ends, while A never
-				// released: the lease allowed it, a mutex does not.
-				if acqB[i].Return != acqA[i].Return+ttlMS+300 {
-					t.Errorf("ttl %d episode %d: B acquires at %d, A at %d", tc.ttl, i, acqB[i].Return, acqA[i].Return)
-				}
-			}
-			stale := len(fencedViolations(h))
-			switch {
-			case fenced && stale != 0:
-				t.Errorf("ttl %d fenced: %d stale writes accepted", tc.ttl, stale)
-			case !fenced && (stale == 0 || failedWrites != 0):
-				t.Errorf("ttl %d unfenced: %d stale writes accepted, %d refused; want some accepted, none refused", tc.ttl, stale, failedWrites)
-			case fenced && failedWrites == 0:
-				t.Errorf("ttl %d fenced: no write refused", tc.ttl)
-			}
+			checkLeaseHistory(t, h, tc.ttl, tc.episodes, fenced)
 		}
 	}
 	h, err := LeaseHistory(30, LeaseSeed, false)
@@ -121,5 +85,50 @@ func TestLeaseHistory(t *testing.T) {
 	}
 	if _, err := LeaseHistory(0, 1, false); err == nil {
 		t.Error("ttl 0 accepted")
+	}
+}
+
+// checkLeaseHistory checks one generated lease history with ttl seconds of
+// lease: its episodes, A's releases refused once its lease ran out, B
+// taking over 0.3 s after each of A's leases ends, and the stale writes
+// the fence refuses (all of them) or lets through (some, unfenced).
+func checkLeaseHistory(t *testing.T, h *history.History, ttl, episodes int, fenced bool) {
+	t.Helper()
+	if len(h.Ops) != 6*episodes {
+		t.Fatalf("ttl %d: %d ops, want %d", ttl, len(h.Ops), 6*episodes)
+	}
+	ttlMS := int64(ttl) * 1000
+	var acqA, acqB []history.Op
+	failedWrites := 0
+	for _, o := range h.Ops {
+		switch {
+		case o.F == "acquire" && o.Client == "A":
+			acqA = append(acqA, o)
+		case o.F == "acquire":
+			acqB = append(acqB, o)
+		case o.F == "release" && o.Client == "A" && o.Status != history.Fail:
+			t.Errorf("ttl %d: %s at %d succeeded after A's lease ran out", ttl, o.Label(), o.Call)
+		case o.F == "write" && o.Status == history.Fail:
+			failedWrites++
+		}
+	}
+	if len(acqA) != episodes || len(acqB) != episodes {
+		t.Fatalf("ttl %d: %d and %d acquires", ttl, len(acqA), len(acqB))
+	}
+	for i := range acqA {
+		// B takes over 0.3 s after A's lease ends, while A never
+		// released: the lease allowed it, a mutex does not.
+		if acqB[i].Return != acqA[i].Return+ttlMS+300 {
+			t.Errorf("ttl %d episode %d: B acquires at %d, A at %d", ttl, i, acqB[i].Return, acqA[i].Return)
+		}
+	}
+	stale := len(fencedViolations(h))
+	switch {
+	case fenced && stale != 0:
+		t.Errorf("ttl %d fenced: %d stale writes accepted", ttl, stale)
+	case !fenced && (stale == 0 || failedWrites != 0):
+		t.Errorf("ttl %d unfenced: %d stale writes accepted, %d refused; want some accepted, none refused", ttl, stale, failedWrites)
+	case fenced && failedWrites == 0:
+		t.Errorf("ttl %d fenced: no write refused", ttl)
 	}
 }

@@ -145,8 +145,34 @@ func PrepareFor(h *history.History, m model.Info, init history.Value, id Identit
 	if init.IsNone() {
 		init = history.NilValue
 	}
-	var raws []rawOp
-	allVersions := true
+	raws, allVersions, err := retained(h, m)
+	if err != nil {
+		return nil, err
+	}
+	b := &preparer{p: &Prepared{H: h}, init: init, keyID: map[history.Value]int32{}, raws: raws}
+	// Decide the identity of writes: values if unique, versions if given.
+	valueProblem := b.valueProblem()
+	versionProblem := b.versionProblem(allVersions)
+	switch {
+	case versionProblem == "" && (id == PreferVersions || valueProblem != ""):
+		b.p.Versioned = true
+	case valueProblem == "":
+	default:
+		b.p.Unknown = fmt.Sprintf("reads-from is ambiguous: %s; give every write a unique value (or record each write's version)", valueProblem)
+		return b.p, nil
+	}
+	b.dropUnobserved()
+	newIdx := b.groupByProcess()
+	b.readsFrom(newIdx)
+	b.p.index()
+	return b.p, nil
+}
+
+// retained returns the operations of h the checkers keep: every read and
+// write that did not fail, but reads of unknown outcome. It also reports
+// whether every one of them carries a version.
+func retained(h *history.History, m model.Info) (raws []rawOp, allVersions bool, err error) {
+	allVersions = true
 	for i := range h.Ops {
 		o := &h.Ops[i]
 		if o.Status == history.Fail {
@@ -158,7 +184,7 @@ func PrepareFor(h *history.History, m model.Info, init history.Value, id Identit
 		case model.WriteOp:
 			w = true
 		default:
-			return nil, fmt.Errorf("%w: %s is neither a read nor a write", ErrUnsupportedOp, o.Label())
+			return nil, false, fmt.Errorf("%w: %s is neither a read nor a write", ErrUnsupportedOp, o.Label())
 		}
 		if !w && o.Status == history.Info {
 			continue // a read of unknown outcome constrains nothing
@@ -175,109 +201,125 @@ func PrepareFor(h *history.History, m model.Info, init history.Value, id Identit
 		}
 		raws = append(raws, r)
 	}
-	p := &Prepared{H: h}
-	keyID := map[history.Value]int32{}
-	kid := func(k history.Value) int32 {
-		if id, ok := keyID[k]; ok {
-			return id
-		}
-		id := int32(len(p.Keys))
-		keyID[k] = id
-		p.Keys = append(p.Keys, k)
+	return raws, allVersions, nil
+}
+
+// preparer carries PrepareFor's work in progress.
+type preparer struct {
+	p     *Prepared
+	init  history.Value
+	keyID map[history.Value]int32
+	raws  []rawOp
+}
+
+// ident is what names a write: its key and its value or its version.
+type ident struct {
+	key int32
+	val history.Value
+	ver int64
+}
+
+// kid returns key k's dense id, numbering keys in the order first asked.
+func (b *preparer) kid(k history.Value) int32 {
+	if id, ok := b.keyID[k]; ok {
 		return id
 	}
-	type ident struct {
-		key int32
-		val history.Value
-		ver int64
-	}
-	// Decide the identity of writes: values if unique, versions if given.
-	valueProblem := ""
-	{
-		seen := map[ident]int{}
-		for i := range raws {
-			r := &raws[i]
-			if !r.write {
-				continue
-			}
-			k := ident{key: kid(r.key), val: r.val}
-			if r.val == init {
-				valueProblem = fmt.Sprintf("%s writes the initial value %s, so a read of it is ambiguous", r.label, init)
-				break
-			}
-			if j, dup := seen[k]; dup {
-				valueProblem = fmt.Sprintf("%s and %s write the same value", raws[j].label, r.label)
-				break
-			}
-			seen[k] = i
+	id := int32(len(b.p.Keys))
+	b.keyID[k] = id
+	b.p.Keys = append(b.p.Keys, k)
+	return id
+}
+
+// valueProblem says why values cannot name the writes ("" when they can):
+// a write of the initial value, or a value written twice to a key.
+func (b *preparer) valueProblem() string {
+	seen := map[ident]int{}
+	for i := range b.raws {
+		r := &b.raws[i]
+		if !r.write {
+			continue
 		}
+		k := ident{key: b.kid(r.key), val: r.val}
+		if r.val == b.init {
+			return fmt.Sprintf("%s writes the initial value %s, so a read of it is ambiguous", r.label, b.init)
+		}
+		if j, dup := seen[k]; dup {
+			return fmt.Sprintf("%s and %s write the same value", b.raws[j].label, r.label)
+		}
+		seen[k] = i
 	}
-	versionProblem := ""
+	return ""
+}
+
+// versionProblem says why versions cannot name the writes ("" when they
+// can): an operation without one, or a version given twice to a key.
+func (b *preparer) versionProblem(allVersions bool) string {
 	if !allVersions {
-		versionProblem = "not every operation carries a version"
-	} else {
-		seen := map[ident]int{}
-		for i := range raws {
-			r := &raws[i]
-			if !r.write {
-				continue
-			}
-			k := ident{key: kid(r.key), ver: r.ver}
-			if j, dup := seen[k]; dup {
-				versionProblem = fmt.Sprintf("%s and %s carry the same version %d", raws[j].label, r.label, r.ver)
-				break
-			}
-			seen[k] = i
+		return "not every operation carries a version"
+	}
+	seen := map[ident]int{}
+	for i := range b.raws {
+		r := &b.raws[i]
+		if !r.write {
+			continue
 		}
-	}
-	switch {
-	case versionProblem == "" && (id == PreferVersions || valueProblem != ""):
-		p.Versioned = true
-	case valueProblem == "":
-	default:
-		p.Unknown = fmt.Sprintf("reads-from is ambiguous: %s; give every write a unique value (or record each write's version)", valueProblem)
-		return p, nil
-	}
-	idOf := func(r *rawOp) ident {
-		if p.Versioned {
-			return ident{key: kid(r.key), ver: r.ver}
+		k := ident{key: b.kid(r.key), ver: r.ver}
+		if j, dup := seen[k]; dup {
+			return fmt.Sprintf("%s and %s carry the same version %d", b.raws[j].label, r.label, r.ver)
 		}
-		return ident{key: kid(r.key), val: r.val}
+		seen[k] = i
 	}
+	return ""
+}
+
+// idOf names r's write (or, for a read, the write it names) by value or
+// by version, as the Prepared decided.
+func (b *preparer) idOf(r *rawOp) ident {
+	if b.p.Versioned {
+		return ident{key: b.kid(r.key), ver: r.ver}
+	}
+	return ident{key: b.kid(r.key), val: r.val}
+}
+
+// writers maps each write's identity to its index in b.raws.
+func (b *preparer) writers() map[ident]int {
 	writer := map[ident]int{}
-	for i := range raws {
-		if raws[i].write {
-			writer[idOf(&raws[i])] = i
+	for i := range b.raws {
+		if b.raws[i].write {
+			writer[b.idOf(&b.raws[i])] = i
 		}
 	}
-	// An unobserved write of unknown outcome may not have happened:
-	// dropping it is exact.
-	observed := make([]bool, len(raws))
-	for i := range raws {
-		if !raws[i].write {
-			if j, ok := writer[idOf(&raws[i])]; ok {
+	return writer
+}
+
+// dropUnobserved leaves out the writes of unknown outcome that no read
+// read: such a write may not have happened, and dropping it is exact.
+func (b *preparer) dropUnobserved() {
+	writer := b.writers()
+	observed := make([]bool, len(b.raws))
+	for i := range b.raws {
+		if !b.raws[i].write {
+			if j, ok := writer[b.idOf(&b.raws[i])]; ok {
 				observed[j] = true
 			}
 		}
 	}
-	keep := raws[:0:0]
-	for i := range raws {
-		if raws[i].write && raws[i].info && !observed[i] {
-			p.Dropped = append(p.Dropped, raws[i].pos)
+	keep := b.raws[:0:0]
+	for i := range b.raws {
+		if b.raws[i].write && b.raws[i].info && !observed[i] {
+			b.p.Dropped = append(b.p.Dropped, b.raws[i].pos)
 			continue
 		}
-		keep = append(keep, raws[i])
+		keep = append(keep, b.raws[i])
 	}
-	raws = keep
-	// Map identities to positions in the kept operations only: indices
-	// taken before the drop would point at other operations.
-	writer = make(map[ident]int, len(writer))
-	for i := range raws {
-		if raws[i].write {
-			writer[idOf(&raws[i])] = i
-		}
-	}
-	// Group by process, in call order (h.Ops is sorted by Call already).
+	b.raws = keep
+}
+
+// groupByProcess fills p.Ops and p.Procs, process by process in order of
+// first appearance, each in call order (h.Ops is sorted by Call already),
+// and returns each kept operation's index in p.Ops.
+func (b *preparer) groupByProcess() []int32 {
+	raws, p := b.raws, b.p
 	procIdx := map[int]int32{}
 	for i := range raws {
 		if _, ok := procIdx[raws[i].proc]; !ok {
@@ -298,25 +340,31 @@ func PrepareFor(h *history.History, m model.Info, init history.Value, id Identit
 		r := &raws[i]
 		pr := procIdx[r.proc]
 		newIdx[i] = int32(n)
-		p.Ops[n] = Op{Pos: r.pos, Proc: pr, Idx: int32(len(p.Procs[pr])), Key: kid(r.key), Write: r.write, RF: RFInit, Version: r.ver}
+		p.Ops[n] = Op{Pos: r.pos, Proc: pr, Idx: int32(len(p.Procs[pr])), Key: b.kid(r.key), Write: r.write, RF: RFInit, Version: r.ver}
 		p.Procs[pr] = append(p.Procs[pr], int32(n))
 	}
-	for i := range raws {
-		r := &raws[i]
+	return newIdx
+}
+
+// readsFrom sets each read's RF, newIdx mapping b.raws to p.Ops.
+func (b *preparer) readsFrom(newIdx []int32) {
+	// Map identities to positions in the kept operations only: indices
+	// taken before the drop would point at other operations.
+	writer := b.writers()
+	for i := range b.raws {
+		r := &b.raws[i]
 		if r.write {
 			continue
 		}
-		o := &p.Ops[newIdx[i]]
-		if j, ok := writer[idOf(r)]; ok {
+		o := &b.p.Ops[newIdx[i]]
+		if j, ok := writer[b.idOf(r)]; ok {
 			o.RF = newIdx[j]
-		} else if r.val == init {
+		} else if r.val == b.init {
 			o.RF = RFInit
 		} else {
 			o.RF = RFThinAir
 		}
 	}
-	p.index()
-	return p, nil
 }
 
 func (p *Prepared) index() {

@@ -2,6 +2,7 @@ package ladder_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/checker/session"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/internal/weakref"
 	"github.com/histcheck/histcheck/report"
 )
 
@@ -69,47 +71,86 @@ var distinctions = [][2]string{
 // sessionGuarantees stands for the four session guarantees together.
 const sessionGuarantees = "all four session guarantees"
 
-var sessionOnly = map[string]bool{checker.PRAM: true, checker.ReadYourWrites: true, checker.MonotonicReads: true,
-	checker.MonotonicWrites: true, checker.WritesFollowReads: true}
-
 var fastCriteria = []string{checker.Causal, checker.CausalMemory, checker.CausalConvergence, checker.PRAM,
 	checker.ReadYourWrites, checker.MonotonicReads, checker.MonotonicWrites, checker.WritesFollowReads}
 
+// reference returns the verdict of the brute force of package weakref on
+// every criterion, with initial value 0; it reads versions when h carries
+// them.
+func reference(t *testing.T, h *history.History, what string) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	for _, c := range checker.AllCriteria {
+		holds, err := weakref.Decide(h, history.IntValue(0), c)
+		if err != nil {
+			t.Fatalf("%s, %s: brute force: %v\n%s", what, c, err, describe(h))
+		}
+		out[c] = holds
+	}
+	out[sessionGuarantees] = out[checker.ReadYourWrites] && out[checker.MonotonicReads] &&
+		out[checker.MonotonicWrites] && out[checker.WritesFollowReads]
+	return out
+}
+
+// tally counts, per criterion, the random histories that satisfy it and
+// those that violate it.
+type tally map[string][2]int
+
+func (tl tally) add(c string, holds bool) {
+	k := tl[c]
+	if holds {
+		k[0]++
+	} else {
+		k[1]++
+	}
+	tl[c] = k
+}
+
+// balanced logs the counts of criteria and fails the test for a criterion
+// that fewer than least histories satisfy or violate: the agreement would
+// then say little.
+func (tl tally) balanced(t *testing.T, criteria []string, least int) {
+	t.Helper()
+	for _, c := range criteria {
+		k := tl[c]
+		t.Logf("%-20s %5d true %5d false", c, k[0], k[1])
+		if k[0] < least || k[1] < least {
+			t.Errorf("%s: the random histories are unbalanced (%d true, %d false)", c, k[0], k[1])
+		}
+	}
+}
+
+// agreesWithLadder fails the test when the brute force's verdicts ref
+// break an implication edge of the ladder.
+func agreesWithLadder(t *testing.T, ref map[string]bool, what string, h *history.History) {
+	t.Helper()
+	for _, e := range ladder.Implies() {
+		if ref[e.Strong] && !ref[e.Weak] {
+			t.Fatalf("%s: %s holds but %s does not, against the ladder\n%s", what, e.Strong, e.Weak, describe(h))
+		}
+	}
+}
+
 // TestFastCheckersAgreeWithReference compares every polynomial checker with
-// its brute-force reference on seeded random differentiated histories,
-// session checks both with explicit versions and without, and checks that
+// the brute force of package weakref on seeded random differentiated
+// histories, each both with explicit versions and without, and checks that
 // every implication edge of the ladder holds on each of them.
 func TestFastCheckersAgreeWithReference(t *testing.T) {
 	rng := rand.New(rand.NewSource(20240611))
-	counts := map[string][2]int{}
+	counts := tally{}
 	separated := map[[2]string]int{}
 	for i := 0; i < randomHistories; i++ {
 		sh := gen(rng)
 		register := sh.keys == 1 && i%2 == 0
 		for _, versioned := range []bool{false, true} {
-			ref := sh.reference(versioned)
-			ref[sessionGuarantees] = ref[checker.ReadYourWrites] && ref[checker.MonotonicReads] &&
-				ref[checker.MonotonicWrites] && ref[checker.WritesFollowReads]
 			h := sh.history(versioned, register)
+			what := fmt.Sprintf("history %d (versions %v)", i, versioned)
+			ref := reference(t, h, what)
 			for _, c := range fastCriteria {
-				if versioned && (c == checker.Causal || c == checker.CausalMemory || c == checker.CausalConvergence) {
-					continue
+				if got := fast(t, h, c); got != verdict(ref[c]) {
+					t.Fatalf("%s, %s: fast checker says %s, reference says %v\n%s", what, c, got, ref[c], describe(h))
 				}
-				got := fast(t, h, c)
-				want := checker.False
-				if ref[c] {
-					want = checker.True
-				}
-				if got != want {
-					t.Fatalf("history %d (versions %v), %s: fast checker says %s, reference says %s\n%s", i, versioned, c, got, want, sh.String())
-				}
-				n := counts[c]
-				if ref[c] {
-					n[0]++
-				} else {
-					n[1]++
-				}
-				counts[c] = n
+				counts.add(c, ref[c])
 			}
 			if !versioned {
 				for _, d := range distinctions {
@@ -118,24 +159,10 @@ func TestFastCheckersAgreeWithReference(t *testing.T) {
 					}
 				}
 			}
-			for _, e := range ladder.Implies() {
-				if versioned && !sessionOnly[e.Strong] {
-					continue // these references read no versions (versions_test.go has those that do)
-				}
-				if ref[e.Strong] && !ref[e.Weak] {
-					t.Fatalf("history %d (versions %v): %s holds but %s does not, against the ladder\n%s", i, versioned, e.Strong, e.Weak, sh.String())
-				}
-			}
+			agreesWithLadder(t, ref, what, h)
 		}
 	}
-	for _, c := range fastCriteria {
-		n := counts[c]
-		_ = n
-		t.Logf("%-20s %5d true %5d false", c, n[0], n[1])
-		if n[0] < 200 || n[1] < 200 {
-			t.Errorf("%s: the random histories are unbalanced (%d true, %d false)", c, n[0], n[1])
-		}
-	}
+	counts.balanced(t, fastCriteria, 200)
 	// The non-edges: each pair is separated by some random history, so the
 	// agreement above covers the differences between the criteria.
 	for _, d := range distinctions {

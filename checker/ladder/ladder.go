@@ -84,32 +84,43 @@ type Ladder struct {
 // criterion name) and returns the ladder. Computed verdicts are never
 // overwritten; when they contradict an implication, the row says so.
 func Build(results map[string]checker.Result) Ladder {
-	rows := map[string]*Row{}
-	var names []string
-	add := func(c string) {
-		if _, ok := rows[c]; !ok {
-			rows[c] = &Row{Criterion: c}
+	rows, names, extra := computedRows(results)
+	propagate(rows)
+	noteContradictions(rows)
+	var l Ladder
+	for _, c := range checker.AllCriteria {
+		if r := rows[c]; r.Computed || r.Valid != checker.Unknown || contains(names, c) {
+			l.Table = append(l.Table, *r)
+		}
+	}
+	for _, c := range extra {
+		l.Table = append(l.Table, *rows[c])
+	}
+	l.Strongest, l.Weakest = extremes(l.Table, rows)
+	return l
+}
+
+// computedRows returns a row per criterion of results, with its verdict
+// (names lists them, the known criteria in ladder order, then extra, the
+// others by name), and an empty row for every known criterion that only
+// propagation can fill.
+func computedRows(results map[string]checker.Result) (rows map[string]*Row, names, extra []string) {
+	rows = map[string]*Row{}
+	for _, c := range checker.AllCriteria {
+		if _, ok := results[c]; ok {
 			names = append(names, c)
 		}
 	}
-	for _, c := range checker.AllCriteria {
-		if _, ok := results[c]; ok {
-			add(c)
-		}
-	}
-	var extra []string
 	for c := range results {
-		if _, ok := rows[c]; !ok {
+		if !contains(checker.AllCriteria, c) {
 			extra = append(extra, c)
 		}
 	}
 	sort.Strings(extra)
-	for _, c := range extra {
-		add(c)
-	}
+	names = append(names, extra...)
 	for _, c := range names {
 		res := results[c]
-		rows[c].Valid, rows[c].Computed = res.Valid, res.Valid != checker.Unknown
+		rows[c] = &Row{Criterion: c, Valid: res.Valid, Computed: res.Valid != checker.Unknown}
 	}
 	// Rows for criteria that only propagation can fill, in ladder order.
 	for _, c := range checker.AllCriteria {
@@ -117,6 +128,12 @@ func Build(results map[string]checker.Result) Ladder {
 			rows[c] = &Row{Criterion: c}
 		}
 	}
+	return rows, names, extra
+}
+
+// propagate fills unknown verdicts along the edges, to a fixpoint: a pass
+// flows down to weaker criteria, a failure up to stronger ones.
+func propagate(rows map[string]*Row) {
 	for changed := true; changed; {
 		changed = false
 		for _, e := range edges {
@@ -129,36 +146,37 @@ func Build(results map[string]checker.Result) Ladder {
 			}
 		}
 	}
+}
+
+// noteContradictions marks the computed failures that a computed pass
+// implies should hold.
+func noteContradictions(rows map[string]*Row) {
 	for _, e := range edges {
 		s, w := rows[e.Strong], rows[e.Weak]
 		if s.Valid == checker.True && w.Valid == checker.False && s.Computed && w.Computed {
 			w.Note = fmt.Sprintf("contradicts %s = true, which implies %s; both verdicts were computed and are kept", e.Strong, e.Weak)
 		}
 	}
-	var l Ladder
-	for _, c := range checker.AllCriteria {
-		if r := rows[c]; r.Computed || r.Valid != checker.Unknown || contains(names, c) {
-			l.Table = append(l.Table, *r)
-		}
-	}
-	for _, c := range extra {
-		l.Table = append(l.Table, *rows[c])
-	}
+}
+
+// extremes returns the satisfied criteria of table no satisfied criterion
+// implies, and the violated ones that imply no violated criterion.
+func extremes(table []Row, rows map[string]*Row) (strongest, weakest []string) {
 	stronger := closure(true)
 	weaker := closure(false)
-	for _, r := range l.Table {
+	for _, r := range table {
 		switch r.Valid {
 		case checker.True:
 			if !anyIs(stronger[r.Criterion], rows, checker.True) {
-				l.Strongest = append(l.Strongest, r.Criterion)
+				strongest = append(strongest, r.Criterion)
 			}
 		case checker.False:
 			if !anyIs(weaker[r.Criterion], rows, checker.False) {
-				l.Weakest = append(l.Weakest, r.Criterion)
+				weakest = append(weakest, r.Criterion)
 			}
 		}
 	}
-	return l
+	return strongest, weakest
 }
 
 func contains(xs []string, x string) bool {

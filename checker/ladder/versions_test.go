@@ -2,6 +2,7 @@ package ladder_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"path/filepath"
 	"testing"
@@ -11,15 +12,16 @@ import (
 	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/internal/weakref"
 	"github.com/histcheck/histcheck/model"
 )
 
-// Brute force with versions, from the one definition every criterion
-// follows (model.UsesVersions): a read with version v read the write of its
-// key with version v and must return that write's value (a read whose
-// version no write carries read the initial value, and must return it),
-// and the writes of a key are ordered by version (vo) in every
-// serialisation, view and arbitration.
+// Histories with versions, which package weakref reads by the one
+// definition every criterion follows (model.UsesVersions): a read with
+// version v read the write of its key with version v and must return that
+// write's value (a read whose version no write carries read the initial
+// value, and must return it), and the writes of a key are ordered by
+// version (vo) in every serialisation, view and arbitration.
 
 // corruptVersion alters versions with chance 1/2: a third of the time every
 // key's writes are ordered anew (reorderVersions), otherwise one read gets
@@ -79,141 +81,13 @@ func reorderVersions(rng *rand.Rand, h *small) {
 	}
 }
 
-// versionRF maps each read to the write it read by version, as the
-// definition says, and reports whether a read's value differs from the
-// value of its version's write (a history on which the session checkers,
-// which map reads by version alone, read other facts).
-func versionRF(h *small) (mismatch bool) {
-	for i := range h.ops {
-		o := &h.ops[i]
-		if o.write {
-			o.rf = -1
-			continue
-		}
-		w := -1
-		for j, x := range h.ops {
-			if x.write && x.key == o.key && x.ver == o.ver {
-				w = j
-			}
-		}
-		switch {
-		case w >= 0 && h.ops[w].val == o.val:
-			o.rf = w
-		case w >= 0:
-			o.rf, mismatch = -2, true
-		case o.val == 0:
-			o.rf = -1
-		default:
-			o.rf = -2
-		}
-	}
-	return mismatch
-}
-
-// vo reports whether a and b are writes of one key with a's version older.
-func (h *small) vo(a, b int) bool {
-	x, y := &h.ops[a], &h.ops[b]
-	return x.write && y.write && x.key == y.key && x.ver < y.ver
-}
-
-// refVersioned decides a criterion with versions by brute force: the
-// definitions of refLinearizable, refSequential and refCausal with vo
-// added to every order they serialise by.
-func (h *small) refVersioned(crit string) bool {
-	all := uint32(1)<<len(h.ops) - 1
-	switch crit {
-	case checker.Linearizable:
-		return h.serializable(all, func(a, b int) bool { return h.ops[a].ret < h.ops[b].call || h.vo(a, b) }, all)
-	case checker.Sequential:
-		return h.serializable(all, func(a, b int) bool { return h.po(a, b) || h.vo(a, b) }, all)
-	}
-	c, ok := h.co()
-	if !ok || h.thinAir() {
-		return false
-	}
-	n := len(h.ops)
-	past := func(o int) uint32 {
-		var m uint32
-		for a := 0; a < n; a++ {
-			if h.ops[a].write && c[a][o] {
-				m |= 1 << a
-			}
-		}
-		return m
-	}
-	prec := func(a, b int) bool { return c[a][b] || h.vo(a, b) }
-	switch crit {
-	case checker.Causal:
-		// Every operation's causal past serialises respecting co and vo,
-		// with the operation itself legal (a write always is).
-		for o := 0; o < n; o++ {
-			check := uint32(1) << o
-			if h.ops[o].write {
-				check = 0
-			}
-			if !h.serializable(past(o)|1<<o, prec, check) {
-				return false
-			}
-		}
-		return true
-	case checker.CausalMemory:
-		for o := 0; o < n; o++ {
-			var reads uint32
-			for r := 0; r < n; r++ {
-				if !h.ops[r].write && (r == o || h.po(r, o)) {
-					reads |= 1 << r
-				}
-			}
-			if !h.serializable(past(o)|1<<o|reads, prec, reads) {
-				return false
-			}
-		}
-		return true
-	case checker.CausalConvergence:
-		var ws []int
-		for i, o := range h.ops {
-			if o.write {
-				ws = append(ws, i)
-			}
-		}
-		return permute(ws, func(arb []int) bool {
-			pos := make([]int, n)
-			for i, w := range arb {
-				pos[w] = i
-			}
-			for i := range arb {
-				for j := i + 1; j < len(arb); j++ {
-					if prec(arb[j], arb[i]) {
-						return false
-					}
-				}
-			}
-			for r := 0; r < n; r++ {
-				o := &h.ops[r]
-				if o.write {
-					continue
-				}
-				best := -1
-				for _, w := range arb {
-					if h.ops[w].key == o.key && c[w][r] && (best < 0 || pos[w] > pos[best]) {
-						best = w
-					}
-				}
-				if best != o.rf {
-					return false
-				}
-			}
-			return true
-		})
-	}
-	panic(crit)
-}
-
-// TestVersionedCriteriaAgainstBruteForce compares linearizability,
-// sequential consistency and the causal criteria, computed through the
-// suite as the command line does, with the brute force above on random
-// differentiated histories whose operations all carry versions, a third of
-// them altered so that versions disagree with the values or their order.
+// TestVersionedCriteriaAgainstBruteForce compares every criterion
+// (linearizability, sequential consistency, the causal criteria, PRAM and
+// the session guarantees), computed through the
+// suite as the command line does, with the brute force of package weakref
+// on random differentiated histories whose operations all carry versions,
+// a third of them altered so that versions disagree with the values or
+// their order.
 func TestVersionedCriteriaAgainstBruteForce(t *testing.T) {
 	n := 6000
 	if testing.Short() {
@@ -223,10 +97,9 @@ func TestVersionedCriteriaAgainstBruteForce(t *testing.T) {
 	for _, m := range suite.Builtin() {
 		models[m.Info.Name] = m
 	}
-	criteria := []string{checker.Linearizable, checker.Sequential, checker.Causal, checker.CausalMemory, checker.CausalConvergence}
-	mopts := model.Options{Init: history.IntValue(0)}
+	criteria := checker.AllCriteria
 	rng := rand.New(rand.NewSource(17))
-	counts := map[string][2]int{}
+	counts := tally{}
 	altered := 0
 	for i := 0; i < n; i++ {
 		sh := gen(rng)
@@ -238,48 +111,43 @@ func TestVersionedCriteriaAgainstBruteForce(t *testing.T) {
 				break
 			}
 		}
-		versionRF(&sh)
 		register := sh.keys == 1 && i%2 == 0
 		h := sh.history(true, register)
 		if !model.UsesVersions(h) {
-			t.Fatalf("history %d does not use versions\n%s", i, sh.String())
+			t.Fatalf("history %d does not use versions\n%s", i, describe(h))
 		}
 		m := models["kv"]
 		if register {
 			m = models["register"]
 		}
 		for _, c := range criteria {
-			res, err := suite.Run(context.Background(), m, h, c, mopts, suite.Options{Workers: 1, Verify: true})
-			if err != nil {
-				t.Fatalf("history %d, %s: %v\n%s", i, c, err, describe(h))
-			}
-			want := checker.False
-			if sh.refVersioned(c) {
-				want = checker.True
-			}
-			if res.Valid != want {
-				t.Fatalf("history %d, %s: histcheck says %s, the brute force %s\n%s", i, c, res.Valid, want, describe(h))
-			}
-			k := counts[c]
-			if want == checker.True {
-				k[0]++
-			} else {
-				k[1]++
-			}
-			counts[c] = k
+			want := versionedAgree(t, m, h, c, fmt.Sprintf("history %d", i))
+			counts.add(c, want)
 		}
 	}
 	t.Logf("%d histories, %d with an altered version", n, altered)
 	if altered < n/5 {
 		t.Errorf("only %d of %d histories have an altered version", altered, n)
 	}
-	for _, c := range criteria {
-		k := counts[c]
-		t.Logf("%-20s %5d true %5d false", c, k[0], k[1])
-		if k[0] < n/20 || k[1] < n/20 {
-			t.Errorf("%s: the random histories are unbalanced (%d true, %d false)", c, k[0], k[1])
-		}
+	counts.balanced(t, criteria, n/20)
+}
+
+// versionedAgree fails the test unless the suite's verdict on criterion c
+// is the brute force's, which it returns.
+func versionedAgree(t *testing.T, m suite.Model, h *history.History, c, what string) bool {
+	t.Helper()
+	res, err := suite.Run(context.Background(), m, h, c, model.Options{Init: history.IntValue(0)}, suite.Options{Workers: 1, Verify: true})
+	if err != nil {
+		t.Fatalf("%s, %s: %v\n%s", what, c, err, describe(h))
 	}
+	want, err := weakref.Decide(h, history.IntValue(0), c)
+	if err != nil {
+		t.Fatalf("%s, %s: brute force: %v\n%s", what, c, err, describe(h))
+	}
+	if res.Valid != verdict(want) {
+		t.Fatalf("%s, %s: histcheck says %s, the brute force %v\n%s", what, c, res.Valid, want, describe(h))
+	}
+	return want
 }
 
 // versionedFiles lists, per history in testdata/histories/versions, the
@@ -287,7 +155,9 @@ func TestVersionedCriteriaAgainstBruteForce(t *testing.T) {
 var versionedFiles = map[string][]string{
 	"older-version-after-newer.json": {checker.Linearizable, checker.Sequential, checker.CausalMemory,
 		checker.CausalConvergence, checker.Causal, checker.PRAM, checker.MonotonicReads},
-	"newer-version-after-older.json":  nil,
+	"newer-version-after-older.json": nil,
+	"initial-read-with-unknown-version.json": {checker.Linearizable, checker.Sequential, checker.CausalMemory,
+		checker.CausalConvergence, checker.Causal, checker.PRAM, checker.ReadYourWrites},
 	"value-differs-from-version.json": checker.AllCriteria,
 }
 

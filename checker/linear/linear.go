@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/checker/regdp"
 
 	"github.com/histcheck/histcheck/checker"
@@ -41,6 +42,9 @@ type Options struct {
 	// running out of memory. 0 means DefaultMaxMemory(); a negative value
 	// means no limit.
 	MaxMemory int64
+	// Memory, when set, is the run's budget for the whole process: a memo
+	// asks it before it grows.
+	Memory *budget.Memory
 	// NoZones makes every partition go through the general search, even
 	// those the polynomial zones algorithm (reads and writes of unique
 	// values), the register sweep (reads and writes of repeated values,
@@ -129,11 +133,11 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	if limit == 0 {
 		limit = DefaultMaxMemory()
 	}
-	var budget *memBudget
+	var memos *memBudget
 	if limit > 0 {
-		budget = &memBudget{limit: limit}
+		memos = &memBudget{limit: limit, mem: opts.Memory}
 	}
-	run(ctx, parts, opts.Workers, budget)
+	run(ctx, parts, opts.Workers, memos)
 
 	var failed *part[S]
 	var stopErr error
@@ -172,7 +176,7 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 		what := "cancelled"
 		switch {
 		case errors.Is(stopErr, errMemory):
-			what = "memo exceeded " + sizeText(limit)
+			what = "memo exceeded " + budget.Size(limit)
 		case errors.Is(stopErr, context.DeadlineExceeded):
 			what = "timed out"
 		}
@@ -353,6 +357,9 @@ func run[S comparable](ctx context.Context, parts []*part[S], workers int, budge
 				if s == nil {
 					s = newSearcher(p.m, p.comp.Ops, p.init, p.comp.Prev)
 					s.budget = budget
+					if budget != nil && s.memo != nil {
+						s.memo.grows = budget.fits
+					}
 					searchers[i] = s
 					slices[i] = firstSlice
 				}

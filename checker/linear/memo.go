@@ -33,6 +33,12 @@ type memo[S comparable] struct {
 	states []S // when not inline
 	n      int
 	words8 int64 // words allocated in chunks
+	// grows, when set, is asked before the table takes more memory (a
+	// chunk, larger slots) and may refuse; then refused is set and the
+	// table stops remembering, which costs re-exploration, never a wrong
+	// answer, until the search sees refused and stops.
+	grows   func(bytes int64) bool
+	refused bool
 }
 
 // firstChunk is the number of entries of the first chunk; each next chunk
@@ -91,6 +97,9 @@ func stateBits[S comparable](s *S, size uintptr) uint64 {
 // add records the configuration (bits, s) whose hash is h and reports
 // whether it was new.
 func (mm *memo[S]) add(h uint64, s S, bits []uint64) bool {
+	if mm.refused {
+		return true
+	}
 	fp := h &^ 0xffffffff
 	var sb uint64
 	if mm.inline {
@@ -100,12 +109,16 @@ func (mm *memo[S]) add(h uint64, s S, bits []uint64) bool {
 		slot := mm.slots[i]
 		if slot == 0 {
 			e := mm.n
-			mm.slots[i] = fp | uint64(e+1)
 			if e == firstChunk*(1<<len(mm.chunks)-1) {
-				c := make([]uint64, firstChunk<<len(mm.chunks)*mm.stride)
+				words := firstChunk << len(mm.chunks) * mm.stride
+				if !mm.mayGrow(8 * int64(words)) {
+					return true
+				}
+				c := make([]uint64, words)
 				mm.chunks = append(mm.chunks, c)
 				mm.words8 += int64(len(c))
 			}
+			mm.slots[i] = fp | uint64(e+1)
 			ent := mm.entry(e)
 			ent[0] = h
 			if mm.inline {
@@ -116,7 +129,7 @@ func (mm *memo[S]) add(h uint64, s S, bits []uint64) bool {
 				mm.states = append(mm.states, s)
 			}
 			mm.n++
-			if uint64(mm.n)*2 > mm.mask {
+			if uint64(mm.n)*2 > mm.mask && mm.mayGrow(16*int64(len(mm.slots))) {
 				mm.grow()
 			}
 			return true
@@ -137,6 +150,17 @@ func (mm *memo[S]) add(h uint64, s S, bits []uint64) bool {
 			return false
 		}
 	}
+}
+
+// mayGrow asks grows for bytes more, and on a refusal marks the table
+// refused. A table whose slots may not grow stays below its load factor,
+// since refused stops every insertion.
+func (mm *memo[S]) mayGrow(bytes int64) bool {
+	if mm.grows == nil || mm.grows(bytes) {
+		return true
+	}
+	mm.refused = true
+	return false
 }
 
 func (mm *memo[S]) grow() {

@@ -101,3 +101,34 @@ func TestStateHasher(t *testing.T) {
 		t.Errorf("string hasher: a state's hash changed after other states were hashed")
 	}
 }
+
+// A table whose growth is refused stops remembering and never loops: every
+// configuration is then reported new (the search re-explores until it sees
+// refused and stops), and the table takes no more memory.
+func TestMemoRefusedGrowth(t *testing.T) {
+	mm := newMemo[int64](1, 8)
+	allowed := int64(0)
+	mm.grows = func(bytes int64) bool {
+		if allowed+bytes > 64<<10 {
+			return false
+		}
+		allowed += bytes
+		return true
+	}
+	n := 0
+	for ; !mm.refused; n++ {
+		if !mm.add(uint64(n)*0x9e3779b97f4a7c15, int64(n), []uint64{uint64(n)}) {
+			t.Fatalf("entry %d reported seen", n)
+		}
+		if n > 1<<20 {
+			t.Fatal("the table never refused")
+		}
+	}
+	kept := mm.size()
+	if !mm.add(1, 1<<40, []uint64{7}) || mm.size() != kept {
+		t.Errorf("a refused table grew from %d to %d entries", kept, mm.size())
+	}
+	if got := mm.bytes(); got > 80<<10 {
+		t.Errorf("a table refused past 64 KiB holds %d bytes", got)
+	}
+}

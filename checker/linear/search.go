@@ -328,7 +328,7 @@ func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bo
 				s.res.outcome, s.res.err, s.done = stopped, err, true
 				break
 			}
-			if s.budget != nil && !s.budget.charge(&s.charged, mm.bytes()) {
+			if s.budget != nil && (mm.refused || !s.budget.charge(&s.charged, mm.bytes())) {
 				s.res.outcome, s.res.err, s.done = stopped, errMemory, true
 				break
 			}

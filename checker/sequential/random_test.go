@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/reference"
@@ -127,7 +126,7 @@ func agree[S comparable](t *testing.T, m model.Model[S], h *history.History, md 
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = runSearch(ctx, newProblem(m, h, c, m.Info().Keyed), 0)
+		got = runSearch(ctx, newProblem(m, h, c, m.Info().Keyed), 0, defaultMemoBytes)
 	default:
 		got, err = Check(ctx, m, h, Options{NoLinearFirst: md == noLinear, Workers: 1})
 		if err != nil {
@@ -186,6 +185,9 @@ func TestMethodsAgreeOnLargerHistories(t *testing.T) {
 		if counts["false/saturation"] == 0 || counts["true/search"] == 0 || counts["false/search"] == 0 {
 			t.Errorf("the histories did not exercise every method: %v", counts)
 		}
+		if n := counts["unknown/search"]; n > 0 {
+			t.Errorf("%d histories undecided within %d configurations", n, searchNodes)
+		}
 	}()
 	for i := 0; i < 300; i++ {
 		seed := uint64(i)
@@ -201,13 +203,13 @@ func TestMethodsAgreeOnLargerHistories(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var m model.Model[int64] = model.NewRegister(model.Options{})
+		m := model.NewRegister(model.Options{})
 		if name == "kv" {
 			m = model.NewKV(model.Options{})
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		full, err := Check(ctx, m, h, Options{NoLinearFirst: true, Workers: 1})
-		cancel()
+		// Budgets in configurations, not seconds, so that every machine
+		// covers the same histories.
+		full, err := Check(context.Background(), m, h, Options{NoLinearFirst: true, Workers: 1, MaxNodes: searchNodes})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,9 +217,7 @@ func TestMethodsAgreeOnLargerHistories(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel = context.WithTimeout(context.Background(), time.Second)
-		alone := runSearch(ctx, newProblem(m, h, c, m.Info().Keyed), 0)
-		cancel()
+		alone := runSearch(context.Background(), newProblem(m, h, c, m.Info().Keyed), searchNodes, defaultMemoBytes)
 		counts[fmt.Sprintf("%s/%s", full.Valid, full.Method)]++
 		if full.Valid == checker.Unknown || alone.Valid == checker.Unknown {
 			continue
@@ -232,3 +232,6 @@ func TestMethodsAgreeOnLargerHistories(t *testing.T) {
 		}
 	}
 }
+
+// searchNodes bounds each search of the random comparisons.
+const searchNodes = 200_000

@@ -112,37 +112,69 @@ func saturate[S comparable](ctx context.Context, p *problem[S]) *checker.Violati
 // values, or nil when the saturation does not apply. When a read can be
 // legal in no state the history can reach, it returns that read's index.
 func buildSatGraph[S comparable](p *problem[S]) (*satGraph, int32) {
-	ops := p.c.Ops
-	isWrite := make([]bool, len(ops))
+	isWrite, ok := satWrites(p)
+	if !ok {
+		return nil, -1
+	}
+	after, byKey, ok := writeStates(p, isWrite)
+	if !ok || satPairs(p, byKey) > maxSatPairs {
+		return nil, -1
+	}
+	src, observed, thin := readSources(p, after, byKey)
+	if thin >= 0 {
+		return nil, thin
+	}
+	g, node, initNode := satNodes(p, isWrite, src, observed)
+	if g.n > maxSatNodes {
+		return nil, -1
+	}
+	g.succ = make([][]int32, g.n)
+	g.addProgramOrder(p.procs, node)
+	g.addSources(p.keyOf, isWrite, src, node, initNode)
+	return g, -1
+}
+
+// satWrites marks the writes among the operations, and reports whether
+// every operation is a read or a write (else the saturation does not
+// apply).
+func satWrites[S comparable](p *problem[S]) ([]bool, bool) {
+	isWrite := make([]bool, len(p.c.Ops))
 	info := p.m.Info()
-	for i := range ops {
+	for i := range p.c.Ops {
 		switch {
 		case p.readLike[i]:
 		case info.ClassOf(p.h.Ops[p.c.Pos[i]].F) == model.WriteOp:
 			isWrite[i] = true
 		default:
-			return nil, -1
+			return nil, false
 		}
 	}
-	// The state a write leads to is its value; it must be new and unique.
+	return isWrite, true
+}
+
+// writeStates returns the state each write leads to and, per key, its
+// writes. It reports false unless every write is blind and leads to a new
+// state, unique per key, so that a state names its write.
+func writeStates[S comparable](p *problem[S], isWrite []bool) (after []S, byKey map[int32][]int32, ok bool) {
+	ops := p.c.Ops
 	type kv struct {
 		key int32
 		st  S
 	}
-	after := make([]S, len(ops))
+	after = make([]S, len(ops))
 	writer := make(map[kv]int32)
-	byKey := make(map[int32][]int32)
+	byKey = make(map[int32][]int32)
 	for i := range ops {
 		if !isWrite[i] {
 			continue
 		}
 		st, ok := p.m.Step(p.init, &ops[i])
 		if !ok || st == p.init {
-			return nil, -1
+			return nil, nil, false
 		}
 		k := kv{p.keyOf[i], st}
 		if _, dup := writer[k]; dup {
-			return nil, -1
+			return nil, nil, false
 		}
 		writer[k] = int32(i)
 		after[i] = st
@@ -152,58 +184,80 @@ func buildSatGraph[S comparable](p *problem[S]) (*satGraph, int32) {
 	for _, ws := range byKey {
 		for j := 1; j < len(ws); j++ {
 			if st, ok := p.m.Step(after[ws[0]], &ops[ws[j]]); !ok || st != after[ws[j]] {
-				return nil, -1
+				return nil, nil, false
 			}
 		}
 	}
+	return after, byKey, true
+}
+
+// satPairs counts the (read, write of its key) pairs each round compares.
+func satPairs[S comparable](p *problem[S], byKey map[int32][]int32) int {
 	pairs := 0
-	for i := range ops {
+	for i := range p.c.Ops {
 		if p.readLike[i] {
 			pairs += len(byKey[p.keyOf[i]])
 		}
 	}
-	if pairs > maxSatPairs {
-		return nil, -1
-	}
-	// Sources: the initial value (-1) or the one write whose state the read
-	// accepts. A read legal in several states constrains little and is
-	// left out; one legal in none can never take effect.
-	const none, initSrc, many = int32(-2), int32(-1), int32(-3)
-	src := make([]int32, len(ops))
-	observed := make([]bool, len(ops))
+	return pairs
+}
+
+// A read's source, besides the index of a write.
+const (
+	srcNone = int32(-2) // no source: not a read, or one of unknown outcome
+	srcInit = int32(-1) // the initial value
+	srcMany = int32(-3) // legal in several states
+)
+
+// readSources returns each read's source: the initial value or the one
+// write whose state the read accepts. A read legal in several states
+// constrains little and is left out (srcMany); one legal in none can never
+// take effect, and its index is returned as thin (else -1). observed
+// marks the writes some read has as its source.
+func readSources[S comparable](p *problem[S], after []S, byKey map[int32][]int32) (src []int32, observed []bool, thin int32) {
+	ops := p.c.Ops
+	src = make([]int32, len(ops))
+	observed = make([]bool, len(ops))
 	for i := range ops {
-		src[i] = none
+		src[i] = srcNone
 		if !p.readLike[i] || ops[i].Unknown {
 			continue
 		}
-		s := none
+		s := srcNone
 		if _, ok := p.m.Step(p.init, &ops[i]); ok {
-			s = initSrc
+			s = srcInit
 		}
 		for _, w := range byKey[p.keyOf[i]] {
 			if _, ok := p.m.Step(after[w], &ops[i]); ok {
-				if s != none {
-					s = many
+				if s != srcNone {
+					s = srcMany
 					break
 				}
 				s = w
 			}
 		}
-		if s == none {
-			return nil, int32(i)
+		if s == srcNone {
+			return nil, nil, int32(i)
 		}
 		src[i] = s
 		if s >= 0 {
 			observed[s] = true
 		}
 	}
-	// Nodes: completed writes, unknown writes some read observed, reads
-	// with one source; then the initial values.
-	g := &satGraph{why: make(map[[2]int32]satEdge), wrs: make(map[int32][]int32), src: make(map[int32]int32)}
-	node := make([]int32, len(ops))
+	return src, observed, -1
+}
+
+// satNodes returns the graph's nodes, without edges: completed writes,
+// unknown writes some read observed, reads with one source; then the
+// initial values. node maps each operation to its node (-1 for none), and
+// initNode each key to its initial value's.
+func satNodes[S comparable](p *problem[S], isWrite []bool, src []int32, observed []bool) (g *satGraph, node, initNode []int32) {
+	ops := p.c.Ops
+	g = &satGraph{why: make(map[[2]int32]satEdge), wrs: make(map[int32][]int32), src: make(map[int32]int32)}
+	node = make([]int32, len(ops))
 	for i := range ops {
 		node[i] = -1
-		keep := (isWrite[i] && (!ops[i].Unknown || observed[i])) || src[i] >= initSrc
+		keep := (isWrite[i] && (!ops[i].Unknown || observed[i])) || src[i] >= srcInit
 		if keep {
 			node[i] = int32(g.n)
 			g.op = append(g.op, int32(i))
@@ -211,18 +265,19 @@ func buildSatGraph[S comparable](p *problem[S]) (*satGraph, int32) {
 			g.n++
 		}
 	}
-	initNode := make([]int32, len(p.keys))
+	initNode = make([]int32, len(p.keys))
 	for k := range p.keys {
 		initNode[k] = int32(g.n)
 		g.op = append(g.op, -1)
 		g.key = append(g.key, int32(k))
 		g.n++
 	}
-	if g.n > maxSatNodes {
-		return nil, -1
-	}
-	g.succ = make([][]int32, g.n)
-	for _, ops := range p.procs {
+	return g, node, initNode
+}
+
+// addProgramOrder links each process's consecutive nodes.
+func (g *satGraph) addProgramOrder(procs [][]int32, node []int32) {
+	for _, ops := range procs {
 		prev := int32(-1)
 		for _, i := range ops {
 			if node[i] < 0 {
@@ -234,11 +289,16 @@ func buildSatGraph[S comparable](p *problem[S]) (*satGraph, int32) {
 			prev = node[i]
 		}
 	}
-	for i := range ops {
+}
+
+// addSources puts each key's initial value before its writes, and each
+// read's source before the read.
+func (g *satGraph) addSources(keyOf []int32, isWrite []bool, src, node, initNode []int32) {
+	for i := range node {
 		if node[i] < 0 {
 			continue
 		}
-		k := p.keyOf[i]
+		k := keyOf[i]
 		if isWrite[i] {
 			g.addEdge(initNode[k], node[i], satEdge{kind: edgeInit})
 			g.wrs[k] = append(g.wrs[k], node[i])
@@ -252,7 +312,6 @@ func buildSatGraph[S comparable](p *problem[S]) (*satGraph, int32) {
 		g.reads = append(g.reads, satRead{node: node[i], src: s, key: k})
 		g.src[node[i]] = s
 	}
-	return g, -1
 }
 
 // topo returns the nodes in a topological order, or a shortest cycle.

@@ -16,9 +16,14 @@ import (
 // a few milliseconds.
 const ctxCheckEvery = 256
 
-// maxMemoBytes bounds the memory the memo of failed configurations may
-// take; past it the search answers Unknown.
-const maxMemoBytes = 1 << 30
+// defaultMemoBytes bounds the memory the memo of failed configurations may
+// take when no limit is given; past it the search answers Unknown.
+const defaultMemoBytes = 1 << 30
+
+// memoEntryBytes is what a memo entry costs beside its key: the map's slot
+// and control byte at its load factor, and the key's allocation header,
+// measured on Go 1.26 maps of string keys and rounded up.
+const memoEntryBytes = 48
 
 var (
 	errMemoFull = errors.New("the memo of explored configurations is full")
@@ -48,11 +53,13 @@ type searcher[S comparable] struct {
 	sid    []uint32
 	ids    map[S]uint32
 	memo   map[string]struct{}
-	bytes  int
-	trail  []step[S]
-	left   int // operations that completed and are not yet placed
-	nodes  int64
-	stop   error
+	bytes  int64
+	// maxBytes bounds bytes, the memo's estimated size.
+	maxBytes int64
+	trail    []step[S]
+	left     int // operations that completed and are not yet placed
+	nodes    int64
+	stop     error
 	// maxNodes, when positive, bounds nodes.
 	maxNodes int64
 	buf      []byte
@@ -74,8 +81,8 @@ type candidate[S comparable] struct {
 
 // runSearch searches p exactly. A positive maxNodes bounds the
 // configurations explored; past it the verdict is Unknown.
-func runSearch[S comparable](ctx context.Context, p *problem[S], maxNodes int64) checker.Result {
-	s := &searcher[S]{p: p, ctx: ctx, ids: make(map[S]uint32), memo: make(map[string]struct{}), maxNodes: maxNodes}
+func runSearch[S comparable](ctx context.Context, p *problem[S], maxNodes, maxBytes int64) checker.Result {
+	s := &searcher[S]{p: p, ctx: ctx, ids: make(map[S]uint32), memo: make(map[string]struct{}), maxNodes: maxNodes, maxBytes: maxBytes}
 	s.front = make([]int32, len(p.procs))
 	s.states = make([]S, len(p.keys))
 	s.sid = make([]uint32, len(p.keys))
@@ -305,11 +312,11 @@ func (s *searcher[S]) dfs() bool {
 		}
 	}
 	if s.stop == nil {
-		if s.bytes+len(key) > maxMemoBytes {
+		if size := int64(len(key)) + memoEntryBytes; s.bytes+size > s.maxBytes {
 			s.stop = errMemoFull
 		} else {
 			s.memo[key] = struct{}{}
-			s.bytes += len(key) + 16
+			s.bytes += size
 		}
 	}
 	s.undo(mark)

@@ -16,9 +16,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
+	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/linear"
 	"github.com/histcheck/histcheck/history"
@@ -33,6 +35,16 @@ type Options struct {
 	// NoLinearFirst skips the linearizability pre-check, so that the
 	// verdict comes from the refutation or the search.
 	NoLinearFirst bool
+	// MaxMemory bounds, in bytes, what the searches' memos may hold (the
+	// linearizability pre-check's and the search's own); 0 means the
+	// default of each, negative no bound.
+	MaxMemory int64
+	// Memory, when set, is the run's budget for the whole process.
+	Memory *budget.Memory
+	// MaxNodes, when positive, bounds the configurations the search
+	// explores; past it the verdict is Unknown. A bound in steps, unlike a
+	// deadline, gives the same answer on every machine.
+	MaxNodes int64
 }
 
 // Methods, as put in checker.Result.Method.
@@ -81,7 +93,7 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 		}
 	}
 	if !opts.NoLinearFirst {
-		if r, ok, err := linearFirst(ctx, m, h, opts.Workers, info.Keyed); err != nil {
+		if r, ok, err := linearFirst(ctx, m, h, opts, info.Keyed); err != nil {
 			return res, err
 		} else if ok {
 			return finish(r)
@@ -98,7 +110,18 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	if r, ok := perKey(ctx, p); ok {
 		return finish(r)
 	}
-	return finish(runSearch(ctx, p, 0))
+	return finish(runSearch(ctx, p, opts.MaxNodes, memoLimit(opts.MaxMemory)))
+}
+
+// memoLimit is the search memo's share of maxMemory.
+func memoLimit(maxMemory int64) int64 {
+	switch {
+	case maxMemory == 0:
+		return defaultMemoBytes
+	case maxMemory < 0:
+		return math.MaxInt64
+	}
+	return maxMemory
 }
 
 // perKey searches each key of a keyed history alone. Sequential
@@ -122,7 +145,7 @@ func perKey[S comparable](ctx context.Context, p *problem[S]) (checker.Result, b
 		if ctx.Err() != nil {
 			break
 		}
-		r := runSearch(ctx, sub, perKeyNodes)
+		r := runSearch(ctx, sub, perKeyNodes, defaultMemoBytes)
 		nodes += r.Stats.States
 		if r.Valid == checker.False {
 			r.Stats.States = nodes
@@ -136,14 +159,14 @@ func perKey[S comparable](ctx context.Context, p *problem[S]) (checker.Result, b
 // linearFirst runs the linearizability check with at most half of the time
 // left, and turns a linearization into a sequential witness. It reports
 // false when that did not decide.
-func linearFirst[S comparable](ctx context.Context, m model.Model[S], h *history.History, workers int, keyed bool) (checker.Result, bool, error) {
+func linearFirst[S comparable](ctx context.Context, m model.Model[S], h *history.History, opts Options, keyed bool) (checker.Result, bool, error) {
 	lctx := ctx
 	if dl, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
 		lctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
 		defer cancel()
 	}
-	lr, err := linear.Check(lctx, m, h, linear.Options{Workers: workers})
+	lr, err := linear.Check(lctx, m, h, linear.Options{Workers: opts.Workers, MaxMemory: opts.MaxMemory, Memory: opts.Memory})
 	if err != nil {
 		return checker.Result{}, false, fmt.Errorf("sequential: linearizability pre-check: %w", err)
 	}

@@ -215,7 +215,10 @@ func (r *run) walk(s int32, sg *graph) {
 		if !x.known {
 			return
 		}
-		if sg == nil {
+		if sg == nil && o.RF != causal.RFInit {
+			// A read of the initial value is older than every write,
+			// whatever version number the store gave it: it falls to the
+			// rule below.
 			if o.Version < x.max {
 				u, why := x.u, x.why
 				r.report(r.pattern(), r.witness(rd, u, why), func(v *checker.Violation) {

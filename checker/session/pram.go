@@ -23,9 +23,33 @@ const (
 func (r *run) pram() error {
 	p := r.p
 	r.thinAir()
-	n := len(p.Ops)
 	k := len(p.Procs)
-	base := &graph{n: n}
+	base := r.pramBase()
+	vin := make([]int32, len(p.Ops)*k)
+	vout := make([]int32, len(p.Ops)*k)
+	for s := range p.Procs {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		g := base.clone()
+		reads := r.addSession(g, s)
+		if len(reads) == 0 && (s > 0 || !p.Versioned) {
+			// Without reads a session's view orders only writes: the
+			// version order can contradict a process's own order of
+			// them, the same for every view, so one check suffices.
+			continue
+		}
+		r.saturateView(g, s, reads, vin, vout)
+	}
+	return nil
+}
+
+// pramBase returns the edges every session's view shares: each key's
+// writes in version order (with versions), and each process's writes in
+// its order.
+func (r *run) pramBase() *graph {
+	p := r.p
+	base := &graph{n: len(p.Ops)}
 	if p.Versioned {
 		for key := range p.Keys {
 			var ws []int32
@@ -49,82 +73,96 @@ func (r *run) pram() error {
 			}
 		}
 	}
-	vin := make([]int32, n*k)
-	vout := make([]int32, n*k)
-	for s := range p.Procs {
-		if err := r.ctx.Err(); err != nil {
-			return err
-		}
-		g := base.clone()
-		var reads []int32
-		prev := int32(-1)
-		for _, o := range p.Procs[s] {
-			op := &p.Ops[o]
-			if !op.Write {
-				if op.RF == causal.RFThinAir {
-					continue
-				}
-				reads = append(reads, o)
-				if op.RF >= 0 {
-					g.edge(op.RF, o, -1)
-				} else {
-					for _, pw := range p.Writers(op.Key) {
-						g.edge(o, pw.Ops[0], -1)
-					}
-				}
+	return base
+}
+
+// addSession adds session s's reads to its view g: each after the write it
+// read, or before every write of its key when it read the initial value,
+// and all in s's order. It returns the reads that did not come from thin
+// air.
+func (r *run) addSession(g *graph, s int) []int32 {
+	p := r.p
+	var reads []int32
+	prev := int32(-1)
+	for _, o := range p.Procs[s] {
+		op := &p.Ops[o]
+		if !op.Write {
+			if op.RF == causal.RFThinAir {
+				continue
 			}
-			// s's chain links all its ops; writes are linked already.
-			if prev >= 0 && !(op.Write && p.Ops[prev].Write) {
-				g.edge(prev, o, -1)
-			}
-			prev = o
-		}
-		if len(reads) == 0 && (s > 0 || !p.Versioned) {
-			// Without reads a session's view orders only writes: the
-			// version order can contradict a process's own order of
-			// them, the same for every view, so one check suffices.
-			continue
-		}
-		for {
-			c := g.csr()
-			order := c.topo()
-			if order == nil {
-				r.pramCycles(g, c, p.Procs[s][0])
-				break
-			}
-			r.reach(c, order, vin, vout, k)
-			changed := false
-			for _, rd := range reads {
-				op := &p.Ops[rd]
-				w := op.RF
-				if w < 0 {
-					continue
-				}
+			reads = append(reads, o)
+			if op.RF >= 0 {
+				g.edge(op.RF, o, -1)
+			} else {
 				for _, pw := range p.Writers(op.Key) {
-					ch := pw.Proc
-					if w1 := pw.LastBefore(vin[int(rd)*k+int(ch)]); w1 >= 0 && w1 != w && p.Ops[w1].Idx >= vin[int(w)*k+int(ch)] {
-						g.edgeR(w1, w, edgeWhy{know: reason{kind: ruleBefore}, read: rd})
-						changed = true
-					}
-					from := vout[int(w)*k+int(ch)]
-					if ch == p.Ops[w].Proc {
-						from = p.Ops[w].Idx + 1
-					}
-					if from == math.MaxInt32 {
-						continue
-					}
-					if w2 := pw.FirstFrom(from); w2 >= 0 && w2 != w && vout[int(rd)*k+int(ch)] > p.Ops[w2].Idx {
-						g.edgeR(rd, w2, edgeWhy{know: reason{kind: ruleAfter}, read: rd})
-						changed = true
-					}
+					g.edge(o, pw.Ops[0], -1)
 				}
 			}
-			if !changed {
-				break
-			}
+		}
+		// s's chain links all its ops; writes are linked already.
+		if prev >= 0 && (!op.Write || !p.Ops[prev].Write) {
+			g.edge(prev, o, -1)
+		}
+		prev = o
+	}
+	return reads
+}
+
+// saturateView applies the two rules to session s's view until nothing
+// changes, or reports the view's cycles. vin and vout are scratch space
+// for the reachability, one entry per operation and chain.
+func (r *run) saturateView(g *graph, s int, reads, vin, vout []int32) {
+	k := len(r.p.Procs)
+	for {
+		c := g.csr()
+		order := c.topo()
+		if order == nil {
+			r.pramCycles(g, c, r.p.Procs[s][0])
+			return
+		}
+		r.reach(c, order, vin, vout, k)
+		changed := false
+		for _, rd := range reads {
+			changed = r.applyRules(g, rd, vin, vout) || changed
+		}
+		if !changed {
+			return
 		}
 	}
-	return nil
+}
+
+// applyRules adds, for read rd of write w, the edges the rules of Wei et
+// al. force chain by chain: the last write of a chain reaching rd goes
+// before w (unless w reaches it), and rd goes before the first write of a
+// chain w reaches (unless rd reaches it). It reports whether it added one.
+func (r *run) applyRules(g *graph, rd int32, vin, vout []int32) bool {
+	p := r.p
+	k := len(p.Procs)
+	op := &p.Ops[rd]
+	w := op.RF
+	if w < 0 {
+		return false
+	}
+	changed := false
+	for _, pw := range p.Writers(op.Key) {
+		ch := pw.Proc
+		if w1 := pw.LastBefore(vin[int(rd)*k+int(ch)]); w1 >= 0 && w1 != w && p.Ops[w1].Idx >= vin[int(w)*k+int(ch)] {
+			g.edgeR(w1, w, edgeWhy{know: reason{kind: ruleBefore}, read: rd})
+			changed = true
+		}
+		from := vout[int(w)*k+int(ch)]
+		if ch == p.Ops[w].Proc {
+			from = p.Ops[w].Idx + 1
+		}
+		if from == math.MaxInt32 {
+			continue
+		}
+		if w2 := pw.FirstFrom(from); w2 >= 0 && w2 != w && vout[int(rd)*k+int(ch)] > p.Ops[w2].Idx {
+			g.edgeR(rd, w2, edgeWhy{know: reason{kind: ruleAfter}, read: rd})
+			changed = true
+		}
+	}
+	return changed
 }
 
 // topo returns a topological order of all nodes, or nil if there is a cycle.

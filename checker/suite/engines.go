@@ -16,11 +16,11 @@ import (
 // failure is a WitnessError whatever the engine.
 
 func linearizable[S comparable](ctx context.Context, m model.Model[S], h *history.History, opts Options) (checker.Result, error) {
-	return linear.Check(ctx, m, h, linear.Options{Workers: opts.Workers, MaxMemory: opts.MaxMemory})
+	return linear.Check(ctx, m, h, linear.Options{Workers: opts.Workers, MaxMemory: opts.MaxMemory, Memory: opts.Memory})
 }
 
 func sequentialCheck[S comparable](ctx context.Context, m model.Model[S], h *history.History, opts Options) (checker.Result, error) {
-	return sequential.Check(ctx, m, h, sequential.Options{Workers: opts.Workers})
+	return sequential.Check(ctx, m, h, sequential.Options{Workers: opts.Workers, MaxMemory: opts.MaxMemory, Memory: opts.Memory})
 }
 
 func causalCheck(ctx context.Context, m model.Info, h *history.History, criterion string, init history.Value, opts Options) (checker.Result, error) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
@@ -31,6 +32,9 @@ type Options struct {
 	// answers unknown; 0 means the checker's default (a quarter of the
 	// machine's memory), negative means no bound.
 	MaxMemory int64
+	// Memory, when set, is the run's budget for the whole process, which
+	// searches ask before their memos grow.
+	Memory *budget.Memory
 }
 
 // CheckFunc runs one criterion on h with the model built from mopts.
@@ -88,16 +92,18 @@ func (e *WitnessError) Unwrap() error { return e.Err }
 func Bind[S comparable](newModel func(model.Options) model.Model[S]) Model {
 	info := newModel(model.Options{}).Info()
 	criteria := []string{checker.Linearizable, checker.Sequential}
-	check := func(ctx context.Context, h *history.History, criterion string, mopts model.Options, opts Options) (checker.Result, error) {
+	check := func(ctx context.Context, h *history.History, criterion string, mopts model.Options, opts Options) (res checker.Result, err error) {
 		// One rule decides whether versions count, for every criterion:
 		// the causal and session checkers apply the same one.
 		mopts.Versions = model.UsesVersions(h)
 		m := newModel(mopts)
-		var (
-			res checker.Result
-			err error
-			ord checker.Order
-		)
+		defer func() {
+			if r := recover(); r != nil {
+				ie := &InternalError{Criterion: criterion, Panic: checker.AsPanic(r), Model: diagnose(info.Name, newModel(mopts), h)}
+				res, err = checker.Result{Criterion: criterion, Valid: checker.Unknown, Reason: "internal error: " + ie.Detail()}, ie
+			}
+		}()
+		var ord checker.Order
 		start := time.Now()
 		switch criterion {
 		case checker.Linearizable:
@@ -205,15 +211,31 @@ func (e *timeoutError) Unwrap() error { return e.err }
 // context's deadline passed.
 const ReasonTimeout = "the time limit ran out before a verdict"
 
+// ReasonCancelled is the Reason of a result that is unknown because the
+// context was cancelled (an interrupt, or the memory budget, which the
+// caller names).
+const ReasonCancelled = "the check was cancelled before a verdict"
+
 // InternalError is a panic inside a checker or a model: a bug, reported as
 // an unknown verdict rather than the end of the run.
 type InternalError struct {
 	Criterion string
 	Panic     *checker.PanicError
+	// Model, when the model's own code panicked, says where; nil when the
+	// model, replayed alone, does not panic (a bug in an engine).
+	Model *ModelPanic
 }
 
 func (e *InternalError) Error() string {
-	return fmt.Sprintf("internal error checking %s: %v", e.Criterion, e.Panic)
+	return fmt.Sprintf("internal error checking %s: %s", e.Criterion, e.Detail())
+}
+
+// Detail says what panicked, and where in the model when it was the model.
+func (e *InternalError) Detail() string {
+	if e.Model == nil {
+		return e.Panic.Error()
+	}
+	return fmt.Sprintf("%v (%s)", e.Panic, e.Model)
 }
 
 func (e *InternalError) Unwrap() error { return e.Panic }
@@ -236,21 +258,25 @@ func Run(ctx context.Context, m Model, h *history.History, criterion string, mop
 	if err := ctx.Err(); err != nil {
 		// Honour a limit that ran out before the check began, however
 		// quick the check would have been, so that limits behave alike.
-		return checker.Result{Criterion: criterion, Valid: checker.Unknown, Reason: ReasonTimeout}, nil
+		return checker.Result{Criterion: criterion, Valid: checker.Unknown, Reason: ctxReason(err)}, nil
 	}
 	res, err = m.Check(ctx, h, criterion, mopts, opts)
 	var te *timeoutError
 	if errors.As(err, &te) {
-		reason := ReasonTimeout
-		if errors.Is(te.err, context.Canceled) {
-			reason = "the check was cancelled before a verdict"
-		}
-		return checker.Result{Criterion: criterion, Valid: checker.Unknown, Reason: reason, Elapsed: te.elapsed}, nil
+		return checker.Result{Criterion: criterion, Valid: checker.Unknown, Reason: ctxReason(te.err), Elapsed: te.elapsed}, nil
 	}
 	if err == nil && res.Valid == checker.Unknown && res.Reason == "" && ctx.Err() != nil {
 		res.Reason = ReasonTimeout
 	}
 	return res, err
+}
+
+// ctxReason says why a check its context ended has no verdict.
+func ctxReason(err error) string {
+	if errors.Is(err, context.Canceled) {
+		return ReasonCancelled
+	}
+	return ReasonTimeout
 }
 
 // Lookup finds the model named name among ms, or returns an error naming

@@ -112,7 +112,7 @@ func runChild(spec, tool string, timeout time.Duration, maxMem int64) childResul
 	if jerr := json.Unmarshal(out, &res); jerr != nil {
 		res = childResult{Verdict: "-", Crashed: fmt.Sprintf("no result (%v)", err)}
 		if ee, ok := err.(*exec.ExitError); ok {
-			res.Crashed = "died: " + ee.ProcessState.String()
+			res.Crashed = "died: " + ee.String()
 		}
 	}
 	if cmd.ProcessState != nil {

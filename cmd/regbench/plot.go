@@ -71,16 +71,16 @@ func plotOutcomes(outs []Outcome, budget time.Duration, file string) error {
 		if err != nil {
 			return fmt.Errorf("plot: %w", err)
 		}
-		s.GlyphStyle.Color = clientColors[k.clients]
-		s.GlyphStyle.Radius = vg.Points(3.5)
+		s.Color = clientColors[k.clients]
+		s.Radius = vg.Points(3.5)
 		name := "histcheck"
-		s.GlyphStyle.Shape = draw.CircleGlyph{}
+		s.Shape = draw.CircleGlyph{}
 		if k.porc {
 			name = "porcupine"
-			s.GlyphStyle.Shape = draw.TriangleGlyph{}
+			s.Shape = draw.TriangleGlyph{}
 		}
 		if k.timeout {
-			s.GlyphStyle.Shape = draw.CrossGlyph{}
+			s.Shape = draw.CrossGlyph{}
 			name += " no verdict"
 		}
 		p.Add(s)

@@ -1,32 +1,57 @@
-// Package weakref decides the weak consistency criteria of small read/write
-// histories by brute force, straight from their published definitions. It
-// is the reference the polynomial checkers of packages causal and session
-// are tested against, and it shares no code with them.
+// Package weakref decides the consistency criteria of small read/write
+// histories by brute force, straight from their published definitions:
+// linearizability, sequential consistency and the weak criteria. It is the
+// reference the polynomial checkers of packages causal and session, and the
+// versioned linearizability and sequential consistency engines, are tested
+// against, and it shares no code with them: of the project it uses only the
+// register model's table of which operation names read and which write.
 //
 // An execution is what the history says happened: failed operations and
 // reads of unknown outcome are left out (they took no effect and observed
 // nothing), and each write of unknown outcome either took effect or not.
 // Decide tries every choice of the writes of unknown outcome that took
 // effect; the history satisfies a criterion when one of those executions
-// does. Written values must be unique per key and differ from the initial
-// value, so that each read names the one write it read (reads-from).
+// does.
+//
+// Reads-from (rf) follows the one rule every criterion shares (docs:
+// "Versions" in format.md). When the history uses versions (every
+// operation that may have happened carries an integer version, and no two
+// writes of a key carry the same one), a read with version v read the write
+// of its key with version v and must have returned its value; a read whose
+// version no write of its key carries read the initial value and must have
+// returned it; any other read returned a value nobody wrote. The version
+// order vo then orders each key's writes, and every serialisation, view and
+// arbitration below keeps it (a write is legal only while its key holds an
+// older version). Without versions, written values must be unique per key
+// and differ from the initial value, so that each read names the one write
+// it read. A read of a value nobody wrote (a thin-air read) breaks every
+// criterion. Under Options.NilIsAny a read of nil observed nothing
+// (Knossos's rule): it keeps its place in every order but may return
+// anything.
 //
 // Definitions, for an execution with process order po (the order of each
 // process's operations in the history), reads-from rf and the initial
 // value of every key:
 //
+//   - linearizable (Herlihy and Wing, "Linearizability: a correctness
+//     condition for concurrent objects", TOPLAS 1990) and sequential
+//     (Lamport, "How to make a multiprocessor computer that correctly
+//     executes multiprocess programs", 1979): one serialisation of all the
+//     operations, keeping po and, for linearizability, real time (an
+//     operation that returned before another was called precedes it), in
+//     which every read returns the latest write of its key.
 //   - causal, causal-memory, causal-convergence: Bouajjani, Enea, Guerraoui
 //     and Hamza, "On verifying causal consistency" (POPL 2017), with the
 //     causal order co = (po ∪ rf)+. Any causal order must contain po and rf
 //     (a read can only return a write of its causal past), and a larger
 //     one only adds operations and constraints to each serialisation, so
-//     the smallest one decides. CC: each read r has a serialisation of the
-//     writes of its causal past and r, respecting co, in which r returns the
-//     latest write of its key. CM: each operation o has such a serialisation
-//     of its causal past in which every read of o's process up to o returns
-//     the latest write. CCv: one total order arb of the writes, extending
-//     co, such that every read returns the arb-latest write of its key in
-//     its causal past.
+//     the smallest one decides. CC: each operation o has a serialisation of
+//     the writes of its causal past and o, respecting co, in which o, if a
+//     read, returns the latest write of its key. CM: each operation o has
+//     such a serialisation of its causal past and o in which every read of
+//     o's process up to o returns the latest write. CCv: one total order
+//     arb of the writes, extending co, such that every read returns the
+//     arb-latest write of its key in its causal past.
 //   - pram (Lipton and Sandberg, "PRAM: a scalable shared memory", 1988):
 //     each process has a serialisation of all writes and its own reads that
 //     keeps every process's order, in which each of its reads returns the
@@ -59,8 +84,9 @@ import (
 	"github.com/histcheck/histcheck/model"
 )
 
-// ErrAmbiguous is returned for a history whose reads-from is not a
-// function: a value written twice to a key, or the initial value written.
+// ErrAmbiguous is returned for a history without versions whose
+// reads-from is not a function: a value written twice to a key, or the
+// initial value written.
 var ErrAmbiguous = errors.New("weakref: reads-from is ambiguous")
 
 // ErrTooLarge is returned for a history beyond the brute force's limits.
@@ -71,73 +97,124 @@ const (
 	MaxOps   = 16 // operations kept (reads and writes that may have happened)
 	MaxMaybe = 6  // writes of unknown outcome
 	MaxKeys  = 4
-	thinAir  = -2
-	fromInit = -1
 )
 
-// Criteria lists the criteria Decide knows.
+// What a read read, besides the index of a write.
+const (
+	fromInit = -1 // the initial value (also the mark of every write)
+	thinAir  = -2 // a value nobody wrote, or a write that did not happen
+	anyValue = -3 // nothing: a read of nil under Options.NilIsAny
+)
+
+// Criteria lists the weak criteria Decide knows; it also knows
+// linearizable and sequential.
 var Criteria = []string{checker.Causal, checker.CausalMemory, checker.CausalConvergence, checker.PRAM,
 	checker.ReadYourWrites, checker.MonotonicReads, checker.MonotonicWrites, checker.WritesFollowReads}
 
-type op struct {
-	proc  int
-	key   int
-	write bool
-	maybe bool // a write of unknown outcome
-	val   history.Value
+// Options says how to read a history.
+type Options struct {
+	// Init is the initial value of every key (None means nil).
+	Init history.Value
+	// NilIsAny makes a read of nil observe nothing (Knossos's rule).
+	NilIsAny bool
 }
 
 // Decide reports whether h satisfies criterion, with init the initial value
 // of every key (None means nil).
 func Decide(h *history.History, init history.Value, criterion string) (bool, error) {
-	known := false
-	for _, c := range Criteria {
-		known = known || c == criterion
-	}
-	if !known {
+	return DecideWith(h, Options{Init: init}, criterion)
+}
+
+// DecideWith reports whether h satisfies criterion, read as opts says.
+func DecideWith(h *history.History, opts Options, criterion string) (bool, error) {
+	if _, ok := criteria[criterion]; !ok {
 		return false, fmt.Errorf("weakref: unknown criterion %q", criterion)
 	}
-	if init.IsNone() {
-		init = history.NilValue
+	if opts.Init.IsNone() {
+		opts.Init = history.NilValue
 	}
-	ops, err := collect(h, init)
+	rec, err := collect(h, opts)
 	if err != nil {
 		return false, err
 	}
-	var maybe []int
-	for i, o := range ops {
-		if o.maybe {
-			maybe = append(maybe, i)
-		}
-	}
+	maybe := rec.maybe()
 	if len(maybe) > MaxMaybe {
 		return false, fmt.Errorf("%w: %d writes of unknown outcome", ErrTooLarge, len(maybe))
 	}
 	for took := 0; took < 1<<len(maybe); took++ {
-		var kept []op
-		skip := map[int]bool{}
-		for j, i := range maybe {
-			if took&(1<<j) == 0 {
-				skip[i] = true
-			}
-		}
-		for i, o := range ops {
-			if !skip[i] {
-				kept = append(kept, o)
-			}
-		}
-		if newExec(kept, init).holds(criterion) {
+		if rec.execution(maybe, took).holds(criterion) {
 			return true, nil
 		}
 	}
 	return false, nil
 }
 
-// collect keeps the reads and writes that may have happened, in history
-// order, and checks that reads-from is a function.
-func collect(h *history.History, init history.Value) ([]op, error) {
+// holds decides criterion on the execution. A read of a value nobody
+// wrote breaks every criterion: no return-value rule allows it.
+func (e *exec) holds(criterion string) bool {
+	return !e.thinAir() && criteria[criterion](e)
+}
+
+// criteria maps each criterion to its decision on one execution without
+// thin-air reads.
+var criteria = map[string]func(e *exec) bool{
+	checker.Linearizable:      (*exec).linearizable,
+	checker.Sequential:        (*exec).sequential,
+	checker.Causal:            (*exec).causal,
+	checker.CausalMemory:      (*exec).causalMemory,
+	checker.CausalConvergence: (*exec).causalConvergence,
+	checker.PRAM:              (*exec).pram,
+	checker.ReadYourWrites:    func(e *exec) bool { return e.session(checker.ReadYourWrites) },
+	checker.MonotonicReads:    func(e *exec) bool { return e.session(checker.MonotonicReads) },
+	checker.MonotonicWrites:   func(e *exec) bool { return e.session(checker.MonotonicWrites) },
+	checker.WritesFollowReads: func(e *exec) bool { return e.session(checker.WritesFollowReads) },
+}
+
+// op is a read or a write that may have happened.
+type op struct {
+	proc      int
+	key       int
+	write     bool
+	maybe     bool // a write of unknown outcome
+	val       history.Value
+	ver       int64 // the version, when hasVer
+	hasVer    bool
+	call, ret int64 // Call and Return, for real time
+	from      int   // reads: the index of the write read, or fromInit, thinAir, anyValue
+}
+
+// record is what Decide reads from a history: the operations that may have
+// happened, in history order, each read with what it read.
+type record struct {
+	ops       []op
+	versioned bool
+}
+
+// collect keeps the reads and writes that may have happened and finds what
+// each read read, by versions when the history uses them, else by values.
+func collect(h *history.History, opts Options) (*record, error) {
+	ops, keys, err := happened(h)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) > MaxOps || keys > MaxKeys {
+		return nil, fmt.Errorf("%w: %d operations on %d keys", ErrTooLarge, len(ops), keys)
+	}
+	rec := &record{ops: ops, versioned: usesVersions(ops)}
+	var names func(o *op) (int, bool)
+	if rec.versioned {
+		names = rec.writersByVersion()
+	} else if names, err = rec.writersByValue(opts.Init); err != nil {
+		return nil, err
+	}
+	rec.readFrom(opts, names)
+	return rec, nil
+}
+
+// happened returns the reads and writes of h that may have happened, with
+// keys numbered densely, and the number of keys.
+func happened(h *history.History) ([]op, int, error) {
 	keys := map[history.Value]int{}
-	written := map[[2]history.Value]bool{}
 	var ops []op
 	// The register model says which names read and which write; the
 	// checkers under test ask the same model.
@@ -150,7 +227,7 @@ func collect(h *history.History, init history.Value) ([]op, error) {
 		case model.WriteOp:
 			w = true
 		default:
-			return nil, fmt.Errorf("weakref: %s is neither a read nor a write", o.F)
+			return nil, 0, fmt.Errorf("weakref: %s is neither a read nor a write", o.F)
 		}
 		if o.Status == history.Fail || (!w && o.Status == history.Info) {
 			continue
@@ -164,355 +241,130 @@ func collect(h *history.History, init history.Value) ([]op, error) {
 		if v.IsNone() {
 			v = history.NilValue
 		}
-		if w {
-			id := [2]history.Value{o.Key, v}
-			if v == init || written[id] {
-				return nil, fmt.Errorf("%w: %s written twice or equal to the initial value", ErrAmbiguous, v)
-			}
-			written[id] = true
-		}
-		ops = append(ops, op{proc: o.Process, key: k, write: w, maybe: w && o.Status == history.Info, val: v})
+		ver, hasVer := o.Version.Int()
+		ops = append(ops, op{proc: o.Process, key: k, write: w, maybe: w && o.Status == history.Info, val: v,
+			ver: ver, hasVer: hasVer, call: o.Call, ret: o.Return})
 	}
-	if len(ops) > MaxOps || len(keys) > MaxKeys {
-		return nil, fmt.Errorf("%w: %d operations on %d keys", ErrTooLarge, len(ops), len(keys))
-	}
-	return ops, nil
+	return ops, len(keys), nil
 }
 
-// exec is one execution: the operations that happened, with reads-from.
-type exec struct {
-	ops    []op
-	rf     []int    // per read: the write it read, fromInit or thinAir
-	po     [][]bool // po[a][b]: a precedes b in their process
-	writes []int
+// keyVer names a write by its key and version.
+type keyVer struct {
+	key int
+	ver int64
 }
 
-func newExec(ops []op, init history.Value) *exec {
-	n := len(ops)
-	e := &exec{ops: ops, rf: make([]int, n), po: make([][]bool, n)}
-	for a := range ops {
-		e.po[a] = make([]bool, n)
-		for b := a + 1; b < n; b++ {
-			e.po[a][b] = ops[a].proc == ops[b].proc
+// keyVal names a write by its key and value.
+type keyVal struct {
+	key int
+	val history.Value
+}
+
+// usesVersions reports whether versions say what each read read: every
+// operation carries one, and no two writes of a key share one.
+func usesVersions(ops []op) bool {
+	writers := map[keyVer]bool{}
+	for _, o := range ops {
+		id := keyVer{o.key, o.ver}
+		if !o.hasVer || (o.write && writers[id]) {
+			return false
 		}
-		if ops[a].write {
-			e.writes = append(e.writes, a)
-		}
+		writers[id] = writers[id] || o.write
 	}
-	for r, o := range ops {
-		e.rf[r] = fromInit
+	return len(ops) > 0
+}
+
+// writersByVersion names each write by its key and version.
+func (rec *record) writersByVersion() func(o *op) (int, bool) {
+	writer := map[keyVer]int{}
+	for i, o := range rec.ops {
 		if o.write {
+			writer[keyVer{o.key, o.ver}] = i
+		}
+	}
+	return func(o *op) (int, bool) {
+		w, ok := writer[keyVer{o.key, o.ver}]
+		return w, ok
+	}
+}
+
+// writersByValue names each write by its key and value, which must be
+// unique and differ from the initial value.
+func (rec *record) writersByValue(init history.Value) (func(o *op) (int, bool), error) {
+	writer := map[keyVal]int{}
+	for i, o := range rec.ops {
+		if !o.write {
 			continue
 		}
-		e.rf[r] = thinAir
-		if o.val == init {
-			e.rf[r] = fromInit
+		id := keyVal{o.key, o.val}
+		if _, twice := writer[id]; twice || o.val == init {
+			return nil, fmt.Errorf("%w: %s written twice or equal to the initial value", ErrAmbiguous, o.val)
 		}
-		for _, w := range e.writes {
-			if ops[w].key == o.key && ops[w].val == o.val {
-				e.rf[r] = w
-			}
-		}
+		writer[id] = i
 	}
-	return e
+	return func(o *op) (int, bool) {
+		w, ok := writer[keyVal{o.key, o.val}]
+		return w, ok
+	}, nil
 }
 
-func (e *exec) holds(criterion string) bool {
-	for r, o := range e.ops {
-		if !o.write && e.rf[r] == thinAir {
-			return false // no write produced the value: no return-value rule holds
+// readFrom sets what each read read: the write that names (by version or
+// by value) must have written the value the read returned; a read that
+// names no write read the initial value, if it returned it.
+func (rec *record) readFrom(opts Options, names func(o *op) (int, bool)) {
+	for i := range rec.ops {
+		o := &rec.ops[i]
+		w, named := names(o)
+		switch {
+		case o.write:
+			o.from = fromInit
+		case opts.NilIsAny && o.val.IsNil():
+			o.from = anyValue
+		case named && rec.ops[w].val == o.val:
+			o.from = w
+		case !named && o.val == opts.Init:
+			o.from = fromInit
+		default:
+			o.from = thinAir // another value than its version's, or a value nobody wrote
 		}
 	}
-	switch criterion {
-	case checker.Causal, checker.CausalMemory, checker.CausalConvergence:
-		return e.causal(criterion)
-	case checker.PRAM:
-		return e.pram()
-	}
-	return e.session(criterion)
 }
 
-// causalOrder returns (po ∪ rf)+ and whether it is a strict partial order.
-func (e *exec) causalOrder() ([][]bool, bool) {
-	n := len(e.ops)
-	co := make([][]bool, n)
-	for a := range co {
-		co[a] = append([]bool(nil), e.po[a]...)
-	}
-	for r := range e.ops {
-		if !e.ops[r].write && e.rf[r] >= 0 {
-			co[e.rf[r]][r] = true
+// maybe lists the writes of unknown outcome.
+func (rec *record) maybe() []int {
+	var out []int
+	for i, o := range rec.ops {
+		if o.maybe {
+			out = append(out, i)
 		}
 	}
-	for k := 0; k < n; k++ {
-		for a := 0; a < n; a++ {
-			if !co[a][k] {
-				continue
-			}
-			for b := 0; b < n; b++ {
-				if co[k][b] {
-					co[a][b] = true
-				}
-			}
-		}
-	}
-	for a := 0; a < n; a++ {
-		if co[a][a] {
-			return co, false
-		}
-	}
-	return co, true
+	return out
 }
 
-func (e *exec) causal(criterion string) bool {
-	co, ok := e.causalOrder()
-	if !ok {
-		return false
+// execution returns the execution in which, of the writes of unknown
+// outcome in maybe, those whose bit is set in took took effect. A read of
+// a write that did not take effect read a value nobody wrote.
+func (rec *record) execution(maybe []int, took int) *exec {
+	kept := make([]bool, len(rec.ops))
+	for i := range kept {
+		kept[i] = true
 	}
-	n := len(e.ops)
-	pastWrites := func(o int) uint32 {
-		var m uint32
-		for _, w := range e.writes {
-			if co[w][o] {
-				m |= 1 << w
-			}
-		}
-		return m
+	for j, i := range maybe {
+		kept[i] = took&(1<<j) != 0
 	}
-	prec := func(a, b int) bool { return co[a][b] }
-	switch criterion {
-	case checker.Causal:
-		for r := 0; r < n; r++ {
-			if !e.ops[r].write && !e.serialisable(pastWrites(r)|1<<r, prec, 1<<r) {
-				return false
-			}
-		}
-		return true
-	case checker.CausalMemory:
-		for o := 0; o < n; o++ {
-			var reads uint32
-			for r := 0; r <= o; r++ {
-				if !e.ops[r].write && (r == o || e.po[r][o]) {
-					reads |= 1 << r
-				}
-			}
-			if !e.serialisable(pastWrites(o)|reads, prec, reads) {
-				return false
-			}
-		}
-		return true
-	}
-	// Causal convergence: arb extends co on the writes, and each read
-	// returns the arb-latest write of its key in its causal past.
-	return e.orderExists(func(placed uint32, w int) bool {
-		for _, u := range e.writes {
-			if placed&(1<<u) == 0 && u != w && co[u][w] {
-				return false // arb must extend co
-			}
-		}
-		for r := 0; r < n; r++ {
-			o := &e.ops[r]
-			if o.write || o.key != e.ops[w].key || !co[w][r] {
-				continue
-			}
-			if e.rf[r] == fromInit {
-				return false // a write of the key is in the past of an initial read
-			}
-			if f := e.rf[r]; f != w && placed&(1<<f) != 0 {
-				return false // w would be arb-later than the write r returned
-			}
-		}
-		return true
-	})
-}
-
-func (e *exec) pram() bool {
-	prec := func(a, b int) bool { return e.po[a][b] }
-	var all uint32
-	for _, w := range e.writes {
-		all |= 1 << w
-	}
-	procs := map[int]bool{}
-	for _, o := range e.ops {
-		procs[o.proc] = true
-	}
-	for p := range procs {
-		var reads uint32
-		for r, o := range e.ops {
-			if !o.write && o.proc == p {
-				reads |= 1 << r
-			}
-		}
-		if reads != 0 && !e.serialisable(all|reads, prec, reads) {
-			return false
+	at := make([]int, len(rec.ops)) // index in rec.ops → index in the execution
+	var ops []op
+	for i, o := range rec.ops {
+		at[i] = thinAir
+		if kept[i] {
+			at[i] = len(ops)
+			ops = append(ops, o)
 		}
 	}
-	return true
-}
-
-// serialisable reports whether the operations in set have a total order
-// that respects prec in which every read in check returns the latest write
-// of its key before it (the initial value when there is none). Reads not in
-// check are unconstrained.
-func (e *exec) serialisable(set uint32, prec func(a, b int) bool, check uint32) bool {
-	n := len(e.ops)
-	need := make([]uint32, n)
-	for b := 0; b < n; b++ {
-		for a := 0; a < n; a++ {
-			if a != b && set&(1<<a) != 0 && set&(1<<b) != 0 && prec(a, b) {
-				need[b] |= 1 << a
-			}
+	for i := range ops {
+		if ops[i].from >= 0 {
+			ops[i].from = at[ops[i].from]
 		}
 	}
-	type state struct {
-		done uint32
-		last [MaxKeys]int8 // per key: 1 + the latest write, 0 for none
-	}
-	failed := map[state]bool{}
-	var dfs func(s state) bool
-	dfs = func(s state) bool {
-		if s.done == set {
-			return true
-		}
-		if failed[s] {
-			return false
-		}
-		for i := 0; i < n; i++ {
-			bit := uint32(1) << i
-			if set&bit == 0 || s.done&bit != 0 || need[i]&^s.done != 0 {
-				continue
-			}
-			o := &e.ops[i]
-			t := s
-			t.done |= bit
-			if o.write {
-				t.last[o.key] = int8(i + 1)
-			} else if check&bit != 0 && int(s.last[o.key])-1 != e.rf[i] {
-				continue
-			}
-			if dfs(t) {
-				return true
-			}
-		}
-		failed[s] = true
-		return false
-	}
-	return dfs(state{})
-}
-
-// orderExists reports whether the writes have a total order, built from
-// first to last, in which ok(placed, w) holds whenever w is placed after
-// the writes in placed.
-func (e *exec) orderExists(ok func(placed uint32, w int) bool) bool {
-	var all uint32
-	for _, w := range e.writes {
-		all |= 1 << w
-	}
-	failed := map[uint32]bool{}
-	var dfs func(placed uint32) bool
-	dfs = func(placed uint32) bool {
-		if placed == all {
-			return true
-		}
-		if failed[placed] {
-			return false
-		}
-		for _, w := range e.writes {
-			if placed&(1<<w) == 0 && ok(placed, w) && dfs(placed|1<<w) {
-				return true
-			}
-		}
-		failed[placed] = true
-		return false
-	}
-	return dfs(0)
-}
-
-// visibility returns, per read, the least set of writes it must see under
-// criterion: what it read, plus the guarantee's closure rule.
-func (e *exec) visibility(criterion string) []uint32 {
-	n := len(e.ops)
-	vis := make([]uint32, n)
-	for r := range e.ops {
-		if !e.ops[r].write && e.rf[r] >= 0 {
-			vis[r] = 1 << e.rf[r]
-		}
-	}
-	switch criterion {
-	case checker.ReadYourWrites: // so[wr→rd] ⊆ vis
-		for r := range e.ops {
-			for _, w := range e.writes {
-				if !e.ops[r].write && e.po[w][r] {
-					vis[r] |= 1 << w
-				}
-			}
-		}
-	case checker.MonotonicReads: // vis;so[rd→rd] ⊆ vis, to a fixpoint
-		for changed := true; changed; {
-			changed = false
-			for a := range e.ops {
-				for b := range e.ops {
-					if !e.ops[a].write && !e.ops[b].write && e.po[a][b] && vis[a]&^vis[b] != 0 {
-						vis[b] |= vis[a]
-						changed = true
-					}
-				}
-			}
-		}
-	}
-	return vis
-}
-
-// session decides a session guarantee: an arbitration order of all writes
-// that satisfies the guarantee's rule on ar and the return-value rule for
-// the least visibility.
-func (e *exec) session(criterion string) bool {
-	vis := e.visibility(criterion)
-	for r, o := range e.ops {
-		if o.write || e.rf[r] != fromInit {
-			continue
-		}
-		for _, w := range e.writes {
-			if vis[r]&(1<<w) != 0 && e.ops[w].key == o.key {
-				return false // sees a write of its key yet returned the initial value
-			}
-		}
-	}
-	// mustPrecede reports that the guarantee puts a before b in ar.
-	mustPrecede := func(a, b int) bool {
-		switch criterion {
-		case checker.MonotonicWrites: // so[wr→wr] ⊆ ar
-			return e.po[a][b]
-		case checker.WritesFollowReads: // vis;so[rd→wr] ⊆ ar
-			for r, o := range e.ops {
-				if !o.write && vis[r]&(1<<a) != 0 && e.po[r][b] {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	for _, w := range e.writes {
-		if mustPrecede(w, w) {
-			return false // ar is irreflexive
-		}
-	}
-	return e.orderExists(func(placed uint32, w int) bool {
-		for _, u := range e.writes {
-			if placed&(1<<u) == 0 && u != w && mustPrecede(u, w) {
-				return false
-			}
-		}
-		// Return value: a read that sees w and returned another write of
-		// w's key needs w ar-before that write.
-		for r, o := range e.ops {
-			if o.write || o.key != e.ops[w].key || vis[r]&(1<<w) == 0 {
-				continue
-			}
-			if f := e.rf[r]; f != w && placed&(1<<f) != 0 {
-				return false
-			}
-		}
-		return true
-	})
+	return newExec(ops, rec.versioned)
 }

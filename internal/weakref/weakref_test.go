@@ -1,6 +1,7 @@
 package weakref
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -49,9 +50,40 @@ func (e *exec) literalSession(criterion string) bool {
 	return ok
 }
 
+// axioms checks the return-value rule, vo ⊆ ar and the guarantee's axiom
+// as Viotti and Vukolić write them, for the visibility sees and the
+// arbitration ar.
 func (e *exec) axioms(criterion string, reads []int, sees func(w, r int) bool, ar func(a, b int) bool) bool {
-	// Return value: the ar-latest visible write of the key, or the initial
-	// value when none is visible.
+	if !e.returnValues(reads, sees, ar) {
+		return false
+	}
+	for _, w := range e.writes {
+		for _, w2 := range e.writes {
+			if e.vo(w, w2) && !ar(w, w2) {
+				return false
+			}
+		}
+	}
+	switch criterion {
+	case checker.ReadYourWrites: // so[wr→rd] ⊆ vis
+		return e.every(e.writes, reads, func(w, r int) bool { return !e.po[w][r] || sees(w, r) })
+	case checker.MonotonicReads: // vis;so[rd→rd] ⊆ vis
+		return e.every(e.writes, reads, func(w, r int) bool {
+			return !sees(w, r) || all(reads, func(r2 int) bool { return !e.po[r][r2] || sees(w, r2) })
+		})
+	case checker.MonotonicWrites: // so[wr→wr] ⊆ ar
+		return e.every(e.writes, e.writes, func(w, w2 int) bool { return !e.po[w][w2] || ar(w, w2) })
+	case checker.WritesFollowReads: // vis;so[rd→wr] ⊆ ar
+		return e.every(e.writes, reads, func(w, r int) bool {
+			return !sees(w, r) || all(e.writes, func(w2 int) bool { return !e.po[r][w2] || (w != w2 && ar(w, w2)) })
+		})
+	}
+	return true
+}
+
+// returnValues checks that every read returned the ar-latest visible write
+// of its key, or the initial value when it sees none.
+func (e *exec) returnValues(reads []int, sees func(w, r int) bool, ar func(a, b int) bool) bool {
 	for _, r := range reads {
 		latest := fromInit
 		for _, w := range e.writes {
@@ -59,35 +91,23 @@ func (e *exec) axioms(criterion string, reads []int, sees func(w, r int) bool, a
 				latest = w
 			}
 		}
-		if latest != e.rf[r] {
+		if latest != e.rf[r] && e.rf[r] != anyValue {
 			return false
 		}
 	}
-	for _, w := range e.writes {
-		for _, r := range reads {
-			switch criterion {
-			case checker.ReadYourWrites:
-				if e.po[w][r] && !sees(w, r) {
-					return false
-				}
-			case checker.MonotonicReads:
-				for _, r2 := range reads {
-					if sees(w, r) && e.po[r][r2] && !sees(w, r2) {
-						return false
-					}
-				}
-			case checker.WritesFollowReads:
-				for _, w2 := range e.writes {
-					if sees(w, r) && e.po[r][w2] && (w == w2 || !ar(w, w2)) {
-						return false
-					}
-				}
-			}
-		}
-		for _, w2 := range e.writes {
-			if criterion == checker.MonotonicWrites && e.po[w][w2] && !ar(w, w2) {
-				return false
-			}
+	return true
+}
+
+// every reports whether f holds for every pair of xs × ys.
+func (e *exec) every(xs, ys []int, f func(x, y int) bool) bool {
+	return all(xs, func(x int) bool { return all(ys, func(y int) bool { return f(x, y) }) })
+}
+
+// all reports whether f holds for every element of xs.
+func all(xs []int, f func(x int) bool) bool {
+	for _, x := range xs {
+		if !f(x) {
+			return false
 		}
 	}
 	return true
@@ -121,11 +141,11 @@ func TestLeastVisibilityIsExact(t *testing.T) {
 	falses := map[string]int{}
 	for tried < 1500 {
 		h, init := randhist.ReadWrite(rng, randhist.WeakConfig{Ops: 3 + rng.IntN(4), Keys: 1 + rng.IntN(2), FailRate: 0.05})
-		ops, err := collect(h, init)
+		rec, err := collect(h, Options{Init: init})
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := newExec(ops, init)
+		e := rec.execution(nil, 0)
 		reads := len(e.ops) - len(e.writes)
 		if len(e.writes)*reads > 12 || len(e.writes) > 4 {
 			continue
@@ -199,5 +219,72 @@ func TestDecideCases(t *testing.T) {
 				t.Errorf("%s, %s: got %v (%v), want %v", c.name, crit, got, err, want)
 			}
 		}
+	}
+}
+
+// TestDecideStrongAndVersions checks, on small cases whose verdicts follow
+// by hand from the definitions, linearizability and sequential
+// consistency, versions (which name the write each read read and order
+// each key's writes) and nil reads that observe nothing.
+func TestDecideStrongAndVersions(t *testing.T) {
+	// op is an operation of a register with initial value 0; a version
+	// below 0 is none, and ret below 0 an unknown outcome.
+	op := func(proc int, f string, val, ver, call, ret int64) history.Op {
+		o := history.Op{Process: proc, F: f, Value: history.IntValue(val), Call: call, Return: ret, Status: history.OK}
+		if ver >= 0 {
+			o.Version = history.IntValue(ver)
+		}
+		if ret < 0 {
+			o.Status, o.Return = history.Info, history.Infinity
+		}
+		return o
+	}
+	cases := []struct {
+		name string
+		ops  []history.Op
+		opts Options
+		want map[string]bool
+	}{
+		{"a write's older version puts it after a write that began later", // A: w1 v2; B: w2 v1; C: r2 v1
+			[]history.Op{op(0, "write", 1, 2, 0, 1), op(1, "write", 2, 1, 2, 3), op(2, "read", 2, 1, 4, 5)}, Options{},
+			map[string]bool{checker.Linearizable: false, checker.Sequential: true, checker.Causal: true}},
+		{"a read returned another value than its version's write", // A: w1 v1; B: r2 v1
+			[]history.Op{op(0, "write", 1, 1, 0, 1), op(1, "read", 2, 1, 2, 3)}, Options{},
+			map[string]bool{checker.Linearizable: false, checker.Sequential: false, checker.Causal: false, checker.MonotonicWrites: false}},
+		{"a version nobody wrote reads the initial value", // A: w1 v1, r0 v42
+			[]history.Op{op(0, "write", 1, 1, 0, 1), op(0, "read", 0, 42, 2, 3)}, Options{},
+			map[string]bool{checker.Sequential: false, checker.ReadYourWrites: false, checker.MonotonicReads: true, checker.Causal: false}},
+		{"versions against a process's order", // A: w1 v2, w2 v1
+			[]history.Op{op(0, "write", 1, 2, 0, 1), op(0, "write", 2, 1, 2, 3)}, Options{},
+			map[string]bool{checker.Sequential: false, checker.Causal: false, checker.CausalMemory: false, checker.CausalConvergence: false,
+				checker.PRAM: false, checker.MonotonicWrites: false, checker.ReadYourWrites: true, checker.WritesFollowReads: true}},
+		{"a value written twice, told apart by versions", // A: w1 v1; B: w1 v2; C: r1 v1
+			[]history.Op{op(0, "write", 1, 1, 0, 1), op(1, "write", 1, 2, 2, 3), op(2, "read", 1, 1, 4, 5)}, Options{},
+			map[string]bool{checker.Linearizable: false, checker.Sequential: true}},
+		{"a nil read that observes nothing", // A: w1; B: r(nil)
+			[]history.Op{op(0, "write", 1, -1, 0, 1), {Process: 1, F: "read", Value: history.NilValue, Call: 2, Return: 3, Status: history.OK}},
+			Options{NilIsAny: true}, map[string]bool{checker.Linearizable: true, checker.Causal: true, checker.ReadYourWrites: true}},
+		{"a nil read that returned nil", // A: w1; B: r(nil)
+			[]history.Op{op(0, "write", 1, -1, 0, 1), {Process: 1, F: "read", Value: history.NilValue, Call: 2, Return: 3, Status: history.OK}},
+			Options{}, map[string]bool{checker.Linearizable: false, checker.Causal: false}},
+		{"a write of unknown outcome seen, then unseen", // A: w1?; B: r1 r0
+			[]history.Op{op(0, "write", 1, -1, 0, -1), op(1, "read", 1, -1, 1, 2), op(1, "read", 0, -1, 3, 4)}, Options{},
+			map[string]bool{checker.Linearizable: false, checker.Sequential: false, checker.PRAM: false}},
+		{"a write of unknown outcome unseen, then seen", // A: w1?; B: r0 r1
+			[]history.Op{op(0, "write", 1, -1, 0, -1), op(1, "read", 0, -1, 1, 2), op(1, "read", 1, -1, 3, 4)}, Options{},
+			map[string]bool{checker.Linearizable: true, checker.Sequential: true, checker.PRAM: true}},
+	}
+	for _, c := range cases {
+		c.opts.Init = history.IntValue(0)
+		for crit, want := range c.want {
+			got, err := DecideWith(&history.History{Ops: c.ops}, c.opts, crit)
+			if err != nil || got != want {
+				t.Errorf("%s, %s: got %v (%v), want %v", c.name, crit, got, err, want)
+			}
+		}
+	}
+	h := &history.History{Ops: []history.Op{op(0, "write", 1, -1, 0, 1), op(1, "write", 1, -1, 2, 3)}}
+	if _, err := Decide(h, history.IntValue(0), checker.Sequential); !errors.Is(err, ErrAmbiguous) {
+		t.Errorf("a value written twice without versions: %v, want %v", err, ErrAmbiguous)
 	}
 }
