@@ -5,7 +5,11 @@ import (
 	"strings"
 
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/txn"
 )
+
+// TxnProcess is the process of transactions read without one.
+const TxnProcess = "nil"
 
 // field is one entry of an op object or map, in input order, with the line
 // of its value and how the value was written (for messages).
@@ -140,6 +144,13 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 			e.Extra = append(e.Extra, history.Field{Name: f.name, Value: f.value})
 		}
 	}
+	// Elle's own histories write transactions without :f and sometimes
+	// without :process: a value of micro-operations is a transaction, and
+	// such events share one process when they name none.
+	isTxn := (fField == nil || !hasProcess) && txn.Looks(e.Value)
+	if !hasProcess && isTxn {
+		e.Process, hasProcess = TxnProcess, true
+	}
 	if !hasProcess {
 		return e, history.Errorf(line, "event has no %s field", quoteName(prefix, "process"))
 	}
@@ -159,6 +170,8 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 			name = fField.value.String()
 		}
 		e.F = name
+	case isTxn && !nemesis:
+		e.F = txn.F
 	case !nemesis:
 		return e, history.Errorf(line, "event has no %s field naming the operation", quoteName(prefix, "f"))
 	}
