@@ -6,6 +6,8 @@ package checker
 import (
 	"fmt"
 	"time"
+
+	"github.com/histcheck/histcheck/history"
 )
 
 // Verdict is the answer to "does the history satisfy the criterion?".
@@ -111,6 +113,22 @@ type Violation struct {
 	Prefix []int `json:"prefix,omitempty"`
 	// Keys names the partition (object) the violation is in, when keyed.
 	Key string `json:"key,omitempty"`
+	// Cycle, for a transactional anomaly that is a cycle of
+	// dependencies, holds its steps: Cycle[i] leads from one transaction
+	// to the next, and the last step back to the first.
+	Cycle []Dependency `json:"cycle,omitempty"`
+}
+
+// Dependency is one step of a cycle of transactions: To depends on From.
+type Dependency struct {
+	// From and To are transactions (positions in History.Ops).
+	From, To int
+	// Type is ww, wr, rw, process or realtime.
+	Type string
+	// Key and Value are the key and the version the dependency is about:
+	// what From wrote (ww, wr) or what From read (rw; None for the
+	// initial state); Next is what To wrote over it (ww, rw).
+	Key, Value, Next history.Value
 }
 
 // Stats are counters a checker reports about its work.

@@ -33,17 +33,44 @@ import (
 	"sort"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/elle"
 )
 
 // Edge is an implication: a history that satisfies Strong satisfies Weak.
 type Edge struct{ Strong, Weak string }
 
-// Implies lists the implication edges the ladder uses.
+// Implies lists the implication edges between the non-transactional
+// criteria.
 func Implies() []Edge {
-	return append([]Edge(nil), edges...)
+	return append([]Edge(nil), baseEdges...)
 }
 
-var edges = []Edge{
+// IsolationImplies lists the implication edges between the isolation
+// levels (package elle's table).
+func IsolationImplies() []Edge {
+	return isolationEdges()
+}
+
+// edges are the implications between the non-transactional criteria, then
+// those between the isolation levels (package elle's table); the two
+// families share no edge.
+var edges = append(baseEdges, isolationEdges()...)
+
+// criteria are every criterion the ladder places, strongest first in each
+// family.
+var criteria = append(append([]string(nil), checker.AllCriteria...), elle.Levels...)
+
+func isolationEdges() []Edge {
+	var out []Edge
+	for _, l := range elle.Levels {
+		for _, w := range elle.Implies[l] {
+			out = append(out, Edge{l, w})
+		}
+	}
+	return out
+}
+
+var baseEdges = []Edge{
 	{checker.Linearizable, checker.Sequential},
 	{checker.Sequential, checker.CausalMemory},
 	{checker.Sequential, checker.CausalConvergence},
@@ -92,7 +119,7 @@ func Build(results map[string]checker.Result) Ladder {
 			names = append(names, c)
 		}
 	}
-	for _, c := range checker.AllCriteria {
+	for _, c := range criteria {
 		if _, ok := results[c]; ok {
 			add(c)
 		}
@@ -112,7 +139,7 @@ func Build(results map[string]checker.Result) Ladder {
 		rows[c].Valid, rows[c].Computed = res.Valid, res.Valid != checker.Unknown
 	}
 	// Rows for criteria that only propagation can fill, in ladder order.
-	for _, c := range checker.AllCriteria {
+	for _, c := range criteria {
 		if _, ok := rows[c]; !ok {
 			rows[c] = &Row{Criterion: c}
 		}
@@ -136,7 +163,7 @@ func Build(results map[string]checker.Result) Ladder {
 		}
 	}
 	var l Ladder
-	for _, c := range checker.AllCriteria {
+	for _, c := range criteria {
 		if r := rows[c]; r.Computed || r.Valid != checker.Unknown || contains(names, c) {
 			l.Table = append(l.Table, *r)
 		}
@@ -191,7 +218,7 @@ func closure(up bool) map[string][]string {
 		}
 	}
 	out := map[string][]string{}
-	for _, c := range checker.AllCriteria {
+	for _, c := range criteria {
 		seen := map[string]bool{}
 		stack := append([]string(nil), next[c]...)
 		for len(stack) > 0 {
