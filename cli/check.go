@@ -262,7 +262,10 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 			list = []string{checker.Linearizable}
 		}
 		if slices.Contains(list, check.All) {
-			list = check.Names()
+			// The model of a file not read is not known: list the
+			// non-transactional criteria, as before the isolation
+			// levels were added.
+			list = checker.AllCriteria
 		}
 		hr := report.Unread(file, list, err.Error())
 		return &hr, ExitError

@@ -125,11 +125,24 @@ func (a *Analysis) searchCycles(budget int64) {
 			if !ok {
 				continue
 			}
+			cyc = rotate(cyc)
 			cyc.Name = classify(cyc.Types)
 			found[cyc.Name] = true
 			a.Cycles = append(a.Cycles, cyc)
 		}
 	}
+}
+
+// rotate starts a cycle at its earliest transaction, so that T1 in its
+// explanation is the first of them in the history.
+func rotate(c Cycle) Cycle {
+	m := 0
+	for i, t := range c.Txns {
+		if t < c.Txns[m] {
+			m = i
+		}
+	}
+	return Cycle{Txns: append(c.Txns[m:], c.Txns[:m]...), Types: append(c.Types[m:], c.Types[:m]...)}
 }
 
 // lostUpdates finds committed transactions that read the same version of

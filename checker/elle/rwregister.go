@@ -228,7 +228,13 @@ func (a *registerAnalysis) cyclicVersions(k history.Value) {
 	}
 	for _, p := range a.pairs[k] {
 		if colour[p.v] == white && visit(p.v) {
-			a.cases = append(a.cases, Case{Name: "cyclic-versions", Key: k, Mop: -1, Values: found})
+			var ts []int
+			for _, v := range found {
+				if w, ok := a.writers[keyVal{k, v}]; ok {
+					ts = append(ts, w.txn)
+				}
+			}
+			a.cases = append(a.cases, Case{Name: "cyclic-versions", Txns: ts, Key: k, Mop: -1, Values: found})
 			return
 		}
 	}
