@@ -230,10 +230,10 @@ func generate(rng *rand.Rand) generated {
 			t.ops = append(t.ops, bop{read: true, key: k, list: append([]int(nil), view[k]...)})
 		}
 		apply := true
-		switch r := rng.Intn(10); {
-		case r == 0:
+		switch rng.Intn(10) {
+		case 0:
 			t.status, apply = history.Fail, rng.Intn(3) == 0 // a failed write sometimes leaks
-		case r == 1:
+		case 1:
 			t.status, apply = history.Info, rng.Intn(2) == 0
 		default:
 			t.status = history.OK

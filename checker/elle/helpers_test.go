@@ -40,8 +40,8 @@ func mops(s string, registers bool) history.Value {
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == 'a' || c == 'r' || c == 'w':
+		switch c {
+		case 'a', 'r', 'w':
 			flush()
 			f = string(c)
 			i++
