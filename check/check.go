@@ -317,7 +317,7 @@ func (r *run) ttl() (int64, error) {
 
 // checkAll checks every criterion asked for.
 func (r *run) checkAll() error {
-	criteria, err := ParseCriteria(r.req.Criteria)
+	criteria, err := r.criteria()
 	if err != nil {
 		return err
 	}
@@ -383,6 +383,21 @@ func (r *run) checkAll() error {
 		done()
 	}
 	return nil
+}
+
+// criteria are the criteria asked for or, when none is, the model's
+// default: linearizability, or strict serializability for the
+// transactional models.
+func (r *run) criteria() ([]string, error) {
+	for _, c := range r.req.Criteria {
+		if strings.TrimSpace(c) != "" {
+			return ParseCriteria(r.req.Criteria)
+		}
+	}
+	if len(r.objs) > 0 && r.objs[0].model.Default != "" {
+		return []string{r.objs[0].model.Default}, nil
+	}
+	return ParseCriteria(nil)
 }
 
 // checkCriterion checks criterion c on each target object, and the core of

@@ -11,6 +11,7 @@ import (
 	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/elle"
 	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/history"
@@ -20,8 +21,9 @@ import (
 // TestCriteriaTable checks the table against the facts it is derived from:
 // every criterion once, strongest first, and exactly the ladder's edges.
 func TestCriteriaTable(t *testing.T) {
-	if got := check.Names(); !slices.Equal(got, checker.AllCriteria) {
-		t.Errorf("names %v, want %v", got, checker.AllCriteria)
+	all := append(append([]string(nil), checker.AllCriteria...), elle.Levels...)
+	if got := check.Names(); !slices.Equal(got, all) {
+		t.Errorf("names %v, want %v", got, all)
 	}
 	var edges []ladder.Edge
 	for _, c := range check.Criteria() {
@@ -35,7 +37,7 @@ func TestCriteriaTable(t *testing.T) {
 			t.Errorf("%s: local %v", c.Name, c.Local)
 		}
 	}
-	want := ladder.Implies()
+	want := append(ladder.Implies(), ladder.IsolationImplies()...)
 	if len(edges) != len(want) {
 		t.Fatalf("%d edges, want %d", len(edges), len(want))
 	}
@@ -44,7 +46,7 @@ func TestCriteriaTable(t *testing.T) {
 			t.Errorf("edge %v missing", e)
 		}
 	}
-	if _, ok := check.Lookup("strict-serializable"); ok {
+	if _, ok := check.Lookup("strict-linearizable"); ok {
 		t.Error("Lookup found a criterion the table does not have")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/elle"
 	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/checker/suite"
 )
@@ -32,15 +33,17 @@ type Criterion struct {
 // All asks for every criterion a model supports, and the ladder.
 const All = "all"
 
-// table is every criterion, strongest first. Implications come from the
+// table is every criterion, strongest first: the non-transactional
+// criteria, then the isolation levels. Implications come from the
 // ladder's edges, so that the two cannot disagree.
 var table = func() []Criterion {
 	local := map[string]bool{checker.Linearizable: true}
 	witness := map[string]bool{checker.Linearizable: true, checker.Sequential: true}
-	out := make([]Criterion, 0, len(checker.AllCriteria))
-	for _, name := range checker.AllCriteria {
+	names := append(append([]string(nil), checker.AllCriteria...), elle.Levels...)
+	out := make([]Criterion, 0, len(names))
+	for _, name := range names {
 		c := Criterion{Name: name, Local: local[name], Witness: witness[name], Cores: witness[name]}
-		for _, e := range ladder.Implies() {
+		for _, e := range append(ladder.Implies(), ladder.IsolationImplies()...) {
 			if e.Strong == name {
 				c.Implies = append(c.Implies, e.Weak)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/txn"
 )
 
 // chooseSpec picks the model or models: the flag, else the file's own,
@@ -62,6 +63,8 @@ func detectModel(h *history.History) (string, error) {
 	lockOps := []string{"acquire", "release", "lock", "unlock"}
 	leaseOps := []string{"renew", "refresh", "keepalive"}
 	switch {
+	case only(txn.F):
+		return txnModel(h), nil
 	case only(lockOps...):
 		return "mutex", nil
 	case only(append(lockOps, leaseOps...)...):
@@ -79,6 +82,18 @@ func detectModel(h *history.History) (string, error) {
 		return "register", nil
 	}
 	return "", fmt.Errorf("cannot tell the model from the operation names %s", strings.Join(sortedNames(names), ", "))
+}
+
+// txnModel names the transactional model of a history of transactions:
+// list-append when some transaction appends, else rw-register.
+func txnModel(h *history.History) string {
+	for i := range h.Ops {
+		mops, err := txn.Parse(h.Ops[i].Value)
+		if err == nil && txn.Workload([]txn.Txn{{Mops: mops}}) == txn.Append {
+			return "list-append"
+		}
+	}
+	return "rw-register"
 }
 
 func sortedNames(names map[string]bool) []string {

@@ -6,6 +6,8 @@ package checker
 import (
 	"fmt"
 	"time"
+
+	"github.com/histcheck/histcheck/history"
 )
 
 // Verdict is the answer to "does the history satisfy the criterion?".
@@ -146,6 +148,44 @@ type Violation struct {
 	Searched int `json:"searched,omitempty"`
 	// Model names the model, for a reason that names it.
 	Model string `json:"model,omitempty"`
+	// Cycle, for a transactional anomaly that is a cycle of
+	// dependencies, holds its steps: Cycle[i] leads from one transaction
+	// to the next, and the last step back to the first.
+	Cycle []Dependency `json:"cycle,omitempty"`
+	// Anomaly holds a transactional anomaly's facts besides its cycle.
+	Anomaly *Anomaly `json:"-"`
+}
+
+// Anomaly is what a transactional anomaly rests on (package elle), for
+// report to say in words.
+type Anomaly struct {
+	// Appends says the values are list elements (list-append) rather than
+	// register values (rw-register).
+	Appends bool
+	// Key is the key at fault.
+	Key history.Value
+	// Mop is the micro-operation of the first transaction that shows the
+	// anomaly, written as the history writes one ("[append x 1]"), or "".
+	Mop string
+	// Element is the value at fault: the element read (G1a, G1b), the
+	// duplicated element.
+	Element history.Value
+	// Values are the versions or elements the anomaly rests on: the two
+	// incompatible reads, the values of a dirty update, what an internal
+	// read should have been.
+	Values []history.Value
+}
+
+// Dependency is one step of a cycle of transactions: To depends on From.
+type Dependency struct {
+	// From and To are transactions (positions in History.Ops).
+	From, To int
+	// Type is ww, wr, rw, process or realtime.
+	Type string
+	// Key and Value are the key and the version the dependency is about:
+	// what From wrote (ww, wr) or what From read (rw; None for the
+	// initial state); Next is what To wrote over it (ww, rw).
+	Key, Value, Next history.Value
 }
 
 // Stats are counters a checker reports about its work.

@@ -45,6 +45,8 @@ type checkOptions struct {
 	verbose        bool
 
 	initSet bool
+	// criteriaSet reports that -c was given.
+	criteriaSet bool
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -66,6 +68,7 @@ func newCheckCmd(e *env) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.initSet = cmd.Flags().Changed("init")
+			o.criteriaSet = cmd.Flags().Changed("consistency")
 			return runCheck(cmd.Context(), e, o, args)
 		},
 	}
@@ -144,6 +147,11 @@ func (o *checkOptions) validate(e *env) ([]string, error) {
 	criteria, err := parseCriteria(o.consistency)
 	if err != nil {
 		return nil, err
+	}
+	if !o.criteriaSet {
+		// None asked for: each model's default (linearizability, or
+		// strict serializability for the transactional models).
+		criteria = nil
 	}
 	if spec := strings.Join(o.model, ","); spec != "" {
 		if err := check.CheckModels(spec, e.models, criteria); err != nil {
@@ -250,8 +258,14 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criteria []string, initFlag history.Value, mem *budget.Memory) (*report.History, ExitCode) {
 	unread := func(err error) (*report.History, ExitCode) {
 		list := criteria
+		if len(list) == 0 {
+			list = []string{checker.Linearizable}
+		}
 		if slices.Contains(list, check.All) {
-			list = check.Names()
+			// The model of a file not read is not known: list the
+			// non-transactional criteria, as before the isolation
+			// levels were added.
+			list = checker.AllCriteria
 		}
 		hr := report.Unread(file, list, err.Error())
 		return &hr, ExitError

@@ -47,7 +47,7 @@ func TestParseCriteria(t *testing.T) {
 	if err != nil || strings.Join(got, " ") != "linearizable sequential all" {
 		t.Errorf("parseCriteria = %v, %v", got, err)
 	}
-	for _, bad := range []string{"", " , ", "strict-serializable"} {
+	for _, bad := range []string{"", " , ", "strict-linearizable"} {
 		if _, err := parseCriteria(bad); err == nil {
 			t.Errorf("parseCriteria(%q) accepted", bad)
 		}

@@ -5,7 +5,11 @@ import (
 	"strings"
 
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/txn"
 )
+
+// TxnProcess is the process of transactions read without one.
+const TxnProcess = "nil"
 
 // field is one entry of an op object or map, in input order, with the line
 // of its value and how the value was written (for messages).
@@ -81,6 +85,23 @@ func intField(f field, prefix string) (int64, error) {
 	return n, nil
 }
 
+// txnDefaults fills in what Elle's own histories leave out of a
+// transaction (a value of micro-operations): :f is then "txn", and events
+// that name no process share one, TxnProcess. It returns whether the
+// event now has a process.
+func txnDefaults(e *history.Event, hasProcess, noF bool) bool {
+	if (hasProcess && !noF) || !txn.Looks(e.Value) {
+		return hasProcess
+	}
+	if noF {
+		e.F = txn.F
+	}
+	if !hasProcess {
+		e.Process = TxnProcess
+	}
+	return true
+}
+
 // buildEvent makes an Event from the fields of one op object at line.
 // prefix is ":" for EDN and "" for JSON, for messages.
 func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
@@ -140,6 +161,7 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 			e.Extra = append(e.Extra, history.Field{Name: f.name, Value: f.value})
 		}
 	}
+	hasProcess = txnDefaults(&e, hasProcess, fField == nil)
 	if !hasProcess {
 		return e, history.Errorf(line, "event has no %s field", quoteName(prefix, "process"))
 	}
@@ -159,7 +181,7 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 			name = fField.value.String()
 		}
 		e.F = name
-	case !nemesis:
+	case !nemesis && e.F == "":
 		return e, history.Errorf(line, "event has no %s field naming the operation", quoteName(prefix, "f"))
 	}
 	return e, nil

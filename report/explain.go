@@ -41,6 +41,9 @@ func Explain(h *history.History, criterion string, v checker.Violation) string {
 		}
 		return w.search()
 	}
+	if v.Anomaly != nil || len(v.Cycle) > 0 {
+		return w.anomaly()
+	}
 	return ""
 }
 

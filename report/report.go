@@ -138,6 +138,45 @@ type Violation struct {
 	// Core is the minimal violating set found from this violation, for
 	// linearizability and sequential consistency.
 	Core *Core `json:"core,omitempty"`
+	// Cycle, for a transactional anomaly that is a cycle, holds its
+	// dependencies in order, the last leading back to the first.
+	Cycle []Dependency `json:"cycle,omitempty"`
+}
+
+// Dependency is one step of a cycle of transactions: To depends on From.
+type Dependency struct {
+	// From and To are the transactions' indexes (Op.Index).
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
+	// Type is ww, wr, rw, process or realtime.
+	Type string `json:"type"`
+	// Key and Value are what the dependency is about: the version From
+	// wrote (ww, wr) or read (rw; absent for the initial state); Next is
+	// what To wrote over it (ww, rw).
+	Key   any `json:"key,omitempty"`
+	Value any `json:"value,omitempty"`
+	Next  any `json:"next,omitempty"`
+}
+
+// dependencies converts a cycle's steps about h.
+func dependencies(h *history.History, cycle []checker.Dependency) []Dependency {
+	var out []Dependency
+	for _, d := range cycle {
+		if d.From < 0 || d.From >= len(h.Ops) || d.To < 0 || d.To >= len(h.Ops) {
+			continue
+		}
+		dep := Dependency{From: h.Ops[d.From].Index, To: h.Ops[d.To].Index, Type: d.Type}
+		for _, f := range []struct {
+			v   history.Value
+			dst *any
+		}{{d.Key, &dep.Key}, {d.Value, &dep.Value}, {d.Next, &dep.Next}} {
+			if !f.v.IsNone() {
+				*f.dst = f.v.JSON()
+			}
+		}
+		out = append(out, dep)
+	}
+	return out
 }
 
 // Op is one operation as the input gave it.
@@ -265,6 +304,7 @@ func NewResult(h *history.History, r checker.Result) Result {
 			Explanation: Explain(h, r.Criterion, v),
 			Pattern:     v.Pattern,
 			Key:         v.Key,
+			Cycle:       dependencies(h, v.Cycle),
 		})
 	}
 	return out

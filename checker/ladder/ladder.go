@@ -33,17 +33,44 @@ import (
 	"sort"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/elle"
 )
 
 // Edge is an implication: a history that satisfies Strong satisfies Weak.
 type Edge struct{ Strong, Weak string }
 
-// Implies lists the implication edges the ladder uses.
+// Implies lists the implication edges between the non-transactional
+// criteria.
 func Implies() []Edge {
-	return append([]Edge(nil), edges...)
+	return append([]Edge(nil), baseEdges...)
 }
 
-var edges = []Edge{
+// IsolationImplies lists the implication edges between the isolation
+// levels (package elle's table).
+func IsolationImplies() []Edge {
+	return isolationEdges()
+}
+
+// edges are the implications between the non-transactional criteria, then
+// those between the isolation levels (package elle's table); the two
+// families share no edge.
+var edges = append(baseEdges, isolationEdges()...)
+
+// criteria are every criterion the ladder places, strongest first in each
+// family.
+var criteria = append(append([]string(nil), checker.AllCriteria...), elle.Levels...)
+
+func isolationEdges() []Edge {
+	var out []Edge
+	for _, l := range elle.Levels {
+		for _, w := range elle.Implies[l] {
+			out = append(out, Edge{l, w})
+		}
+	}
+	return out
+}
+
+var baseEdges = []Edge{
 	{checker.Linearizable, checker.Sequential},
 	{checker.Sequential, checker.CausalMemory},
 	{checker.Sequential, checker.CausalConvergence},
@@ -88,7 +115,7 @@ func Build(results map[string]checker.Result) Ladder {
 	propagate(rows)
 	noteContradictions(rows)
 	var l Ladder
-	for _, c := range checker.AllCriteria {
+	for _, c := range criteria {
 		if r := rows[c]; r.Computed || r.Valid != checker.Unknown || contains(names, c) {
 			l.Table = append(l.Table, *r)
 		}
@@ -106,13 +133,13 @@ func Build(results map[string]checker.Result) Ladder {
 // propagation can fill.
 func computedRows(results map[string]checker.Result) (rows map[string]*Row, names, extra []string) {
 	rows = map[string]*Row{}
-	for _, c := range checker.AllCriteria {
+	for _, c := range criteria {
 		if _, ok := results[c]; ok {
 			names = append(names, c)
 		}
 	}
 	for c := range results {
-		if !contains(checker.AllCriteria, c) {
+		if !contains(criteria, c) {
 			extra = append(extra, c)
 		}
 	}
@@ -123,7 +150,7 @@ func computedRows(results map[string]checker.Result) (rows map[string]*Row, name
 		rows[c] = &Row{Criterion: c, Valid: res.Valid, Computed: res.Valid != checker.Unknown}
 	}
 	// Rows for criteria that only propagation can fill, in ladder order.
-	for _, c := range checker.AllCriteria {
+	for _, c := range criteria {
 		if _, ok := rows[c]; !ok {
 			rows[c] = &Row{Criterion: c}
 		}
@@ -209,7 +236,7 @@ func closure(up bool) map[string][]string {
 		}
 	}
 	out := map[string][]string{}
-	for _, c := range checker.AllCriteria {
+	for _, c := range criteria {
 		seen := map[string]bool{}
 		stack := append([]string(nil), next[c]...)
 		for len(stack) > 0 {

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"github.com/histcheck/histcheck/checker/elle"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
@@ -8,7 +9,8 @@ import (
 // Builtin returns the models histcheck ships with. The registers and kv
 // also get the causal criteria and the session guarantees, since their
 // operations are reads and writes; the others get linearizability and
-// sequential consistency.
+// sequential consistency. The transactional workloads get the isolation
+// levels.
 func Builtin() []Model {
 	return []Model{
 		ReadWrite(Bind(model.NewRegister), history.NilValue),
@@ -22,5 +24,7 @@ func Builtin() []Model {
 		Bind(model.NewFIFOQueue),
 		Bind(model.NewUnorderedQueue),
 		Bind(model.NewCounter),
+		Transactional(elle.ListAppend),
+		Transactional(elle.RWRegister),
 	}
 }

@@ -49,6 +49,9 @@ type Model struct {
 	Check CheckFunc
 	// Criteria lists the criteria Check supports, strongest first.
 	Criteria []string
+	// Default is the criterion checked when none is asked for; ""
+	// means linearizability.
+	Default string
 }
 
 // Supports reports whether m can check criterion.

@@ -1,0 +1,258 @@
+// Package elle checks transactional histories against isolation levels the
+// way Elle does (Kingsbury and Alvaro, "Elle: Inferring Isolation
+// Anomalies from Experimental Observations"): it infers each key's version
+// order from what the transactions read (whole lists for list-append; the
+// initial state and each transaction's own read-then-write for
+// rw-register), builds the dependency graph over transactions (ww, wr and
+// rw edges, plus process and real-time order), and looks in each strongly
+// connected component for the smallest cycle of each class (G0, G1c,
+// G-single-item, G-nonadjacent-item, G2-item, and their -process and
+// -realtime variants). Anomalies that are not cycles (G1a, G1b, internal,
+// incompatible-order, duplicate-elements, dirty-update, future-read,
+// cyclic-versions, lost-update) are found from the reads directly. Which
+// anomalies rule out which level is levels.go's table, after Elle's
+// consistency_model.clj.
+package elle
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/txn"
+)
+
+// Workload says what a history's transactions do.
+type Workload int
+
+// The workloads.
+const (
+	// ListAppend transactions append unique elements to lists and read
+	// whole lists.
+	ListAppend Workload = iota
+	// RWRegister transactions write unique values to registers and read
+	// them.
+	RWRegister
+)
+
+func (w Workload) String() string {
+	if w == ListAppend {
+		return "list-append"
+	}
+	return "rw-register"
+}
+
+// DefaultBudget bounds the nodes the cycle searches of one history visit
+// together.
+const DefaultBudget = 50_000_000
+
+// Analysis is what the inference found in one history, for every level.
+type Analysis struct {
+	Workload Workload
+	Txns     []txn.Txn
+	Graph    *Graph
+	Cases    []Case
+	Cycles   []Cycle
+	// Unsearched names cycle classes whose search ran out of budget
+	// before it could tell whether such a cycle exists.
+	Unsearched []string
+}
+
+// Analyze reads h's transactions and finds their anomalies. budget bounds
+// the cycle searches (0: DefaultBudget). The error is an input error:
+// an operation that is not a transaction, or a value appended or written
+// twice to one key.
+func Analyze(ctx context.Context, h *history.History, w Workload, budget int64) (*Analysis, error) {
+	txns, err := txn.FromHistory(h)
+	if err != nil {
+		return nil, err
+	}
+	var g *Graph
+	var cases []Case
+	if w == ListAppend {
+		g, cases, err = analyzeAppends(txns)
+	} else {
+		if err := noAppends(txns); err != nil {
+			return nil, err
+		}
+		g, cases, err = analyzeRegisters(txns)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cases = append(cases, lostUpdates(txns, w)...)
+	addProcessOrder(g, txns)
+	addRealtimeOrder(g, txns, h)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	a := &Analysis{Workload: w, Txns: txns, Graph: g, Cases: cases}
+	a.searchCycles(budget)
+	return a, nil
+}
+
+func noAppends(txns []txn.Txn) error {
+	for i := range txns {
+		for _, m := range txns[i].Mops {
+			if m.Kind == txn.Append {
+				return fmt.Errorf("operation %d appends (%s), which rw-register does not: use -m list-append", txns[i].Op, m)
+			}
+		}
+	}
+	return nil
+}
+
+// searchCycles looks for each class of cycle, weakest first, skipping a
+// class some anomaly already found implies.
+func (a *Analysis) searchCycles(budget int64) {
+	s := newSearcher(a.Graph, budget)
+	found := map[string]bool{}
+	for _, v := range variants {
+		for c := classG0; c <= classG2; c++ {
+			name := classNames[c] + v.suffix
+			if impliedBy(name, found) {
+				continue
+			}
+			cyc, ok, complete := s.find(c, v.extra)
+			if !complete {
+				a.Unsearched = append(a.Unsearched, name)
+			}
+			if !ok {
+				continue
+			}
+			cyc = rotate(cyc)
+			cyc.Name = classify(cyc.Types)
+			found[cyc.Name] = true
+			a.Cycles = append(a.Cycles, cyc)
+		}
+	}
+}
+
+// rotate starts a cycle at its earliest transaction, so that T1 in its
+// explanation is the first of them in the history.
+func rotate(c Cycle) Cycle {
+	m := 0
+	for i, t := range c.Txns {
+		if t < c.Txns[m] {
+			m = i
+		}
+	}
+	return Cycle{Txns: append(c.Txns[m:], c.Txns[:m]...), Types: append(c.Types[m:], c.Types[:m]...)}
+}
+
+// lostUpdates finds committed transactions that read the same version of
+// a key and both wrote it.
+func lostUpdates(txns []txn.Txn, w Workload) []Case {
+	type rv struct{ k, v history.Value }
+	by := map[rv][]int{}
+	var order []rv
+	for ti := range txns {
+		t := &txns[ti]
+		if !t.Committed() {
+			continue
+		}
+		read := map[history.Value]history.Value{}
+		wrote := map[history.Value]bool{}
+		for _, m := range t.Mops {
+			switch {
+			case m.Kind == txn.Read && !wrote[m.Key]:
+				if _, ok := read[m.Key]; !ok {
+					read[m.Key] = emptyAsList(m.Value, w)
+				}
+			case m.Kind != txn.Read:
+				if v, ok := read[m.Key]; ok && !wrote[m.Key] {
+					k := rv{m.Key, v}
+					if len(by[k]) == 0 {
+						order = append(order, k)
+					}
+					by[k] = append(by[k], ti)
+				}
+				wrote[m.Key] = true
+			}
+		}
+	}
+	var out []Case
+	for _, k := range order {
+		if ts := by[k]; len(ts) > 1 {
+			out = append(out, Case{Name: "lost-update", Txns: ts, Key: k.k, Mop: -1, Values: []history.Value{k.v}})
+		}
+	}
+	return out
+}
+
+// emptyAsList reads a list-append read of nil as the empty list it is.
+func emptyAsList(v history.Value, w Workload) history.Value {
+	if w == ListAppend && v.IsNil() {
+		return history.ListValue()
+	}
+	return v
+}
+
+// Result gives the verdict for one isolation level: false with every
+// anomaly that rules it out, each as a violation; unknown when none does
+// but a search that could have found one ran out of budget.
+func (a *Analysis) Result(h *history.History, level string) (checker.Result, error) {
+	if _, ok := Prohibited(level); !ok {
+		return checker.Result{}, fmt.Errorf("unknown isolation level %q", level)
+	}
+	res := checker.Result{Criterion: level, Valid: checker.True, Method: "elle", Stats: checker.Stats{Ops: len(a.Txns)}}
+	for _, c := range a.Cycles {
+		if rules(c.Name, level) {
+			res.Violations = append(res.Violations, a.cycleViolation(h, c))
+		}
+	}
+	for _, c := range a.Cases {
+		if rules(c.Name, level) {
+			res.Violations = append(res.Violations, a.caseViolation(h, c))
+		}
+	}
+	if len(res.Violations) > 0 {
+		res.Valid = checker.False
+		return res, nil
+	}
+	var open []string
+	for _, u := range a.Unsearched {
+		if rules(u, level) {
+			open = append(open, u)
+		}
+	}
+	if len(open) > 0 {
+		sort.Strings(open)
+		res.Valid = checker.Unknown
+		res.Reason = fmt.Sprintf("%s: the cycle search ran out of its budget before it could tell whether a cycle of class %v exists",
+			cycleSearchTimeout, open)
+	}
+	return res, nil
+}
+
+func (a *Analysis) cycleViolation(h *history.History, c Cycle) checker.Violation {
+	v := checker.Violation{Pattern: c.Name}
+	for i, t := range c.Txns {
+		next := c.Txns[(i+1)%len(c.Txns)]
+		v.Ops = append(v.Ops, a.Txns[t].Op)
+		d := checker.Dependency{From: a.Txns[t].Op, To: a.Txns[next].Op, Type: c.Types[i].Name()}
+		if w, ok := a.Graph.Why(t, next, c.Types[i]); ok {
+			d.Key, d.Value, d.Next = w.Key, w.Value, w.Next
+		}
+		v.Cycle = append(v.Cycle, d)
+	}
+	v.Anomaly = &checker.Anomaly{Appends: a.Workload == ListAppend}
+	return v
+}
+
+func (a *Analysis) caseViolation(h *history.History, c Case) checker.Violation {
+	v := checker.Violation{Pattern: c.Name}
+	for _, t := range c.Txns {
+		v.Ops = append(v.Ops, a.Txns[t].Op)
+	}
+	v.Anomaly = &checker.Anomaly{Appends: a.Workload == ListAppend, Key: c.Key, Element: c.Element, Values: c.Values}
+	if c.Mop >= 0 {
+		v.Anomaly.Mop = a.Txns[c.Txns[0]].Mops[c.Mop].String()
+	}
+	return v
+}

@@ -1,0 +1,307 @@
+package elle
+
+import (
+	"gonum.org/v1/gonum/graph/simple"
+	"gonum.org/v1/gonum/graph/topo"
+)
+
+// Cycle is a cycle of dependencies: Txns[i] -> Txns[i+1] by Types[i], and
+// the last back to the first.
+type Cycle struct {
+	// Name is the anomaly the cycle shows, as Elle spells it (G0, G1c,
+	// G-single-item, G-nonadjacent-item, G2-item, each possibly with
+	// -process or -realtime).
+	Name  string
+	Txns  []int
+	Types []EdgeType
+}
+
+// class is a shape of cycle searched for: which edges it may use besides
+// the required one, and which kind the required edge has.
+type class int
+
+const (
+	classG0 class = iota
+	classG1c
+	classGSingle
+	classGNonadjacent
+	classG2
+)
+
+var classNames = [...]string{"G0", "G1c", "G-single-item", "G-nonadjacent-item", "G2-item"}
+
+// variants are the extra orders a search may use, weakest anomaly first:
+// none, process order, and process and real-time order.
+var variants = []struct {
+	extra  EdgeType
+	suffix string
+}{{0, ""}, {Process, "-process"}, {Process | Realtime, "-realtime"}}
+
+// searcher finds the smallest cycles of each class in a graph.
+type searcher struct {
+	g *Graph
+	// comps caches, per edge mask, each transaction's strongly connected
+	// component (-1 when it is alone).
+	comps map[EdgeType][]int32
+	// budget bounds the nodes all searches may visit together; when it
+	// runs out, the cycles found so far are kept, and a class whose
+	// existence only a search can show is reported as unsearched.
+	budget int64
+	// BFS scratch, reused between searches.
+	seen   []uint32
+	stamp  uint32
+	parent []int32
+	via    []EdgeType
+	queue  []int32
+}
+
+func newSearcher(g *Graph, budget int64) *searcher {
+	n := g.Len()
+	return &searcher{g: g, comps: map[EdgeType][]int32{}, budget: budget,
+		seen: make([]uint32, 4*n), parent: make([]int32, 4*n), via: make([]EdgeType, 4*n)}
+}
+
+// components returns each transaction's strongly connected component in
+// the graph of the edges of a kind in mask (-1 for one that is alone).
+func (s *searcher) components(mask EdgeType) []int32 {
+	if c, ok := s.comps[mask]; ok {
+		return c
+	}
+	dg := simple.NewDirectedGraph()
+	for a := range s.g.out {
+		for _, e := range s.g.out[a] {
+			if e.types&mask != 0 {
+				dg.SetEdge(dg.NewEdge(simple.Node(a), simple.Node(int64(e.to))))
+			}
+		}
+	}
+	comp := make([]int32, s.g.Len())
+	for i := range comp {
+		comp[i] = -1
+	}
+	for i, scc := range topo.TarjanSCC(dg) {
+		if len(scc) < 2 {
+			continue
+		}
+		for _, n := range scc {
+			comp[n.ID()] = int32(i)
+		}
+	}
+	s.comps[mask] = comp
+	return comp
+}
+
+// find searches for the smallest cycle of class c using the extra orders
+// in extra. It reports whether one exists (found), and complete = false
+// when the budget ran out before the question was settled.
+func (s *searcher) find(c class, extra EdgeType) (best Cycle, found, complete bool) {
+	required, allowed, scc := s.shape(c, extra)
+	comp := s.components(scc)
+	for a := range s.g.out {
+		if comp[a] < 0 {
+			continue
+		}
+		for _, e := range s.g.out[a] {
+			b := int(e.to)
+			if e.types&required == 0 || comp[b] != comp[a] {
+				continue
+			}
+			if s.budget <= 0 {
+				return best, found, found || c != classGNonadjacent
+			}
+			var path []int
+			var types []EdgeType
+			if c == classGNonadjacent {
+				path, types = s.nonadjacentPath(b, a, allowed, comp)
+			} else {
+				path, types = s.path(b, a, allowed, comp)
+			}
+			if path == nil {
+				continue
+			}
+			cyc := Cycle{Txns: append([]int{a, b}, path[:len(path)-1]...), Types: append([]EdgeType{required}, types...)}
+			if !found || len(cyc.Txns) < len(best.Txns) {
+				best, found = cyc, true
+			}
+			if len(best.Txns) == 2 {
+				return best, true, true
+			}
+		}
+	}
+	return best, found, true
+}
+
+// shape gives a class's required edge kind, the kinds the rest of the
+// cycle may use, and the mask whose components must hold the cycle.
+func (s *searcher) shape(c class, extra EdgeType) (required, allowed, scc EdgeType) {
+	switch c {
+	case classG0:
+		return WW, WW | extra, WW | extra
+	case classG1c:
+		return WR, WW | WR | extra, WW | WR | extra
+	case classGSingle:
+		// The rest avoids rw, so b and a share a component of ww, wr.
+		return RW, WW | WR | extra, Data | extra
+	case classGNonadjacent:
+		return RW, Data | extra, Data | extra
+	}
+	return RW, Data | extra, Data | extra
+}
+
+// path is a shortest path from -> to along edges of the kinds in allowed
+// inside one component: the nodes after from (ending with to) and the kind
+// of each step (the first kind of each edge in the order ww, wr,
+// process, realtime, rw, so that cycles use rw only when they must).
+func (s *searcher) path(from, to int, allowed EdgeType, comp []int32) ([]int, []EdgeType) {
+	s.stamp++
+	s.queue = append(s.queue[:0], int32(from))
+	s.seen[from] = s.stamp
+	s.parent[from] = -1
+	for qi := 0; qi < len(s.queue); qi++ {
+		u := s.queue[qi]
+		s.budget--
+		for _, e := range s.g.out[u] {
+			v := e.to
+			t := pick(e.types & allowed)
+			if t == 0 || s.seen[v] == s.stamp || comp[v] != comp[from] {
+				continue
+			}
+			s.seen[v], s.parent[v], s.via[v] = s.stamp, u, t
+			if int(v) == to {
+				return s.trace(from, to)
+			}
+			s.queue = append(s.queue, v)
+		}
+	}
+	return nil, nil
+}
+
+func (s *searcher) trace(from, to int) ([]int, []EdgeType) {
+	var nodes []int
+	var types []EdgeType
+	for v := int32(to); v != int32(from); v = s.parent[v] {
+		nodes = append(nodes, int(v))
+		types = append(types, s.via[v])
+	}
+	for i, j := 0, len(nodes)-1; i < j; i, j = i+1, j-1 {
+		nodes[i], nodes[j] = nodes[j], nodes[i]
+		types[i], types[j] = types[j], types[i]
+	}
+	return nodes, types
+}
+
+// pick chooses one kind of a set, data dependencies first and rw last.
+func pick(t EdgeType) EdgeType {
+	for _, k := range [...]EdgeType{WW, WR, Process, Realtime, RW} {
+		if t&k != 0 {
+			return k
+		}
+	}
+	return 0
+}
+
+// nonadjacentPath is a shortest path from -> to that, following an rw edge
+// into from, keeps rw edges apart and uses at least one more of them: a
+// search over (node, last step was rw, seen a second rw). The path must
+// reach to by an edge other than rw, since the cycle leaves to by rw.
+func (s *searcher) nonadjacentPath(from, to int, allowed EdgeType, comp []int32) ([]int, []EdgeType) {
+	state := func(v int32, lastRW, two bool) int32 {
+		x := v * 4
+		if lastRW {
+			x++
+		}
+		if two {
+			x += 2
+		}
+		return x
+	}
+	s.stamp++
+	start := state(int32(from), true, false)
+	goal := state(int32(to), false, true)
+	s.queue = append(s.queue[:0], start)
+	s.seen[start], s.parent[start] = s.stamp, -1
+	for qi := 0; qi < len(s.queue); qi++ {
+		x := s.queue[qi]
+		u, lastRW, two := x/4, x%2 == 1, x&2 != 0
+		s.budget--
+		for _, e := range s.g.out[u] {
+			v := e.to
+			if comp[v] != comp[from] {
+				continue
+			}
+			if other := pick(e.types & allowed &^ RW); other != 0 {
+				if s.visit(state(v, false, two), x, other) == goal {
+					return s.traceStates(start, goal)
+				}
+			}
+			if e.types&allowed&RW != 0 && !lastRW {
+				if s.visit(state(v, true, true), x, RW) == goal {
+					return s.traceStates(start, goal)
+				}
+			}
+		}
+	}
+	return nil, nil
+}
+
+// visit enqueues state y reached from x by kind t, unless seen; it returns
+// y when newly reached, else -1.
+func (s *searcher) visit(y, x int32, t EdgeType) int32 {
+	if s.seen[y] == s.stamp {
+		return -1
+	}
+	s.seen[y], s.parent[y], s.via[y] = s.stamp, x, t
+	s.queue = append(s.queue, y)
+	return y
+}
+
+func (s *searcher) traceStates(start, goal int32) ([]int, []EdgeType) {
+	var nodes []int
+	var types []EdgeType
+	for y := goal; y != start; y = s.parent[y] {
+		nodes = append(nodes, int(y/4))
+		types = append(types, s.via[y])
+	}
+	for i, j := 0, len(nodes)-1; i < j; i, j = i+1, j-1 {
+		nodes[i], nodes[j] = nodes[j], nodes[i]
+		types[i], types[j] = types[j], types[i]
+	}
+	return nodes, types
+}
+
+// classify names the anomaly a cycle shows from the kinds of its edges.
+func classify(types []EdgeType) string {
+	var rw, wr int
+	var any EdgeType
+	adjacent := false
+	for i, t := range types {
+		any |= t
+		switch t {
+		case RW:
+			rw++
+			if types[(i+1)%len(types)] == RW {
+				adjacent = true
+			}
+		case WR:
+			wr++
+		}
+	}
+	name := "G0"
+	switch {
+	case rw == 1:
+		name = "G-single-item"
+	case rw >= 2 && !adjacent:
+		name = "G-nonadjacent-item"
+	case rw >= 2:
+		name = "G2-item"
+	case wr > 0:
+		name = "G1c"
+	}
+	switch {
+	case any&Realtime != 0:
+		name += "-realtime"
+	case any&Process != 0:
+		name += "-process"
+	}
+	return name
+}

@@ -1,0 +1,101 @@
+package elle
+
+import (
+	"sort"
+
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/txn"
+)
+
+// addProcessOrder adds an edge from each transaction to the next one its
+// process ran. Failed transactions took no effect and are skipped; a
+// crashed one is its logical process's last (a client that goes on gets a
+// new logical process).
+func addProcessOrder(g *Graph, txns []txn.Txn) {
+	last := map[int]int{}
+	for i := range txns {
+		t := &txns[i]
+		if t.Status == history.Fail {
+			continue
+		}
+		if p, ok := last[t.Process]; ok {
+			g.add(p, i, Why{Type: Process})
+		}
+		last[t.Process] = i
+	}
+}
+
+// addRealtimeOrder adds edges T1 -> T2 where T1 completed before T2 was
+// invoked (ties overlap), keeping only those not implied by others: a
+// transaction's predecessors are the completed transactions that no
+// completed transaction follows yet (the frontier), so the edges stay
+// near linear in number while their transitive closure is the whole
+// real-time order. Crashed transactions never complete, so they only
+// receive edges.
+func addRealtimeOrder(g *Graph, txns []txn.Txn, h *history.History) {
+	type event struct {
+		at     int64
+		invoke bool
+		t      int
+	}
+	evs := make([]event, 0, 2*len(txns))
+	for i := range txns {
+		if txns[i].Status == history.Fail {
+			continue
+		}
+		op := &h.Ops[txns[i].Op]
+		evs = append(evs, event{at: op.Call, invoke: true, t: i})
+		if op.Return != history.Infinity && txns[i].Committed() {
+			evs = append(evs, event{at: op.Return, t: i})
+		}
+	}
+	// Invocations before completions at the same instant: those overlap.
+	sort.SliceStable(evs, func(i, j int) bool {
+		if evs[i].at != evs[j].at {
+			return evs[i].at < evs[j].at
+		}
+		return evs[i].invoke && !evs[j].invoke
+	})
+	var frontier []int
+	preds := map[int][]int{}
+	for _, e := range evs {
+		if e.invoke {
+			if len(frontier) > 0 {
+				preds[e.t] = append([]int(nil), frontier...)
+			}
+			continue
+		}
+		ps := preds[e.t]
+		kept := frontier[:0]
+		for _, f := range frontier {
+			if !containsInt(ps, f) {
+				kept = append(kept, f)
+			}
+		}
+		frontier = append(kept, e.t)
+		for _, p := range ps {
+			g.add(p, e.t, Why{Type: Realtime})
+		}
+		delete(preds, e.t)
+	}
+	// Crashed transactions never complete: their edges are added here.
+	crashed := make([]int, 0, len(preds))
+	for t := range preds {
+		crashed = append(crashed, t)
+	}
+	sort.Ints(crashed)
+	for _, t := range crashed {
+		for _, p := range preds[t] {
+			g.add(p, t, Why{Type: Realtime})
+		}
+	}
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

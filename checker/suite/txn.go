@@ -1,0 +1,65 @@
+package suite
+
+import (
+	"context"
+	"sync"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/elle"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
+)
+
+// Transactional binds a transactional workload (list-append or
+// rw-register) to the isolation levels of package elle, strict
+// serializability by default. Every level is decided from one analysis
+// of the history, which the model keeps for the history it saw last, so
+// that checking several levels (-c all) analyses it once.
+func Transactional(w elle.Workload) Model {
+	info := model.Info{Name: w.String(), Doc: workloadDoc[w], Ops: []model.OpInfo{{
+		Names: []string{"txn"},
+		Value: workloadValue[w],
+		Doc:   "a transaction: its micro-operations in order; reads carry what they returned",
+	}}}
+	var cache analysisCache
+	check := func(ctx context.Context, h *history.History, criterion string, _ model.Options, _ Options) (checker.Result, error) {
+		a, err := cache.get(ctx, h, w)
+		if err != nil {
+			return checker.Result{}, err
+		}
+		return a.Result(h, criterion)
+	}
+	return Model{Info: info, Check: check, Criteria: elle.Levels, Default: elle.StrictSerializable}
+}
+
+var workloadDoc = map[elle.Workload]string{
+	elle.ListAppend: "transactions over lists, one per key, initially empty: appends of unique elements and reads of whole lists (Elle's list-append)",
+	elle.RWRegister: "transactions over registers, one per key, initially nil: writes of unique values and reads (Elle's rw-register; Knossos's multi-register read and write)",
+}
+
+var workloadValue = map[elle.Workload]string{
+	elle.ListAppend: "[[append k v] [r k [v ...]] ...]",
+	elle.RWRegister: "[[w k v] [r k v] ...] (or read, write)",
+}
+
+// analysisCache keeps the analysis of the last history checked.
+type analysisCache struct {
+	mu  sync.Mutex
+	h   *history.History
+	n   int
+	out *elle.Analysis
+}
+
+func (c *analysisCache) get(ctx context.Context, h *history.History, w elle.Workload) (*elle.Analysis, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h == h && c.n == len(h.Ops) && c.out != nil {
+		return c.out, nil
+	}
+	a, err := elle.Analyze(ctx, h, w, 0)
+	if err != nil {
+		return nil, err
+	}
+	c.h, c.n, c.out = h, len(h.Ops), a
+	return a, nil
+}

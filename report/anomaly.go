@@ -1,0 +1,135 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
+)
+
+// anomaly says in words what a transactional anomaly is: a cycle step by
+// step, or the case it rests on.
+func (w *words) anomaly() string {
+	a := w.v.Anomaly
+	if len(w.v.Cycle) > 0 {
+		return explainCycle(w.h, w.v.Cycle, a != nil && a.Appends)
+	}
+	if a == nil {
+		return w.v.Pattern
+	}
+	return explainCase(w.h, w.v.Pattern, w.v.Ops, a)
+}
+
+// explainCycle says in words why the transactions of a cycle cannot be
+// ordered: it names them T1, T2, … in the cycle's order, then gives each
+// step's reason, the last one closing the contradiction. appends says
+// the values are list elements (list-append) rather than register values.
+func explainCycle(h *history.History, steps []checker.Dependency, appends bool) string {
+	var sb strings.Builder
+	name := map[int]string{}
+	sb.WriteString("Let:\n")
+	for i, d := range steps {
+		name[d.From] = fmt.Sprintf("T%d", i+1)
+		fmt.Fprintf(&sb, "  T%d = %s\n", i+1, h.Ops[d.From].Label())
+	}
+	sb.WriteString("Then:\n")
+	for i, d := range steps {
+		a, b := name[d.From], name[d.To]
+		lead := "  - "
+		if i == len(steps)-1 && len(steps) > 1 {
+			lead += "However, "
+		}
+		fmt.Fprintf(&sb, "%s%s < %s, because %s", lead, a, b, stepReason(h, d, a, b, appends))
+		if i == len(steps)-1 {
+			sb.WriteString(": a contradiction!")
+		} else {
+			sb.WriteString(".\n")
+		}
+	}
+	return sb.String()
+}
+
+// stepReason says why transaction a (From) precedes b (To).
+func stepReason(h *history.History, d checker.Dependency, a, b string, appends bool) string {
+	key := d.Key.String()
+	switch d.Type {
+	case "wr":
+		if appends {
+			return fmt.Sprintf("%s read %s's append of %s to %s", b, a, d.Value, key)
+		}
+		return fmt.Sprintf("%s read %s's write of %s to %s", b, a, d.Value, key)
+	case "ww":
+		if appends {
+			return fmt.Sprintf("%s appended %s to %s after %s's append of %s", b, d.Next, key, a, d.Value)
+		}
+		return fmt.Sprintf("%s overwrote %s's write of %s to %s with %s", b, a, d.Value, key, d.Next)
+	case "rw":
+		state := fmt.Sprintf("the version of %s ending in %s", key, d.Value)
+		switch {
+		case d.Value.IsNone() && appends:
+			state = fmt.Sprintf("the initial (empty) state of %s", key)
+		case d.Value.IsNone():
+			state = fmt.Sprintf("the initial (nil) state of %s", key)
+		case !appends:
+			state = fmt.Sprintf("%s = %s", key, d.Value)
+		}
+		if appends {
+			return fmt.Sprintf("%s read %s, which %s changed by appending %s", a, state, b, d.Next)
+		}
+		return fmt.Sprintf("%s read %s, which %s overwrote with %s", a, state, b, d.Next)
+	case "process":
+		return fmt.Sprintf("process %s ran %s before %s", history.Quote(h.Ops[d.From].Client), a, b)
+	case "realtime":
+		return fmt.Sprintf("%s completed before %s began", a, b)
+	}
+	return "of a dependency of kind " + d.Type
+}
+
+// explainCase says in words what an anomaly that is not a cycle is; ops
+// are its transactions, the one that observed first.
+func explainCase(h *history.History, name string, ops []int, c *checker.Anomaly) string {
+	label := func(i int) string { return h.Ops[ops[i]].Label() }
+	mop := func() string { return c.Mop }
+	switch name {
+	case "G1a":
+		return fmt.Sprintf("%s read %s in %s, which %s appended or wrote, but that transaction failed: an aborted read",
+			label(0), c.Element, mop(), label(1))
+	case "G1b":
+		return fmt.Sprintf("%s read %s in %s, an intermediate version of %s: %s wrote to %s again before it committed",
+			label(0), c.Element, mop(), c.Key, label(1), c.Key)
+	case "internal":
+		if c.Element == history.StringValue("suffix") {
+			return fmt.Sprintf("%s read %s, which does not end with its own appends %s", label(0), mop(), history.ListValue(c.Values...))
+		}
+		expected := history.ListValue(c.Values...)
+		if !c.Appends {
+			expected = c.Values[0]
+		}
+		return fmt.Sprintf("%s read %s, although its own earlier micro-operations say %s is %s", label(0), mop(), c.Key, expected)
+	case "future-read":
+		return fmt.Sprintf("%s read %s, which holds %s, an element the transaction appends only later", label(0), mop(), c.Element)
+	case "duplicate-elements":
+		return fmt.Sprintf("%s read %s, in which %s appears more than once", label(0), mop(), c.Element)
+	case "incompatible-order":
+		return fmt.Sprintf("%s read %s = %s, which is not a prefix of the longest read of %s, %s: the two cannot come from one order of appends",
+			label(0), c.Key, c.Values[0], c.Key, c.Values[1])
+	case "dirty-update":
+		return fmt.Sprintf("%s appended %s to %s after %s, which %s appended, but that transaction failed",
+			label(1), c.Values[1], c.Key, c.Values[0], label(0))
+	case "lost-update":
+		names := make([]string, len(ops))
+		for i := range ops {
+			names[i] = label(i)
+		}
+		return fmt.Sprintf("%s all read the same version of %s (%s) and all wrote %s: one of them lost the others' updates",
+			strings.Join(names, ", "), c.Key, c.Values[0], c.Key)
+	case "cyclic-versions":
+		vs := make([]string, len(c.Values))
+		for i, v := range c.Values {
+			vs[i] = v.String()
+		}
+		return fmt.Sprintf("the versions of %s are ordered in a cycle: %s < %s", c.Key, strings.Join(vs, " < "), vs[0])
+	}
+	return name
+}
