@@ -412,14 +412,14 @@ func (p *fastJSON) process() (string, bool) {
 }
 
 // keyword reads a process or operation name: a string without escapes,
-// less one leading colon (a keyword's, as processName and opName take it),
-// not empty.
+// less one leading colon (a keyword's), that is not empty and does not
+// start with another colon, as processName and opName require.
 func (p *fastJSON) keyword() (string, bool) {
 	b, _, ok := p.rawString()
 	if len(b) > 0 && b[0] == ':' {
 		b = b[1:]
 	}
-	if !ok || len(b) == 0 {
+	if !ok || len(b) == 0 || b[0] == ':' {
 		return "", false
 	}
 	return p.name(b), true
