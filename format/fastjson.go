@@ -373,20 +373,28 @@ func (p *fastJSON) eventField(e *history.Event, key []byte) (bit int, ok bool) {
 	case "index":
 		e.Index, e.HasIdx, ok = p.optionalInt()
 		return seenIndex, ok
-	case "value":
-		e.Value, ok = p.value(1)
-		return seenValue, ok
-	case "key":
-		e.Key, ok = p.value(1)
-		return seenKey, ok
-	case "version":
-		e.Version, ok = p.value(1)
-		return seenVersion, ok
-	case "token":
-		e.Token, ok = p.value(1)
-		return seenToken, ok
+	}
+	if target, bit := operand(e, key); target != nil {
+		*target, ok = p.value(1)
+		return bit, ok
 	}
 	return 0, p.extra(e, key)
+}
+
+// operand returns where e keeps the operand field named key (value, key,
+// version or token) and the field's bit, or nil for another name.
+func operand(e *history.Event, key []byte) (*history.Value, int) {
+	switch string(key) {
+	case "value":
+		return &e.Value, seenValue
+	case "key":
+		return &e.Key, seenKey
+	case "version":
+		return &e.Version, seenVersion
+	case "token":
+		return &e.Token, seenToken
+	}
+	return nil, 0
 }
 
 // process reads an event's process: a name (see keyword) or an integer,
