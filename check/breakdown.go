@@ -42,107 +42,158 @@ func keyBreakdown(ctx context.Context, objs []object, verdicts []checker.Verdict
 	if len(h.Ops) > breakdownMaxOps {
 		return nil
 	}
-	type part struct {
-		m       suite.Model
-		pos     []int
-		verdict checker.Verdict // Unknown: not checked yet
+	parts := keyParts(objs, verdicts, h)
+	if len(parts) < 2 {
+		return nil
 	}
-	var parts []part
-	if len(objs) == 1 && !objs[0].perKey {
-		keys, groups := checker.Partition(h)
-		if len(keys) < 2 {
+	b := &breakdown{ctx: ctx, h: h, mopts: mopts, sopts: sopts, timeout: timeout}
+	b.kc.Keys = len(parts)
+	for _, p := range parts {
+		if !b.add(p) {
 			return nil
 		}
-		info := objs[0].model.Info
-		for i := range h.Ops {
-			if c := info.ClassOf(h.Ops[i].F); c != model.ReadOp && c != model.WriteOp {
-				return nil
-			}
-		}
-		for _, g := range groups {
-			parts = append(parts, part{m: objs[0].model, pos: g})
-		}
-	} else {
+	}
+	return &b.kc
+}
+
+// keyPart is one key's operations (positions in the whole history) with
+// its model, and its verdict when it was checked on its own already
+// (Unknown: not checked yet).
+type keyPart struct {
+	m       suite.Model
+	pos     []int
+	verdict checker.Verdict
+}
+
+// keyParts splits the history by key: the objects when each key has a
+// model of its own, else the keys of the one keyed model, whose operations
+// must all be reads or blind writes. It returns nil when the history
+// cannot be broken down.
+func keyParts(objs []object, verdicts []checker.Verdict, h *history.History) []keyPart {
+	var parts []keyPart
+	if len(objs) != 1 || objs[0].perKey {
 		if len(verdicts) != len(objs) {
 			return nil
 		}
 		for i, o := range objs {
-			parts = append(parts, part{m: o.model, pos: o.pos, verdict: verdicts[i]})
+			parts = append(parts, keyPart{m: o.model, pos: o.pos, verdict: verdicts[i]})
 		}
+		return parts
 	}
-	if len(parts) < 2 {
+	keys, groups := checker.Partition(h)
+	if len(keys) < 2 {
 		return nil
 	}
-	kc := &KeyCounts{Keys: len(parts)}
-	work := 0
-	verdict := func(m suite.Model, pos []int) (checker.Verdict, bool) {
-		sub, err := subHistory(h, pos)
-		if err != nil {
-			return checker.Unknown, false
-		}
-		res, err := runOne(ctx, m, sub, checker.Linearizable, mopts, sopts, timeout)
-		if err != nil || res.Valid == checker.Unknown {
-			return checker.Unknown, false
-		}
-		return res.Valid, true
-	}
-	for _, p := range parts {
-		v, ok := p.verdict, p.verdict != checker.Unknown
-		if !ok {
-			v, ok = verdict(p.m, p.pos)
-		}
-		if !ok {
+	info := objs[0].model.Info
+	for i := range h.Ops {
+		if c := info.ClassOf(h.Ops[i].F); c != model.ReadOp && c != model.WriteOp {
 			return nil
 		}
-		if v != checker.False {
-			continue
-		}
-		kc.Failed++
-		var others, reads []int
-		blind := true
-		for _, i := range p.pos {
-			switch c := p.m.Info.ClassOf(h.Ops[i].F); {
-			case c == model.ReadOp && h.Ops[i].Status == history.OK:
-				reads = append(reads, i)
-			case c == model.ReadOp:
-				// A read that failed or whose outcome is unknown
-				// constrains nothing.
-			default:
-				others = append(others, i)
-				blind = blind && c == model.WriteOp
-			}
-		}
-		if len(reads) == 0 {
-			continue
-		}
-		if !blind {
-			kc.ReadsSkipped = true
-			continue
-		}
-		if work += len(reads) * (len(others) + 1); work > breakdownMaxWork {
-			kc.ReadsSkipped = true
-			continue
-		}
-		// When the other operations fail without any read, the reads are
-		// not what breaks the key: none of them is counted.
-		if v, ok := verdict(p.m, others); !ok {
-			return nil
-		} else if v == checker.False {
-			continue
-		}
-		kc.Reads += len(reads)
-		for _, r := range reads {
-			pos := insertSorted(others, r)
-			v, ok := verdict(p.m, pos)
-			if !ok {
-				return nil
-			}
-			if v == checker.False {
-				kc.Unplaced++
-			}
+	}
+	for _, g := range groups {
+		parts = append(parts, keyPart{m: objs[0].model, pos: g})
+	}
+	return parts
+}
+
+// breakdown checks the keys of one history one by one and counts.
+type breakdown struct {
+	ctx     context.Context
+	h       *history.History
+	mopts   model.Options
+	sopts   suite.Options
+	timeout time.Duration
+	work    int // reads checked so far, each weighed by its key's other operations
+	kc      KeyCounts
+}
+
+// verdict checks the operations at pos for linearizability with m; ok is
+// false when the check gives no verdict.
+func (b *breakdown) verdict(m suite.Model, pos []int) (v checker.Verdict, ok bool) {
+	sub, err := subHistory(b.h, pos)
+	if err != nil {
+		return checker.Unknown, false
+	}
+	res, err := runOne(b.ctx, m, sub, checker.Linearizable, b.mopts, b.sopts, b.timeout)
+	if err != nil || res.Valid == checker.Unknown {
+		return checker.Unknown, false
+	}
+	return res.Valid, true
+}
+
+// add counts one key: whether it fails and, when its reads can be counted,
+// how many of them cannot be placed. It returns false when a check gives
+// no verdict.
+func (b *breakdown) add(p keyPart) bool {
+	v, ok := p.verdict, p.verdict != checker.Unknown
+	if !ok {
+		v, ok = b.verdict(p.m, p.pos)
+	}
+	if !ok {
+		return false
+	}
+	if v != checker.False {
+		return true
+	}
+	b.kc.Failed++
+	others, reads, blind := splitReads(p.m.Info, b.h, p.pos)
+	if len(reads) == 0 {
+		return true
+	}
+	if !blind {
+		b.kc.ReadsSkipped = true
+		return true
+	}
+	if b.work += len(reads) * (len(others) + 1); b.work > breakdownMaxWork {
+		b.kc.ReadsSkipped = true
+		return true
+	}
+	return b.countUnplaced(p.m, others, reads)
+}
+
+// splitReads splits a key's operations into its successful reads and the
+// others, leaving out reads that failed or whose outcome is unknown (they
+// constrain nothing); blind says whether the others are all writes.
+func splitReads(info model.Info, h *history.History, pos []int) (others, reads []int, blind bool) {
+	blind = true
+	for _, i := range pos {
+		switch c := info.ClassOf(h.Ops[i].F); {
+		case c == model.ReadOp && h.Ops[i].Status == history.OK:
+			reads = append(reads, i)
+		case c == model.ReadOp:
+			// Failed, or its outcome unknown: left out.
+		default:
+			others = append(others, i)
+			blind = blind && c == model.WriteOp
 		}
 	}
-	return kc
+	return others, reads, blind
+}
+
+// countUnplaced counts the reads of a failing key that contradict its
+// other operations each by itself. It returns false when a check gives no
+// verdict.
+func (b *breakdown) countUnplaced(m suite.Model, others, reads []int) bool {
+	v, ok := b.verdict(m, others)
+	if !ok {
+		return false
+	}
+	// When the other operations fail without any read, the reads are not
+	// what breaks the key: none of them is counted.
+	if v == checker.False {
+		return true
+	}
+	b.kc.Reads += len(reads)
+	for _, r := range reads {
+		v, ok := b.verdict(m, insertSorted(others, r))
+		if !ok {
+			return false
+		}
+		if v == checker.False {
+			b.kc.Unplaced++
+		}
+	}
+	return true
 }
 
 // insertSorted returns the positions xs (ascending) with x added in order.

@@ -94,20 +94,32 @@ func TestCorpusParses(t *testing.T) {
 // keys, a cas pair, a :fail :read :timed-out line keeping the invocation's
 // nil, and the extra :error field.
 func TestCorpusValues(t *testing.T) {
-	root := corpus.Dir(t)
-	h, err := format.ReadFile(filepath.Join(root, "porcupine-kv", "c01-ok.txt"), "")
+	t.Run("kv key and value", corpusKVValue)
+	t.Run("cas pair", corpusCasPair)
+	t.Run("timed-out read", corpusTimedOutRead)
+	t.Run("mutex error field", corpusMutexExtra)
+}
+
+// readCorpus reads a corpus file named by its path below the corpus.
+func readCorpus(t *testing.T, elem ...string) *history.History {
+	t.Helper()
+	h, err := format.ReadFile(filepath.Join(append([]string{corpus.Dir(t)}, elem...)...), "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return h
+}
+
+func corpusKVValue(t *testing.T) {
+	h := readCorpus(t, "porcupine-kv", "c01-ok.txt")
 	o := h.Ops[0]
 	if o.F != "append" || o.Key != history.StringValue("0") || o.Value != history.StringValue("x 0 0 y") || o.Line != 1 {
 		t.Errorf("first kv op = %+v", o)
 	}
+}
 
-	h, err = format.ReadFile(filepath.Join(root, "porcupine-etcd", "etcd_000.log"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+func corpusCasPair(t *testing.T) {
+	h := readCorpus(t, "porcupine-etcd", "etcd_000.log")
 	var cas *history.Op
 	for i := range h.Ops {
 		if h.Ops[i].F == "cas" && h.Ops[i].Status == history.OK {
@@ -118,7 +130,11 @@ func TestCorpusValues(t *testing.T) {
 	if cas == nil || cas.Value != history.ListValue(history.IntValue(3), history.IntValue(0)) || cas.Line != 19 {
 		t.Errorf("first ok cas = %+v, want [3 0] invoked at line 19", cas)
 	}
+}
 
+// corpusTimedOutRead checks that a read which failed with :timed-out keeps
+// its invocation's nil.
+func corpusTimedOutRead(t *testing.T) {
 	var timedOut string
 	for _, p := range corpusFiles(t) {
 		b, err := os.ReadFile(p)
@@ -130,7 +146,7 @@ func TestCorpusValues(t *testing.T) {
 	if timedOut == "" {
 		t.Fatal("no :fail :read :timed-out line in the corpus")
 	}
-	h, err = format.ReadFile(timedOut, "")
+	h, err := format.ReadFile(timedOut, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,12 +162,11 @@ func TestCorpusValues(t *testing.T) {
 	if !found {
 		t.Errorf("%s: no failed read", timedOut)
 	}
+}
 
-	h, err = format.ReadFile(filepath.Join(root, "knossos", "mutex", "bad", "etcd.edn"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o = h.Ops[0]
+func corpusMutexExtra(t *testing.T) {
+	h := readCorpus(t, "knossos", "mutex", "bad", "etcd.edn")
+	o := h.Ops[0]
 	wantExtra := []history.Field{{Name: "error", Value: history.StringValue("not-held")}}
 	if o.F != "release" || o.Status != history.Fail || o.Times.Call != 341187643 || o.Times.Return != 342667129 || o.Index != 0 ||
 		!reflect.DeepEqual(o.Extra, wantExtra) {

@@ -157,11 +157,11 @@ func (p *ednParser) form(depth int) (*ednNode, error) {
 		return p.coll(kind, c, closers[c], line, depth)
 	case '#':
 		if p.pos+1 < len(p.src) {
-			switch n := p.src[p.pos+1]; {
-			case n == '{':
+			switch p.src[p.pos+1] {
+			case '{':
 				p.pos += 2
 				return p.coll(ednSet, '{', '}', line, depth)
-			case n == '#':
+			case '#':
 				p.pos += 2
 				tok := p.token()
 				switch tok {

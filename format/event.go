@@ -168,21 +168,34 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 	if !hasType {
 		return e, history.Errorf(line, "event has no %s field (invoke, ok, fail or info)", quoteName(prefix, "type"))
 	}
-	nemesis := history.IsNemesis(e.Process)
-	switch {
-	case fField != nil:
-		name, ok := opName(fField.value)
-		if !ok && !nemesis {
-			return e, history.Errorf(fField.line, "%s must be an operation name, got %s", quoteName(prefix, "f"), fField.show)
-		}
-		if !ok {
-			// The fault injector's f may be any value; its events are
-			// not checked, so its text is kept as it is.
-			name = fField.value.String()
+	if fField != nil || e.F == "" { // a transaction's f may have been defaulted
+		name, err := eventF(fField, history.IsNemesis(e.Process), line, prefix)
+		if err != nil {
+			return e, err
 		}
 		e.F = name
-	case !nemesis && e.F == "":
-		return e, history.Errorf(line, "event has no %s field naming the operation", quoteName(prefix, "f"))
 	}
 	return e, nil
+}
+
+// eventF reads the operation of an event at line from its "f" field (nil
+// when the event has none): an operation name; for the fault injector's
+// events, which are not checked, any value, or none.
+func eventF(f *field, nemesis bool, line int, prefix string) (string, error) {
+	if f == nil {
+		if nemesis {
+			return "", nil
+		}
+		return "", history.Errorf(line, "event has no %s field naming the operation", quoteName(prefix, "f"))
+	}
+	name, ok := opName(f.value)
+	switch {
+	case ok:
+		return name, nil
+	case nemesis:
+		// The fault injector's f may be any value; its text is kept as
+		// it is.
+		return f.value.String(), nil
+	}
+	return "", history.Errorf(f.line, "%s must be an operation name, got %s", quoteName(prefix, "f"), f.show)
 }

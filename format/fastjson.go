@@ -134,21 +134,15 @@ func (p *fastJSON) number() ([]byte, bool, bool) {
 	case j < len(b) && b[j] == '0':
 		j++
 	case j < len(b) && b[j] >= '1' && b[j] <= '9':
-		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-			j++
-		}
+		j = digits(b, j)
 	default:
 		return nil, false, false
 	}
 	integer := true
 	if j < len(b) && b[j] == '.' {
 		integer = false
-		j++
-		d := j
-		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-			j++
-		}
-		if j == d {
+		d := j + 1
+		if j = digits(b, d); j == d {
 			return nil, false, false
 		}
 	}
@@ -159,15 +153,20 @@ func (p *fastJSON) number() ([]byte, bool, bool) {
 			j++
 		}
 		d := j
-		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-			j++
-		}
-		if j == d {
+		if j = digits(b, d); j == d {
 			return nil, false, false
 		}
 	}
 	p.i = j
 	return b[start:j], integer, true
+}
+
+// digits returns the end of the run of decimal digits that starts at j.
+func digits(b []byte, j int) int {
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	return j
 }
 
 // smallInt parses the digits of a JSON integer that has at most 18 digits,
@@ -200,6 +199,15 @@ func (p *fastJSON) int64Value() (int64, bool) {
 	return smallInt(t)
 }
 
+// lit consumes the literal s (true, false, null) if it comes next.
+func (p *fastJSON) lit(s string) bool {
+	if len(p.b)-p.i >= len(s) && string(p.b[p.i:p.i+len(s)]) == s {
+		p.i += len(s)
+		return true
+	}
+	return false
+}
+
 // value reads any JSON value as a history Value, converting numbers the way
 // jnode.toValue does.
 func (p *fastJSON) value(depth int) (history.Value, bool) {
@@ -207,67 +215,77 @@ func (p *fastJSON) value(depth int) (history.Value, bool) {
 	if p.i >= len(p.b) || depth > fastDepth {
 		return history.Value{}, false
 	}
-	switch c := p.b[p.i]; c {
+	switch p.b[p.i] {
 	case '"':
 		s, ok := p.str()
 		return history.StringValue(s), ok
 	case '[':
-		p.i++
-		var vs []history.Value
-		if p.eat(']') {
-			return history.ListValue(), true
-		}
-		for {
-			v, ok := p.value(depth + 1)
-			if !ok {
-				return history.Value{}, false
-			}
-			vs = append(vs, v)
-			if p.eat(']') {
-				return history.ListValue(vs...), true
-			}
-			if !p.eat(',') {
-				return history.Value{}, false
-			}
-		}
+		return p.list(depth)
 	case '{':
-		p.i++
-		var ks, vs []history.Value
-		if p.eat('}') {
-			return history.MapValue(nil, nil), true
-		}
-		for {
-			p.space()
-			k, ok := p.str()
-			if !ok || !p.eat(':') {
-				return history.Value{}, false
-			}
-			v, ok := p.value(depth + 1)
-			if !ok {
-				return history.Value{}, false
-			}
-			ks, vs = append(ks, history.StringValue(k)), append(vs, v)
-			if p.eat('}') {
-				return history.MapValue(ks, vs), true
-			}
-			if !p.eat(',') {
-				return history.Value{}, false
-			}
-		}
-	case 't', 'f', 'n':
-		for _, lit := range [...]string{"true", "false", "null"} {
-			if len(p.b)-p.i >= len(lit) && string(p.b[p.i:p.i+len(lit)]) == lit {
-				p.i += len(lit)
-				switch lit {
-				case "null":
-					return history.NilValue, true
-				default:
-					return history.BoolValue(lit == "true"), true
-				}
-			}
-		}
-		return history.Value{}, false
+		return p.object(depth)
+	case 't':
+		return history.BoolValue(true), p.lit("true")
+	case 'f':
+		return history.BoolValue(false), p.lit("false")
+	case 'n':
+		return history.NilValue, p.lit("null")
 	}
+	return p.numberValue()
+}
+
+// list reads an array, from its '[', whose elements are at depth+1.
+func (p *fastJSON) list(depth int) (history.Value, bool) {
+	p.i++
+	if p.eat(']') {
+		return history.ListValue(), true
+	}
+	var vs []history.Value
+	for {
+		v, ok := p.value(depth + 1)
+		if !ok {
+			return history.Value{}, false
+		}
+		vs = append(vs, v)
+		if p.eat(']') {
+			return history.ListValue(vs...), true
+		}
+		if !p.eat(',') {
+			return history.Value{}, false
+		}
+	}
+}
+
+// object reads an object, from its '{', as a map value whose values are at
+// depth+1 and whose keys keep their order.
+func (p *fastJSON) object(depth int) (history.Value, bool) {
+	p.i++
+	if p.eat('}') {
+		return history.MapValue(nil, nil), true
+	}
+	var ks, vs []history.Value
+	for {
+		p.space()
+		k, ok := p.str()
+		if !ok || !p.eat(':') {
+			return history.Value{}, false
+		}
+		v, ok := p.value(depth + 1)
+		if !ok {
+			return history.Value{}, false
+		}
+		ks, vs = append(ks, history.StringValue(k)), append(vs, v)
+		if p.eat('}') {
+			return history.MapValue(ks, vs), true
+		}
+		if !p.eat(',') {
+			return history.Value{}, false
+		}
+	}
+}
+
+// numberValue reads a number: an integer exactly, however long, anything
+// else as a 64-bit float, which it must fit.
+func (p *fastJSON) numberValue() (history.Value, bool) {
 	t, integer, ok := p.number()
 	if !ok {
 		return history.Value{}, false
@@ -303,130 +321,19 @@ const (
 func (p *fastJSON) event() (history.Event, bool) {
 	p.space()
 	e := history.Event{Line: p.line}
-	if !p.eat('{') {
+	// An empty object has no process: the slow reader says so.
+	if !p.eat('{') || p.eat('}') {
 		return e, false
 	}
-	var seen int
-	var fName string
-	var hasF bool
-	if p.eat('}') {
-		return e, false // no process: the slow reader says so
-	}
+	seen := 0
 	for {
 		p.space()
 		key, esc, ok := p.rawString()
 		if !ok || esc || !p.eat(':') {
 			return e, false
 		}
-		bit := 0
-		switch string(key) {
-		case "process":
-			bit = seenProcess
-			p.space()
-			if p.i < len(p.b) && p.b[p.i] == '"' {
-				b, _, ok := p.rawString()
-				if !ok || len(b) == 0 {
-					return e, false
-				}
-				if b[0] == ':' {
-					b = b[1:]
-				}
-				if len(b) == 0 {
-					return e, false
-				}
-				e.Process = p.name(b)
-			} else {
-				t, integer, ok := p.number()
-				if !ok || !integer {
-					return e, false
-				}
-				n, ok := smallInt(t)
-				if !ok {
-					return e, false
-				}
-				if n >= 0 && n < 1<<20 && (len(t) == 1 || t[0] != '0') && t[0] != '-' {
-					e.Process = p.name(t)
-				} else {
-					e.Process = strconv.FormatInt(n, 10)
-				}
-			}
-		case "type":
-			bit = seenType
-			p.space()
-			b, _, ok := p.rawString()
-			if !ok {
-				return e, false
-			}
-			t, ok := history.ParseType(string(b))
-			if !ok {
-				return e, false
-			}
-			e.Type = t
-		case "f":
-			bit = seenF
-			p.space()
-			b, _, ok := p.rawString()
-			if !ok {
-				return e, false
-			}
-			if len(b) > 0 && b[0] == ':' {
-				b = b[1:]
-			}
-			if len(b) == 0 {
-				return e, false
-			}
-			fName, hasF = p.name(b), true
-		case "time", "index":
-			bit = seenTime
-			if key[0] == 'i' {
-				bit = seenIndex
-			}
-			p.space()
-			if p.i+4 <= len(p.b) && string(p.b[p.i:p.i+4]) == "null" {
-				p.i += 4
-				break
-			}
-			n, ok := p.int64Value()
-			if !ok || n == math.MaxInt64 {
-				return e, false
-			}
-			if bit == seenTime {
-				if n < 0 {
-					return e, false
-				}
-				e.Time, e.HasTime = n, true
-			} else {
-				e.Index, e.HasIdx = n, true
-			}
-		default:
-			var target *history.Value
-			switch string(key) {
-			case "value":
-				bit, target = seenValue, &e.Value
-			case "key":
-				bit, target = seenKey, &e.Key
-			case "version":
-				bit, target = seenVersion, &e.Version
-			case "token":
-				bit, target = seenToken, &e.Token
-			}
-			v, ok := p.value(1)
-			if !ok {
-				return e, false
-			}
-			if target != nil {
-				*target = v
-				break
-			}
-			name := p.name(key)
-			for _, f := range e.Extra {
-				if f.Name == name {
-					return e, false
-				}
-			}
-			e.Extra = append(e.Extra, history.Field{Name: name, Value: v})
-		}
-		if seen&bit != 0 {
+		bit, ok := p.eventField(&e, key)
+		if !ok || seen&bit != 0 {
 			return e, false
 		}
 		seen |= bit
@@ -437,11 +344,127 @@ func (p *fastJSON) event() (history.Event, bool) {
 			return e, false
 		}
 	}
-	if seen&seenProcess == 0 || seen&seenType == 0 || !hasF && !history.IsNemesis(e.Process) {
+	// A missing field is left to the slow reader, which names it.
+	if seen&seenProcess == 0 || seen&seenType == 0 || seen&seenF == 0 && !history.IsNemesis(e.Process) {
 		return e, false
 	}
-	e.F = fName
 	return e, true
+}
+
+// eventField reads the value of the field named key into e. It returns the
+// bit that marks the field seen, or 0 for an extra field, which may not
+// repeat either but is looked up among the extras instead.
+func (p *fastJSON) eventField(e *history.Event, key []byte) (bit int, ok bool) {
+	p.space()
+	switch string(key) {
+	case "process":
+		e.Process, ok = p.process()
+		return seenProcess, ok
+	case "type":
+		e.Type, ok = p.eventType()
+		return seenType, ok
+	case "f":
+		e.F, ok = p.keyword()
+		return seenF, ok
+	case "time":
+		// Jepsen counts event times up from the start of the test.
+		e.Time, e.HasTime, ok = p.optionalInt()
+		return seenTime, ok && e.Time >= 0
+	case "index":
+		e.Index, e.HasIdx, ok = p.optionalInt()
+		return seenIndex, ok
+	}
+	if target, bit := operand(e, key); target != nil {
+		*target, ok = p.value(1)
+		return bit, ok
+	}
+	return 0, p.extra(e, key)
+}
+
+// operand returns where e keeps the operand field named key (value, key,
+// version or token) and the field's bit, or nil for another name.
+func operand(e *history.Event, key []byte) (*history.Value, int) {
+	switch string(key) {
+	case "value":
+		return &e.Value, seenValue
+	case "key":
+		return &e.Key, seenKey
+	case "version":
+		return &e.Version, seenVersion
+	case "token":
+		return &e.Token, seenToken
+	}
+	return nil, 0
+}
+
+// process reads an event's process: a name (see keyword) or an integer,
+// spelt as processName spells it.
+func (p *fastJSON) process() (string, bool) {
+	if p.i < len(p.b) && p.b[p.i] == '"' {
+		return p.keyword()
+	}
+	t, integer, ok := p.number()
+	if !ok || !integer {
+		return "", false
+	}
+	n, ok := smallInt(t)
+	if !ok {
+		return "", false
+	}
+	// The usual small process numbers are written as processName writes
+	// them, so their text is shared; any other is written out again.
+	if n >= 0 && n < 1<<20 && (len(t) == 1 || t[0] != '0') && t[0] != '-' {
+		return p.name(t), true
+	}
+	return strconv.FormatInt(n, 10), true
+}
+
+// keyword reads a process or operation name: a string without escapes,
+// less one leading colon (a keyword's), that is not empty and does not
+// start with another colon, as processName and opName require.
+func (p *fastJSON) keyword() (string, bool) {
+	b, _, ok := p.rawString()
+	if len(b) > 0 && b[0] == ':' {
+		b = b[1:]
+	}
+	if !ok || len(b) == 0 || b[0] == ':' {
+		return "", false
+	}
+	return p.name(b), true
+}
+
+// eventType reads an event's type, a string without escapes.
+func (p *fastJSON) eventType() (history.Type, bool) {
+	b, _, ok := p.rawString()
+	if !ok {
+		return 0, false
+	}
+	return history.ParseType(string(b))
+}
+
+// optionalInt reads a time or index: null (not given), or an integer that
+// fits in 64 bits and is not the value reserved for "never".
+func (p *fastJSON) optionalInt() (n int64, given, ok bool) {
+	if p.lit("null") {
+		return 0, false, true
+	}
+	n, ok = p.int64Value()
+	return n, true, ok && n != math.MaxInt64
+}
+
+// extra reads the value of a field that is not one of an event's own, and
+// refuses a name given twice.
+func (p *fastJSON) extra(e *history.Event, key []byte) bool {
+	v, ok := p.value(1)
+	if !ok {
+		return false
+	}
+	name := p.name(key)
+	if hasField(e.Extra, name) {
+		return false
+	}
+	e.Extra = append(e.Extra, history.Field{Name: name, Value: v})
+	return true
 }
 
 // lineEvent reads a JSON Lines record: one event object and nothing else.

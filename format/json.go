@@ -460,98 +460,119 @@ func shortF(f string) string {
 func jsonOps(objs []*jnode) (*history.History, error) {
 	ops := make([]history.Op, 0, len(objs))
 	for i, o := range objs {
-		if o.kind != '{' {
-			return nil, history.Errorf(o.line, `expected an operation object {"process": …, "f": …, "call": …, "return": …}, got %s`, o.describe())
-		}
-		fs, err := o.fields()
+		op, err := jsonOp(o, int64(i))
 		if err != nil {
 			return nil, err
-		}
-		op := history.Op{Index: int64(i), Status: history.OK, Line: o.line}
-		var hasCall, hasReturn, hasF, nullReturn, typeGiven bool
-		seen := map[string]bool{}
-		for _, f := range fs {
-			if seen[f.name] {
-				return nil, history.Errorf(f.line, "field %q appears twice", f.name)
-			}
-			seen[f.name] = true
-			switch f.name {
-			case "process":
-				p, ok := processName(f.value)
-				if !ok {
-					return nil, processError(f.line, `"process"`, f.show, f.value)
-				}
-				op.Client = p
-			case "f":
-				name, ok := opName(f.value)
-				if !ok {
-					return nil, history.Errorf(f.line, `"f" must be an operation name, got %s`, f.show)
-				}
-				op.F, hasF = shortF(name), true
-			case "value":
-				op.Value = f.value
-			case "key":
-				op.Key = f.value
-			case "version":
-				op.Version = f.value
-			case "token":
-				op.Token = f.value
-			case "call":
-				t, err := intField(f, "")
-				if err != nil {
-					return nil, err
-				}
-				op.Call, hasCall = t, true
-			case "return":
-				hasReturn = true
-				if f.value.IsNil() {
-					nullReturn = true
-					continue
-				}
-				t, err := intField(f, "")
-				if err != nil {
-					return nil, err
-				}
-				op.Return = t
-			case "index":
-				n, err := intField(f, "")
-				if err != nil {
-					return nil, err
-				}
-				op.Index = n
-			case "type":
-				s, _ := f.value.Str()
-				t, ok := history.ParseType(s)
-				if f.value.Kind() != history.String || !ok || t == history.Invoke {
-					return nil, history.Errorf(f.line, `"type" must be ok, fail or info; got %s`, f.show)
-				}
-				op.Status, typeGiven = t, true
-			default:
-				op.Extra = append(op.Extra, history.Field{Name: f.name, Value: f.value})
-			}
-		}
-		switch {
-		case op.Client == "":
-			return nil, history.Errorf(o.line, `operation has no "process" field`)
-		case !hasF:
-			return nil, history.Errorf(o.line, `operation has no "f" field naming the operation`)
-		case !hasCall:
-			return nil, history.Errorf(o.line, `operation has no "call" time`)
-		case !hasReturn:
-			return nil, history.Errorf(o.line, `operation has no "return" time (write null if the outcome is unknown)`)
-		}
-		if nullReturn {
-			if typeGiven && op.Status != history.Info {
-				return nil, history.Errorf(o.line, "%s operation needs a return time; null means the outcome is unknown (type info)", withArticle(op.Status.String()))
-			}
-			op.Status = history.Info
-		}
-		if op.Status == history.Info {
-			op.Return = history.Infinity
 		}
 		ops = append(ops, op)
 	}
 	return history.FromOps(ops)
+}
+
+// jsonOp reads one operation object, the index-th.
+func jsonOp(o *jnode, index int64) (history.Op, error) {
+	if o.kind != '{' {
+		return history.Op{}, history.Errorf(o.line, `expected an operation object {"process": …, "f": …, "call": …, "return": …}, got %s`, o.describe())
+	}
+	fs, err := o.fields()
+	if err != nil {
+		return history.Op{}, err
+	}
+	r := opReader{op: history.Op{Index: index, Status: history.OK, Line: o.line}}
+	seen := map[string]bool{}
+	for _, f := range fs {
+		if seen[f.name] {
+			return history.Op{}, history.Errorf(f.line, "field %q appears twice", f.name)
+		}
+		seen[f.name] = true
+		if err := r.field(f); err != nil {
+			return history.Op{}, err
+		}
+	}
+	return r.finish(o.line)
+}
+
+// opReader gathers the fields of one operation object, and what its
+// checks need to know about them once all are read.
+type opReader struct {
+	op                       history.Op
+	hasF, hasCall, hasReturn bool
+	nullReturn               bool // "return" is null: the outcome is unknown
+	typeGiven                bool
+}
+
+// field reads one field of the operation.
+func (r *opReader) field(f field) error {
+	op := &r.op
+	var err error
+	switch f.name {
+	case "process":
+		p, ok := processName(f.value)
+		if !ok {
+			return processError(f.line, `"process"`, f.show, f.value)
+		}
+		op.Client = p
+	case "f":
+		name, ok := opName(f.value)
+		if !ok {
+			return history.Errorf(f.line, `"f" must be an operation name, got %s`, f.show)
+		}
+		op.F, r.hasF = shortF(name), true
+	case "value":
+		op.Value = f.value
+	case "key":
+		op.Key = f.value
+	case "version":
+		op.Version = f.value
+	case "token":
+		op.Token = f.value
+	case "call":
+		op.Call, err = intField(f, "")
+		r.hasCall = true
+	case "return":
+		r.hasReturn, r.nullReturn = true, f.value.IsNil()
+		if !r.nullReturn {
+			op.Return, err = intField(f, "")
+		}
+	case "index":
+		op.Index, err = intField(f, "")
+	case "type":
+		s, _ := f.value.Str()
+		t, ok := history.ParseType(s)
+		if f.value.Kind() != history.String || !ok || t == history.Invoke {
+			return history.Errorf(f.line, `"type" must be ok, fail or info; got %s`, f.show)
+		}
+		op.Status, r.typeGiven = t, true
+	default:
+		op.Extra = append(op.Extra, history.Field{Name: f.name, Value: f.value})
+	}
+	return err
+}
+
+// finish checks that the operation object at line gave every field it
+// needs, and settles the status of one whose outcome is unknown.
+func (r *opReader) finish(line int) (history.Op, error) {
+	op := r.op
+	switch {
+	case op.Client == "":
+		return op, history.Errorf(line, `operation has no "process" field`)
+	case !r.hasF:
+		return op, history.Errorf(line, `operation has no "f" field naming the operation`)
+	case !r.hasCall:
+		return op, history.Errorf(line, `operation has no "call" time`)
+	case !r.hasReturn:
+		return op, history.Errorf(line, `operation has no "return" time (write null if the outcome is unknown)`)
+	}
+	if r.nullReturn {
+		if r.typeGiven && op.Status != history.Info {
+			return op, history.Errorf(line, "%s operation needs a return time; null means the outcome is unknown (type info)", withArticle(op.Status.String()))
+		}
+		op.Status = history.Info
+	}
+	if op.Status == history.Info {
+		op.Return = history.Infinity
+	}
+	return op, nil
 }
 
 // jsonTuples reads form 4: [process, f, value, call, return] with an

@@ -275,7 +275,8 @@ func readNotation(r io.Reader) (*history.History, error) {
 	return h, nil
 }
 
-// notationOp reads the rest of an operation line after "A:".
+// notationOp reads the rest of an operation line after "A:": the
+// operation, its arguments and result, its interval and its status.
 func notationOp(ns *notationScanner, client string, index int) (history.Op, error) {
 	op := history.Op{Client: client, Index: int64(index), Status: history.OK, Line: ns.line}
 	f := ns.word()
@@ -283,36 +284,62 @@ func notationOp(ns *notationScanner, client string, index int) (history.Op, erro
 		return op, ns.errorf("expected an operation name after %q", client+":")
 	}
 	op.F = shortF(f)
+	args, err := ns.args(f)
+	if err != nil {
+		return op, err
+	}
+	result, hasResult, err := ns.result()
+	if err != nil {
+		return op, err
+	}
+	if err := ns.operands(&op, f, args, result, hasResult); err != nil {
+		return op, err
+	}
+	unknown, err := ns.interval(&op)
+	if err != nil {
+		return op, err
+	}
+	return op, ns.status(&op, unknown)
+}
+
+// args reads the arguments of the operation f in parentheses, if any.
+func (sc *notationScanner) args(f string) ([]history.Value, error) {
 	var args []history.Value
-	parens := ns.eat("(")
-	if parens && !ns.eat(")") {
-		for {
-			v, err := ns.value()
-			if err != nil {
-				return op, err
-			}
-			args = append(args, v)
-			if ns.eat(")") {
-				break
-			}
-			if !ns.eat(",") {
-				return op, ns.errorf("expected ',' or ')' in the arguments of %s", f)
-			}
-		}
+	if !sc.eat("(") || sc.eat(")") {
+		return args, nil
 	}
-	var result history.Value
-	hasResult := ns.eat("->") || ns.eat("→")
-	if hasResult {
-		v, err := ns.value()
+	for {
+		v, err := sc.value()
 		if err != nil {
-			return op, err
+			return nil, err
 		}
-		result = v
+		args = append(args, v)
+		if sc.eat(")") {
+			return args, nil
+		}
+		if !sc.eat(",") {
+			return nil, sc.errorf("expected ',' or ')' in the arguments of %s", f)
+		}
 	}
+}
+
+// result reads the result after an arrow, "-> v" or "→ v", if any.
+func (sc *notationScanner) result() (v history.Value, has bool, err error) {
+	if !sc.eat("->") && !sc.eat("→") {
+		return history.Value{}, false, nil
+	}
+	v, err = sc.value()
+	return v, err == nil, err
+}
+
+// operands sets op's key and value from the arguments and result of the
+// operation f as written: cas(from, to) or cas(key, from, to); f(key) ->
+// result or f -> result; f(value), f(key, value) or f.
+func (sc *notationScanner) operands(op *history.Op, f string, args []history.Value, result history.Value, hasResult bool) error {
 	switch {
 	case op.F == "cas":
 		if hasResult {
-			return op, ns.errorf("cas takes (from, to) and has no result")
+			return sc.errorf("cas takes (from, to) and has no result")
 		}
 		switch len(args) {
 		case 2:
@@ -320,7 +347,7 @@ func notationOp(ns *notationScanner, client string, index int) (history.Op, erro
 		case 3:
 			op.Key, op.Value = args[0], history.ListValue(args[1:]...)
 		default:
-			return op, ns.errorf("cas takes (from, to) or (key, from, to), got %s", count(len(args), "argument"))
+			return sc.errorf("cas takes (from, to) or (key, from, to), got %s", count(len(args), "argument"))
 		}
 	case hasResult:
 		switch len(args) {
@@ -329,7 +356,7 @@ func notationOp(ns *notationScanner, client string, index int) (history.Op, erro
 		case 1:
 			op.Key, op.Value = args[0], result
 		default:
-			return op, ns.errorf("%s(…) -> result takes at most one argument, the key; got %d", f, len(args))
+			return sc.errorf("%s(…) -> result takes at most one argument, the key; got %d", f, len(args))
 		}
 	default:
 		switch len(args) {
@@ -340,51 +367,64 @@ func notationOp(ns *notationScanner, client string, index int) (history.Op, erro
 		case 2:
 			op.Key, op.Value = args[0], args[1]
 		default:
-			return op, ns.errorf("%s takes (value) or (key, value), got %s", f, count(len(args), "argument"))
+			return sc.errorf("%s takes (value) or (key, value), got %s", f, count(len(args), "argument"))
 		}
 	}
-	if !ns.eat("[") {
-		return op, ns.errorf("expected the interval [call, return] after the operation")
+	return nil
+}
+
+// interval reads the interval [call, return] into op; unknown reports a
+// return time written as unknown, which makes the status info.
+func (sc *notationScanner) interval(op *history.Op) (unknown bool, err error) {
+	if !sc.eat("[") {
+		return false, sc.errorf("expected the interval [call, return] after the operation")
 	}
-	call, unknown, err := ns.time("call")
+	call, unknown, err := sc.time("call")
 	if err != nil {
-		return op, err
+		return false, err
 	}
 	if unknown {
-		return op, ns.errorf("the call time must be known")
+		return false, sc.errorf("the call time must be known")
 	}
-	if !ns.eat(",") {
-		return op, ns.errorf("expected ',' between the call and return times")
+	if !sc.eat(",") {
+		return false, sc.errorf("expected ',' between the call and return times")
 	}
-	ret, unknown, err := ns.time("return")
+	ret, unknown, err := sc.time("return")
 	if err != nil {
-		return op, err
+		return false, err
 	}
-	if !ns.eat("]") {
-		return op, ns.errorf("expected ']' to close the interval")
+	if !sc.eat("]") {
+		return false, sc.errorf("expected ']' to close the interval")
 	}
 	op.Call, op.Return = call, ret
 	if unknown {
 		op.Status, op.Return = history.Info, history.Infinity
 	}
-	if !ns.done() {
-		w := ns.word()
-		st, ok := history.ParseType(w)
-		if !ok || st == history.Invoke {
-			return op, ns.errorf("expected ok, fail or info after the interval, got %q", strings.TrimSpace(ns.s[ns.pos-len(w):]))
-		}
-		if unknown && st != history.Info {
-			return op, ns.errorf("an operation with unknown return time has status info, not %s", st)
-		}
-		if !ns.done() {
-			return op, ns.errorf("unexpected %q at the end of the line", strings.TrimSpace(ns.s[ns.pos:]))
-		}
-		op.Status = st
-		if st == history.Info {
-			op.Return = history.Infinity
-		}
+	return unknown, nil
+}
+
+// status reads the status that may end the line (ok when none is given);
+// an operation whose return time is unknown can only be info.
+func (sc *notationScanner) status(op *history.Op, unknown bool) error {
+	if sc.done() {
+		return nil
 	}
-	return op, nil
+	w := sc.word()
+	st, ok := history.ParseType(w)
+	if !ok || st == history.Invoke {
+		return sc.errorf("expected ok, fail or info after the interval, got %q", strings.TrimSpace(sc.s[sc.pos-len(w):]))
+	}
+	if unknown && st != history.Info {
+		return sc.errorf("an operation with unknown return time has status info, not %s", st)
+	}
+	if !sc.done() {
+		return sc.errorf("unexpected %q at the end of the line", strings.TrimSpace(sc.s[sc.pos:]))
+	}
+	op.Status = st
+	if st == history.Info {
+		op.Return = history.Infinity
+	}
+	return nil
 }
 
 // count writes "1 argument", "3 arguments".

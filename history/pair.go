@@ -179,15 +179,27 @@ func (p *Pairer) Add(e *Event) error {
 	return nil
 }
 
+// add pairs the event at position pos.
 func (p *Pairer) add(e *Event, pos int) error {
-	h := p.h
 	if IsNemesis(e.Process) {
-		h.Ignored++
+		p.h.Ignored++
 		return nil
 	}
 	if e.Process == "" {
 		return where(e.Line, pos, "event has no process")
 	}
+	if err := p.checkTime(e, pos); err != nil {
+		return err
+	}
+	if e.Type == Invoke {
+		return p.invoke(e, pos)
+	}
+	return p.complete(e, pos)
+}
+
+// checkTime checks that the event has a time if and only if the first
+// event has one, and notes a time out of order.
+func (p *Pairer) checkTime(e *Event, pos int) error {
 	if !p.decided {
 		p.timed, p.decided = e.HasTime, true
 	} else if e.HasTime != p.timed {
@@ -199,51 +211,73 @@ func (p *Pairer) add(e *Event, pos int) error {
 	if e.HasTime && e.Time == Infinity {
 		return where(e.Line, pos, "time %d is too large", e.Time)
 	}
-	at := int64(pos) // file order: the event's place in the input
 	if p.timed {
 		p.noteTime(e, pos)
 	}
-	c := p.clients[e.Process]
-	if e.Type == Invoke {
-		switch {
-		case c == nil:
-			c = &pairClient{open: -1, proc: h.Processes, lastPos: -1}
-			h.Processes++
-			h.Clients++
-			p.clients[e.Process] = c
-		case c.open >= 0:
-			o := p.ops.at(c.open)
-			return where(e.Line, pos, "process %s invokes %s but its %s from %s has not completed; a process runs one operation at a time",
-				Quote(e.Process), article(e.F), Quote(o.F), lineRef(o.Line, p.opened[c.open], "event"))
-		case c.unknown:
-			p.rs.add(e.Process, e.Line, pos)
-			c.proc = h.Processes
-			h.Processes++
-			c.unknown = false
-		}
-		if c.lastPos >= 0 && p.timed && e.Time < c.lastTime {
-			// Only ordering by times needs a process's times in order.
-			p.badOrder(where(e.Line, pos, "time %d is before the time %d of process %s's previous event (%s); each process's events must be in time order",
-				e.Time, c.lastTime, Quote(e.Process), lineRef(c.lastLine, c.lastPos, "event")))
-		}
-		idx := int64(pos)
-		if e.HasIdx {
-			idx = e.Index
-			p.given.set(p.ops.n)
-		}
-		c.open = p.ops.n
-		c.lastTime, c.lastLine, c.lastPos = e.Time, e.Line, pos
-		p.ops.add(Op{
-			Index: idx, Process: c.proc, Client: e.Process, F: e.F, Value: e.Value,
-			Key: e.Key, Version: e.Version, Token: e.Token, Call: at, Return: Infinity,
-			Times: Span{Call: e.Time, Return: Infinity}, Status: Info, Extra: e.Extra, Line: e.Line,
-		})
-		p.opened = append(p.opened, pos)
-		return nil
+	return nil
+}
+
+// invoke opens an operation for the invocation at position pos.
+func (p *Pairer) invoke(e *Event, pos int) error {
+	c, err := p.invoker(e, pos)
+	if err != nil {
+		return err
 	}
+	if c.lastPos >= 0 && p.timed && e.Time < c.lastTime {
+		// Only ordering by times needs a process's times in order.
+		p.badOrder(where(e.Line, pos, "time %d is before the time %d of process %s's previous event (%s); each process's events must be in time order",
+			e.Time, c.lastTime, Quote(e.Process), lineRef(c.lastLine, c.lastPos, "event")))
+	}
+	idx := int64(pos)
+	if e.HasIdx {
+		idx = e.Index
+		p.given.set(p.ops.n)
+	}
+	c.open = p.ops.n
+	c.lastTime, c.lastLine, c.lastPos = e.Time, e.Line, pos
+	at := int64(pos) // file order: the event's place in the input
+	p.ops.add(Op{
+		Index: idx, Process: c.proc, Client: e.Process, F: e.F, Value: e.Value,
+		Key: e.Key, Version: e.Version, Token: e.Token, Call: at, Return: Infinity,
+		Times: Span{Call: e.Time, Return: Infinity}, Status: Info, Extra: e.Extra, Line: e.Line,
+	})
+	p.opened = append(p.opened, pos)
+	return nil
+}
+
+// invoker returns the state of the invoking process, which must have no
+// open invocation: a new logical process for a name not seen before, or
+// for one whose last operation has an unknown outcome (it may still be
+// running, so the name's next operation is another process's).
+func (p *Pairer) invoker(e *Event, pos int) (*pairClient, error) {
+	h := p.h
+	c := p.clients[e.Process]
+	switch {
+	case c == nil:
+		c = &pairClient{open: -1, proc: h.Processes, lastPos: -1}
+		h.Processes++
+		h.Clients++
+		p.clients[e.Process] = c
+	case c.open >= 0:
+		o := p.ops.at(c.open)
+		return nil, where(e.Line, pos, "process %s invokes %s but its %s from %s has not completed; a process runs one operation at a time",
+			Quote(e.Process), article(e.F), Quote(o.F), lineRef(o.Line, p.opened[c.open], "event"))
+	case c.unknown:
+		p.rs.add(e.Process, e.Line, pos)
+		c.proc = h.Processes
+		h.Processes++
+		c.unknown = false
+	}
+	return c, nil
+}
+
+// complete closes the open invocation of the completing process with the
+// completion at position pos.
+func (p *Pairer) complete(e *Event, pos int) error {
 	if e.Type != OK && e.Type != Fail && e.Type != Info {
 		return where(e.Line, pos, "event has unknown type %s", e.Type)
 	}
+	c := p.clients[e.Process]
 	if c == nil || c.open < 0 {
 		return where(e.Line, pos, "process %s completes %s but has no open invocation", Quote(e.Process), article(e.F))
 	}
@@ -256,6 +290,7 @@ func (p *Pairer) add(e *Event, pos int) error {
 		p.badOrder(where(e.Line, pos, "completion time %d is before its invocation's time %d (%s)",
 			e.Time, o.Times.Call, lineRef(o.Line, p.opened[c.open], "event")))
 	}
+	at := int64(pos)
 	o.Status = e.Type
 	switch e.Type {
 	case OK:

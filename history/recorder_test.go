@@ -17,6 +17,28 @@ import (
 func TestRecorderConcurrent(t *testing.T) {
 	const clients, perClient = 8, 200
 	r := history.NewRecorder()
+	recordConcurrently(t, r, clients, perClient)
+
+	events := r.Events()
+	if len(events) != 2*clients*perClient {
+		t.Fatalf("got %d events, want %d", len(events), 2*clients*perClient)
+	}
+	for i := 1; i < len(events); i++ {
+		if events[i].Time <= events[i-1].Time {
+			t.Fatalf("event %d time %d not after %d", i, events[i].Time, events[i-1].Time)
+		}
+	}
+	h, err := r.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConcurrentOps(t, h, clients, perClient)
+	checkReadsBack(t, r, h)
+}
+
+// recordConcurrently has each of clients goroutines write perClient values
+// (client c writes c*perClient+i to key c%3), every 50th failing.
+func recordConcurrently(t *testing.T, r *history.Recorder, clients, perClient int) {
 	var wg sync.WaitGroup
 	for c := 0; c < clients; c++ {
 		wg.Add(1)
@@ -38,20 +60,12 @@ func TestRecorderConcurrent(t *testing.T) {
 		}(c)
 	}
 	wg.Wait()
+}
 
-	events := r.Events()
-	if len(events) != 2*clients*perClient {
-		t.Fatalf("got %d events, want %d", len(events), 2*clients*perClient)
-	}
-	for i := 1; i < len(events); i++ {
-		if events[i].Time <= events[i-1].Time {
-			t.Fatalf("event %d time %d not after %d", i, events[i].Time, events[i-1].Time)
-		}
-	}
-	h, err := r.History()
-	if err != nil {
-		t.Fatal(err)
-	}
+// checkConcurrentOps checks the history recordConcurrently made: its
+// counts, and that every operation kept its own client and key.
+func checkConcurrentOps(t *testing.T, h *history.History, clients, perClient int) {
+	t.Helper()
 	if len(h.Ops) != clients*perClient || h.Processes != clients || h.Clients != clients {
 		t.Fatalf("ops/processes/clients = %d/%d/%d", len(h.Ops), h.Processes, h.Clients)
 	}
@@ -60,11 +74,15 @@ func TestRecorderConcurrent(t *testing.T) {
 	}
 	for _, o := range h.Ops {
 		n, _ := o.Value.Int()
-		if o.Client != strconv.Itoa(int(n)/perClient) || o.Key != history.IntValue(n/perClient%3) {
+		if o.Client != strconv.Itoa(int(n)/perClient) || o.Key != history.IntValue(n/int64(perClient)%3) {
 			t.Fatalf("op %+v paired with the wrong call", o)
 		}
 	}
+}
 
+// checkReadsBack checks that the recorder's JSON Lines read back as h.
+func checkReadsBack(t *testing.T, r *history.Recorder, h *history.History) {
+	t.Helper()
 	var buf bytes.Buffer
 	if err := r.WriteJSONL(&buf); err != nil {
 		t.Fatal(err)
