@@ -201,7 +201,7 @@ func TestMethodsAgreeOnLargerHistories(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var m model.Model[int64] = model.NewRegister(model.Options{})
+		m := model.NewRegister(model.Options{})
 		if name == "kv" {
 			m = model.NewKV(model.Options{})
 		}

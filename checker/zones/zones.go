@@ -217,26 +217,41 @@ func Decide(ctx context.Context, ops []model.Op, rw model.ReadWriteRegister, ini
 	if err := ctx.Err(); err != nil {
 		return Outcome{}, err
 	}
-	byValue := make(map[int64]*cluster)
-	var clusters []*cluster
-	newCluster := func(v int64, w int) *cluster {
-		c := &cluster{value: v, write: w, f: plusInf, s: minusInf, fOp: -1, sOp: -1}
-		byValue[v] = c
-		clusters = append(clusters, c)
-		return c
-	}
 	ret := func(i int) int64 {
 		if ops[i].Unknown {
 			return plusInf
 		}
 		return ops[i].Return
 	}
+	clusters, anyReads, bad := gather(ops, rw, init)
+	if bad.Kind != 0 {
+		return bad, nil
+	}
+	live, forward, backward := spans(ops, clusters, ret)
+	if bad := conflict(forward, backward); bad.Kind != 0 {
+		return bad, nil
+	}
+	return Outcome{Linearizable: true}.withOrder(ops, live, anyReads, ret), nil
+}
+
+// gather builds the clusters, in order: one per write, then one for the
+// initial value if a read returns it; and it collects the completed reads
+// legal in every state. A read of a value nobody wrote, or that returned
+// before its only write was called, is a violation (an Outcome whose Kind
+// is set).
+func gather(ops []model.Op, rw model.ReadWriteRegister, init int64) (clusters []*cluster, anyReads []int, bad Outcome) {
+	byValue := make(map[int64]*cluster)
+	newCluster := func(v int64, w int) *cluster {
+		c := &cluster{value: v, write: w, f: plusInf, s: minusInf, fOp: -1, sOp: -1}
+		byValue[v] = c
+		clusters = append(clusters, c)
+		return c
+	}
 	for i := range ops {
 		if rw.Class(&ops[i]) == model.WriteOp {
 			newCluster(ops[i].A, i)
 		}
 	}
-	var anyReads []int
 	for i := range ops {
 		switch rw.Class(&ops[i]) {
 		case model.AnyReadOp:
@@ -248,19 +263,24 @@ func Decide(ctx context.Context, ops []model.Op, rw model.ReadWriteRegister, ini
 			c := byValue[v]
 			if c == nil {
 				if v != init {
-					return Outcome{Kind: ThinAir, Read: i, A: Zone{Value: v, Write: -1}}, nil
+					return nil, nil, Outcome{Kind: ThinAir, Read: i, A: Zone{Value: v, Write: -1}}
 				}
 				c = newCluster(v, -1)
 			}
 			if c.write >= 0 && ops[i].Return < ops[c.write].Call {
-				return Outcome{Kind: ReadBeforeWrite, Read: i, A: Zone{Value: v, Write: c.write}}, nil
+				return nil, nil, Outcome{Kind: ReadBeforeWrite, Read: i, A: Zone{Value: v, Write: c.write}}
 			}
 			c.reads = append(c.reads, i)
 		}
 	}
-	// Zones. A write of unknown outcome that nobody read need not have
-	// happened: it is left out.
-	var live, forward, backward []*cluster
+	return clusters, anyReads, Outcome{}
+}
+
+// spans sets each cluster's zone and returns the live clusters, and among
+// them the forward ones sorted by the zone's start and the backward ones. A
+// write of unknown outcome that nobody read need not have happened: it is
+// left out.
+func spans(ops []model.Op, clusters []*cluster, ret func(int) int64) (live, forward, backward []*cluster) {
 	for _, c := range clusters {
 		if c.write >= 0 && ops[c.write].Unknown && len(c.reads) == 0 {
 			continue
@@ -288,9 +308,16 @@ func Decide(ctx context.Context, ops []model.Op, rw model.ReadWriteRegister, ini
 		}
 	}
 	sort.Slice(forward, func(a, b int) bool { return forward[a].f < forward[b].f })
+	return live, forward, backward
+}
+
+// conflict finds two forward zones that overlap, or a backward zone inside
+// a forward one, and otherwise sets each backward cluster's instant. The
+// Outcome's Kind is zero when there is no conflict.
+func conflict(forward, backward []*cluster) Outcome {
 	for k := 1; k < len(forward); k++ {
 		if p, q := forward[k-1], forward[k]; q.f < p.s {
-			return Outcome{Kind: Overlap, A: p.zone(), B: q.zone()}, nil
+			return Outcome{Kind: Overlap, A: p.zone(), B: q.zone()}
 		}
 	}
 	for _, c := range backward {
@@ -300,12 +327,12 @@ func Decide(ctx context.Context, ops []model.Op, rw model.ReadWriteRegister, ini
 		c.t = c.s
 		if k >= 0 && forward[k].s > c.s {
 			if forward[k].s > c.f {
-				return Outcome{Kind: Inside, A: forward[k].zone(), B: c.zone()}, nil
+				return Outcome{Kind: Inside, A: forward[k].zone(), B: c.zone()}
 			}
 			c.t = forward[k].s
 		}
 	}
-	return Outcome{Linearizable: true}.withOrder(ops, live, anyReads, ret), nil
+	return Outcome{}
 }
 
 // withOrder builds the linearization: each operation gets a point in its
