@@ -62,102 +62,140 @@ func DecideByVersions(m any, ops []model.Op, keyOf []int32, ord Order) (VersionD
 	if !ok || !ok2 {
 		return VersionDecision{}, false
 	}
-	n := len(ops)
-	kinds := make([]model.VersionKind, n)
-	ranks := make([]int64, n)
-	type keyRank struct {
-		key  int32
-		rank int64
-	}
-	writer := make(map[keyRank]int)
-	writes := make(map[int32][]int)
-	var keys []int32
-	versioned := false
-	for i := range ops {
-		k, r := vo.Versioned(&ops[i])
-		kinds[i], ranks[i] = k, r
-		switch k {
-		case model.NotVersioned:
-			if rw.Class(&ops[i]) != model.AnyReadOp {
-				return VersionDecision{}, false
-			}
-		case model.VersionedWrite:
-			versioned = true
-			writer[keyRank{keyOf[i], r}] = i
-			if _, seen := writes[keyOf[i]]; !seen {
-				keys = append(keys, keyOf[i])
-			}
-			writes[keyOf[i]] = append(writes[keyOf[i]], i)
-		case model.VersionedRead:
-			versioned = true
-			if r < 0 {
-				return VersionDecision{Nowhere: i}, true
-			}
-		}
-	}
-	if !versioned {
+	f, nowhere, ok := readVersions(vo, rw, ops, keyOf)
+	switch {
+	case !ok:
 		return VersionDecision{}, false
+	case nowhere >= 0:
+		return VersionDecision{Nowhere: nowhere}, true
 	}
-	g := newVGraph(n)
+	g := newVGraph(len(ops))
 	g.process(ops)
 	if ord == RealTime {
 		g.realTime(ops)
 	}
-	next := make(map[int]int)
-	first := make(map[int32]int)
-	for _, k := range keys {
-		ws := writes[k]
-		sort.Slice(ws, func(a, b int) bool { return ranks[ws[a]] < ranks[ws[b]] })
-		first[k] = ws[0]
-		for j := 1; j < len(ws); j++ {
-			g.add(ws[j-1], ws[j], WhyVersion)
-			next[ws[j-1]] = ws[j]
-		}
-	}
-	for i := range ops {
-		if kinds[i] != model.VersionedRead {
-			continue
-		}
-		k := keyOf[i]
-		if ranks[i] == 0 {
-			if w, ok := first[k]; ok {
-				g.add(i, w, WhyReplaced)
-			}
-			continue
-		}
-		w, ok := writer[keyRank{k, ranks[i]}]
-		if !ok {
-			return VersionDecision{}, false
-		}
-		g.add(w, i, WhyReadFrom)
-		if nx, ok := next[w]; ok {
-			g.add(i, nx, WhyReplaced)
-		}
+	if !f.constrain(g, keyOf) {
+		return VersionDecision{}, false
 	}
 	order, rest := g.topo()
 	if rest != nil {
-		cyc, why := g.cycle(rest)
-		d := VersionDecision{Nowhere: -1, Cycle: cyc, Why: why, Versions: make([]*int64, len(cyc))}
-		for j, i := range cyc {
-			if kinds[i] != model.NotVersioned {
-				v := ops[i].C
-				d.Versions[j] = &v
-			}
-		}
-		return d, true
+		return f.cycle(g, rest, ops), true
 	}
 	d := VersionDecision{Valid: true, Nowhere: -1}
 	for _, v := range order {
-		if v >= n {
+		if v >= len(ops) {
 			continue // a point of time
 		}
-		if ops[v].Unknown && kinds[v] != model.VersionedWrite {
+		if ops[v].Unknown && f.kinds[v] != model.VersionedWrite {
 			d.Dropped = append(d.Dropped, v)
 			continue
 		}
 		d.Order = append(d.Order, v)
 	}
 	return d, true
+}
+
+// versionFacts is what the operations' versions say: each operation's
+// kind and version, the write of each key's version, and each key's writes
+// (keys in the order of their first write).
+type versionFacts struct {
+	kinds  []model.VersionKind
+	ranks  []int64
+	writer map[keyRank]int
+	writes map[int32][]int
+	keys   []int32
+}
+
+type keyRank struct {
+	key  int32
+	rank int64
+}
+
+// readVersions gathers the versions of ops. It reports false when some
+// operation is neither versioned nor a read that observes nothing, or none
+// is versioned; nowhere is the first read legal in no state (its version
+// is negative), or -1.
+func readVersions(vo model.VersionOrder, rw model.ReadWriteRegister, ops []model.Op, keyOf []int32) (f *versionFacts, nowhere int, ok bool) {
+	n := len(ops)
+	f = &versionFacts{kinds: make([]model.VersionKind, n), ranks: make([]int64, n),
+		writer: make(map[keyRank]int), writes: make(map[int32][]int)}
+	versioned := false
+	for i := range ops {
+		k, r := vo.Versioned(&ops[i])
+		f.kinds[i], f.ranks[i] = k, r
+		switch k {
+		case model.NotVersioned:
+			if rw.Class(&ops[i]) != model.AnyReadOp {
+				return nil, -1, false
+			}
+		case model.VersionedWrite:
+			versioned = true
+			f.writer[keyRank{keyOf[i], r}] = i
+			if _, seen := f.writes[keyOf[i]]; !seen {
+				f.keys = append(f.keys, keyOf[i])
+			}
+			f.writes[keyOf[i]] = append(f.writes[keyOf[i]], i)
+		case model.VersionedRead:
+			versioned = true
+			if r < 0 {
+				return nil, i, true
+			}
+		}
+	}
+	return f, -1, versioned
+}
+
+// constrain adds the versions' edges to g: each key's writes in version
+// order, each read after the write it read and before the write that
+// replaces it (a read of version 0, the initial value, before the key's
+// first write). It reports false when a read's write is missing.
+func (f *versionFacts) constrain(g *vgraph, keyOf []int32) bool {
+	next := make(map[int]int)
+	first := make(map[int32]int)
+	for _, k := range f.keys {
+		ws := f.writes[k]
+		sort.Slice(ws, func(a, b int) bool { return f.ranks[ws[a]] < f.ranks[ws[b]] })
+		first[k] = ws[0]
+		for j := 1; j < len(ws); j++ {
+			g.add(ws[j-1], ws[j], WhyVersion)
+			next[ws[j-1]] = ws[j]
+		}
+	}
+	for i, kind := range f.kinds {
+		if kind != model.VersionedRead {
+			continue
+		}
+		k := keyOf[i]
+		if f.ranks[i] == 0 {
+			if w, ok := first[k]; ok {
+				g.add(i, w, WhyReplaced)
+			}
+			continue
+		}
+		w, ok := f.writer[keyRank{k, f.ranks[i]}]
+		if !ok {
+			return false
+		}
+		g.add(w, i, WhyReadFrom)
+		if nx, ok := next[w]; ok {
+			g.add(i, nx, WhyReplaced)
+		}
+	}
+	return true
+}
+
+// cycle is the decision when the constraints left the operations rest
+// unordered: one of their cycles, with each versioned operation's version.
+func (f *versionFacts) cycle(g *vgraph, rest []int, ops []model.Op) VersionDecision {
+	cyc, why := g.cycle(rest)
+	d := VersionDecision{Nowhere: -1, Cycle: cyc, Why: why, Versions: make([]*int64, len(cyc))}
+	for j, i := range cyc {
+		if f.kinds[i] != model.NotVersioned {
+			v := ops[i].C
+			d.Versions[j] = &v
+		}
+	}
+	return d
 }
 
 // ExplainVersionCycle renders a VersionDecision's cycle in one sentence,
