@@ -187,80 +187,12 @@ func (m *kv) Explain(s int64, op *Op, _ *Table) string {
 func (m *kv) Doomed(ops []Op) func(s int64, i int, taken []uint64) bool {
 	v := m.vals
 	v.rlock()
-	defer v.runlock()
-	var writers []int // writes and cas, which may reset the key
-	appends := false
-	for i := range ops {
-		switch ops[i].Kind {
-		case kvAppend:
-			appends = true
-		case kvWrite, kvCAS:
-			writers = append(writers, i)
-		}
-	}
-	if !appends {
+	reads, resets := v.appendReads(ops)
+	v.runlock()
+	if reads == nil {
 		return nil
 	}
-	// For each read of a string: the writers that may precede it with a
-	// prefix of its string.
-	reads := make([]bool, len(ops))
-	resets := make([][]int32, len(ops))
-	useful := false
-	for i := range ops {
-		o := &ops[i]
-		if o.Kind != kvRead || o.Unknown || o.B == anyRead || o.A <= 0 || o.A >= int64(len(v.vals)) || !v.vals[o.A].isString() {
-			continue
-		}
-		reads[i], useful = true, true
-		var g string
-		for _, j := range writers {
-			w := &ops[j]
-			val := w.A
-			if w.Kind == kvCAS {
-				val = w.B
-			}
-			if w.Call > o.Return {
-				continue
-			}
-			if g == "" {
-				g = v.text(o.A)
-			}
-			if v.prefixOf(val, g) {
-				resets[i] = append(resets[i], int32(j))
-			}
-		}
-	}
-	if !useful {
-		return nil
-	}
-	// known memoises whether a state is a prefix of a read's string: 1
-	// yes, 2 no. A state extends the state it was appended to, so each
-	// new state costs one comparison of its last piece.
-	var known idTable
-	var prefix func(s, a int64, g string) bool
-	prefix = func(s, a int64, g string) bool {
-		e := &v.vals[s]
-		switch {
-		case !e.isString():
-			return e.leaf >= 0 && v.leaves[e.leaf].Kind() == history.Nil
-		case e.n > int64(len(g)):
-			return false
-		case e.leaf >= 0:
-			return v.leaves[e.leaf].Text() == g[:e.n]
-		}
-		key := uint64(s)<<32 | uint64(a)
-		if r, ok := known.get(key); ok {
-			return r == 1
-		}
-		pn := max(v.vals[e.parent].n, 0) // a nil parent counts as ""
-		ok := prefix(int64(e.parent), a, g) && v.equalsText(int64(e.suffix), g[pn:e.n])
-		r := int64(2)
-		if ok {
-			r = 1
-		}
-		known.put(key, r)
-		return ok
-	}
+	p := &prefixes{v: v}
 	return func(s int64, i int, taken []uint64) bool {
 		if !reads[i] {
 			return false
@@ -276,8 +208,97 @@ func (m *kv) Doomed(ops []Op) func(s int64, i int, taken []uint64) bool {
 		if s <= 0 || s >= int64(len(v.vals)) || s >= 1<<31 || a >= 1<<31 || !v.vals[s].isString() {
 			return false
 		}
-		return !prefix(s, a, v.text(a))
+		return !p.of(s, a, v.text(a))
 	}
+}
+
+// appendReads finds, when some of ops append, the completed reads of a
+// string (reads) and, for each, the writes and cas that may precede it
+// with a prefix of its string (resets): those that set the key to nil or
+// to such a prefix and were called before the read returned. It returns
+// nil when no operation appends or no read is of a string. The caller
+// holds mu.
+func (v *kvValues) appendReads(ops []Op) (reads []bool, resets [][]int32) {
+	var writers []int // writes and cas, which may reset the key
+	appends := false
+	for i := range ops {
+		switch ops[i].Kind {
+		case kvAppend:
+			appends = true
+		case kvWrite, kvCAS:
+			writers = append(writers, i)
+		}
+	}
+	if !appends {
+		return nil, nil
+	}
+	reads = make([]bool, len(ops))
+	resets = make([][]int32, len(ops))
+	useful := false
+	for i := range ops {
+		o := &ops[i]
+		if o.Kind != kvRead || o.Unknown || o.B == anyRead || o.A <= 0 || o.A >= int64(len(v.vals)) || !v.vals[o.A].isString() {
+			continue
+		}
+		reads[i], useful = true, true
+		var g string // the read's string, built at the first writer that may precede it
+		for _, j := range writers {
+			w := &ops[j]
+			if w.Call > o.Return {
+				continue
+			}
+			val := w.A
+			if w.Kind == kvCAS {
+				val = w.B
+			}
+			if g == "" {
+				g = v.text(o.A)
+			}
+			if v.prefixOf(val, g) {
+				resets[i] = append(resets[i], int32(j))
+			}
+		}
+	}
+	if !useful {
+		return nil, nil
+	}
+	return reads, resets
+}
+
+// prefixes memoises whether a state is a prefix of a read's string, for
+// one Doomed test (one goroutine at a time). A state extends the state it
+// was appended to, so each new state costs one comparison of its last
+// piece.
+type prefixes struct {
+	v     *kvValues
+	known idTable // s<<32|a -> 1 yes, 2 no
+}
+
+// of reports whether string or nil state s is a prefix of g, the text of
+// the read value a; the caller holds mu.
+func (p *prefixes) of(s, a int64, g string) bool {
+	v := p.v
+	e := &v.vals[s]
+	switch {
+	case !e.isString():
+		return e.leaf >= 0 && v.leaves[e.leaf].Kind() == history.Nil
+	case e.n > int64(len(g)):
+		return false
+	case e.leaf >= 0:
+		return v.leaves[e.leaf].Text() == g[:e.n]
+	}
+	key := uint64(s)<<32 | uint64(a)
+	if r, ok := p.known.get(key); ok {
+		return r == 1
+	}
+	pn := max(v.vals[e.parent].n, 0) // a nil parent counts as ""
+	ok := p.of(int64(e.parent), a, g) && v.equalsText(int64(e.suffix), g[pn:e.n])
+	r := int64(2)
+	if ok {
+		r = 1
+	}
+	p.known.put(key, r)
+	return ok
 }
 
 // prefixOf reports whether value id is nil or a string that is a prefix of
