@@ -240,8 +240,8 @@ func diffOneCollection[S comparable](t *testing.T, n int, c collCase, m model.Mo
 	if len(comp.Dropped) > 0 {
 		tally.pruned++
 	}
-	ref, lin := diffCollectionLinearizable(c, m, fail)
-	refSeq := diffCollectionSequential(c, m, fail)
+	ref, lin := diffCollectionCriterion(c, m, true, fail)
+	refSeq, _ := diffCollectionCriterion(c, m, false, fail)
 	switch {
 	case ref == checker.True:
 		tally.valid++
@@ -259,47 +259,38 @@ func diffOneCollection[S comparable](t *testing.T, n int, c collCase, m model.Mo
 	}
 }
 
-// diffCollectionLinearizable checks that the reference agrees with the
-// naive rules on linearizability and linear.Check with the reference, and
-// returns the reference's verdict and linear.Check's result.
-func diffCollectionLinearizable[S comparable](c collCase, m model.Model[S], fail func(string, ...any)) (checker.Verdict, checker.Result) {
+// diffCollectionCriterion checks one criterion (linearizability, or
+// sequential consistency) on c: the reference agrees with the naive rules,
+// and linear.Check (its witness verified) or sequential.Check (its
+// witness replayed) with the reference. It returns the reference's verdict
+// and the checker's result.
+func diffCollectionCriterion[S comparable](c collCase, m model.Model[S], linearizable bool, fail func(string, ...any)) (checker.Verdict, checker.Result) {
 	ctx := context.Background()
-	ref, err := reference.Linearizable(ctx, m, c.h)
+	word, engine, refCheck := "sequential", "sequential", reference.Sequential[S]
+	check := func() (checker.Result, error) { return sequential.Check(ctx, m, c.h, sequential.Options{Workers: 1}) }
+	if linearizable {
+		word, engine, refCheck = "linearizable", "linear", reference.Linearizable[S]
+		check = func() (checker.Result, error) {
+			return linear.Check(ctx, m, c.h, linear.Options{Workers: 1, Verify: true})
+		}
+	}
+	ref, err := refCheck(ctx, m, c.h)
 	if err != nil {
 		fail("reference: %v", err)
 	}
-	if want := c.nv.check(c.h, true); (ref.Valid == checker.True) != want || ref.Valid == checker.Unknown {
-		fail("reference says linearizable %v, naive says %v", ref.Valid, want)
+	if want := c.nv.check(c.h, linearizable); (ref.Valid == checker.True) != want || ref.Valid == checker.Unknown {
+		fail("reference says %s %v, naive says %v", word, ref.Valid, want)
 	}
-	lin, err := linear.Check(ctx, m, c.h, linear.Options{Workers: 1, Verify: true})
-	if err != nil || lin.Valid != ref.Valid {
-		fail("linear says %v (%v), reference %v", lin.Valid, err, ref.Valid)
+	got, err := check()
+	if err != nil || got.Valid != ref.Valid {
+		fail("%s says %v (%v), reference %v", engine, got.Valid, err, ref.Valid)
 	}
-	return ref.Valid, lin
-}
-
-// diffCollectionSequential checks that the reference agrees with the naive
-// rules on sequential consistency and sequential.Check with the reference,
-// with a witness that replays, and returns the reference's verdict.
-func diffCollectionSequential[S comparable](c collCase, m model.Model[S], fail func(string, ...any)) checker.Verdict {
-	ctx := context.Background()
-	refSeq, err := reference.Sequential(ctx, m, c.h)
-	if err != nil {
-		fail("reference: %v", err)
-	}
-	if want := c.nv.check(c.h, false); (refSeq.Valid == checker.True) != want || refSeq.Valid == checker.Unknown {
-		fail("reference says sequential %v, naive says %v", refSeq.Valid, want)
-	}
-	seq, err := sequential.Check(ctx, m, c.h, sequential.Options{Workers: 1})
-	if err != nil || seq.Valid != refSeq.Valid {
-		fail("sequential says %v (%v), reference %v", seq.Valid, err, refSeq.Valid)
-	}
-	if seq.Valid == checker.True {
-		if err := checker.VerifyWitness(m, c.h, seq.Witness, checker.ProcessOrder); err != nil {
+	if !linearizable && got.Valid == checker.True {
+		if err := checker.VerifyWitness(m, c.h, got.Witness, checker.ProcessOrder); err != nil {
 			fail("sequential witness: %v", err)
 		}
 	}
-	return refSeq.Valid
+	return ref.Valid, got
 }
 
 func TestSetDifferential(t *testing.T)     { diffCollection(t, "set", model.NewSet, 1) }
