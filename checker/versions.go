@@ -62,7 +62,9 @@ func DecideByVersions(m any, ops []model.Op, keyOf []int32, ord Order) (VersionD
 	if !ok || !ok2 {
 		return VersionDecision{}, false
 	}
-	f, nowhere, ok := readVersions(vo, rw, ops, keyOf)
+	// The facts are made here, where they stay on the stack.
+	f := versionFacts{kinds: make([]model.VersionKind, len(ops)), ranks: make([]int64, len(ops)), writer: make(map[keyRank]int)}
+	nowhere, ok := f.read(vo, rw, ops, keyOf)
 	switch {
 	case !ok:
 		return VersionDecision{}, false
@@ -96,14 +98,11 @@ func DecideByVersions(m any, ops []model.Op, keyOf []int32, ord Order) (VersionD
 }
 
 // versionFacts is what the operations' versions say: each operation's
-// kind and version, the write of each key's version, and each key's writes
-// (keys in the order of their first write).
+// kind and version, and the write of each key's version.
 type versionFacts struct {
 	kinds  []model.VersionKind
 	ranks  []int64
 	writer map[keyRank]int
-	writes map[int32][]int
-	keys   []int32
 }
 
 type keyRank struct {
@@ -111,14 +110,11 @@ type keyRank struct {
 	rank int64
 }
 
-// readVersions gathers the versions of ops. It reports false when some
-// operation is neither versioned nor a read that observes nothing, or none
-// is versioned; nowhere is the first read legal in no state (its version
-// is negative), or -1.
-func readVersions(vo model.VersionOrder, rw model.ReadWriteRegister, ops []model.Op, keyOf []int32) (f *versionFacts, nowhere int, ok bool) {
-	n := len(ops)
-	f = &versionFacts{kinds: make([]model.VersionKind, n), ranks: make([]int64, n),
-		writer: make(map[keyRank]int), writes: make(map[int32][]int)}
+// read gathers the versions of ops. It reports false when some operation
+// is neither versioned nor a read that observes nothing, or none is
+// versioned; nowhere is the first read legal in no state (its version is
+// negative), or -1.
+func (f *versionFacts) read(vo model.VersionOrder, rw model.ReadWriteRegister, ops []model.Op, keyOf []int32) (nowhere int, ok bool) {
 	versioned := false
 	for i := range ops {
 		k, r := vo.Versioned(&ops[i])
@@ -126,23 +122,19 @@ func readVersions(vo model.VersionOrder, rw model.ReadWriteRegister, ops []model
 		switch k {
 		case model.NotVersioned:
 			if rw.Class(&ops[i]) != model.AnyReadOp {
-				return nil, -1, false
+				return -1, false
 			}
 		case model.VersionedWrite:
 			versioned = true
 			f.writer[keyRank{keyOf[i], r}] = i
-			if _, seen := f.writes[keyOf[i]]; !seen {
-				f.keys = append(f.keys, keyOf[i])
-			}
-			f.writes[keyOf[i]] = append(f.writes[keyOf[i]], i)
 		case model.VersionedRead:
 			versioned = true
 			if r < 0 {
-				return nil, i, true
+				return i, true
 			}
 		}
 	}
-	return f, -1, versioned
+	return -1, versioned
 }
 
 // constrain adds the versions' edges to g: each key's writes in version
@@ -150,10 +142,20 @@ func readVersions(vo model.VersionOrder, rw model.ReadWriteRegister, ops []model
 // replaces it (a read of version 0, the initial value, before the key's
 // first write). It reports false when a read's write is missing.
 func (f *versionFacts) constrain(g *vgraph, keyOf []int32) bool {
+	writes := make(map[int32][]int) // each key's writes
+	var keys []int32                // in the order of their first write
+	for i, kind := range f.kinds {
+		if kind == model.VersionedWrite {
+			if _, seen := writes[keyOf[i]]; !seen {
+				keys = append(keys, keyOf[i])
+			}
+			writes[keyOf[i]] = append(writes[keyOf[i]], i)
+		}
+	}
 	next := make(map[int]int)
 	first := make(map[int32]int)
-	for _, k := range f.keys {
-		ws := f.writes[k]
+	for _, k := range keys {
+		ws := writes[k]
 		sort.Slice(ws, func(a, b int) bool { return f.ranks[ws[a]] < f.ranks[ws[b]] })
 		first[k] = ws[0]
 		for j := 1; j < len(ws); j++ {
