@@ -213,34 +213,15 @@ func (c *cluster) zone() Zone {
 // Decide checks one object's operations, which must be Applicable, starting
 // from the value init. It returns ctx's error if ctx is done before it
 // starts.
+//
+// The clusters and zones are gathered here rather than by helpers that
+// return them, so that their lists stay on the stack; the helpers decide.
 func Decide(ctx context.Context, ops []model.Op, rw model.ReadWriteRegister, init int64) (Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return Outcome{}, err
 	}
-	ret := func(i int) int64 {
-		if ops[i].Unknown {
-			return plusInf
-		}
-		return ops[i].Return
-	}
-	clusters, anyReads, bad := gather(ops, rw, init)
-	if bad.Kind != 0 {
-		return bad, nil
-	}
-	live, forward, backward := spans(ops, clusters, ret)
-	if bad := conflict(forward, backward); bad.Kind != 0 {
-		return bad, nil
-	}
-	return Outcome{Linearizable: true}.withOrder(ops, live, anyReads, ret), nil
-}
-
-// gather builds the clusters, in order: one per write, then one for the
-// initial value if a read returns it; and it collects the completed reads
-// legal in every state. A read of a value nobody wrote, or that returned
-// before its only write was called, is a violation (an Outcome whose Kind
-// is set).
-func gather(ops []model.Op, rw model.ReadWriteRegister, init int64) (clusters []*cluster, anyReads []int, bad Outcome) {
 	byValue := make(map[int64]*cluster)
+	var clusters []*cluster
 	newCluster := func(v int64, w int) *cluster {
 		c := &cluster{value: v, write: w, f: plusInf, s: minusInf, fOp: -1, sOp: -1}
 		byValue[v] = c
@@ -252,6 +233,7 @@ func gather(ops []model.Op, rw model.ReadWriteRegister, init int64) (clusters []
 			newCluster(ops[i].A, i)
 		}
 	}
+	var anyReads []int
 	for i := range ops {
 		switch rw.Class(&ops[i]) {
 		case model.AnyReadOp:
@@ -259,62 +241,89 @@ func gather(ops []model.Op, rw model.ReadWriteRegister, init int64) (clusters []
 				anyReads = append(anyReads, i)
 			}
 		case model.ReadOp:
-			v := ops[i].A
-			c := byValue[v]
-			if c == nil {
-				if v != init {
-					return nil, nil, Outcome{Kind: ThinAir, Read: i, A: Zone{Value: v, Write: -1}}
-				}
-				c = newCluster(v, -1)
+			c := byValue[ops[i].A]
+			if c == nil && ops[i].A == init {
+				c = newCluster(init, -1)
 			}
-			if c.write >= 0 && ops[i].Return < ops[c.write].Call {
-				return nil, nil, Outcome{Kind: ReadBeforeWrite, Read: i, A: Zone{Value: v, Write: c.write}}
+			if bad := readViolation(ops, i, c); bad.Kind != 0 {
+				return bad, nil
 			}
 			c.reads = append(c.reads, i)
 		}
 	}
-	return clusters, anyReads, Outcome{}
-}
-
-// spans sets each cluster's zone and returns the live clusters, and among
-// them the forward ones sorted by the zone's start and the backward ones. A
-// write of unknown outcome that nobody read need not have happened: it is
-// left out.
-func spans(ops []model.Op, clusters []*cluster, ret func(int) int64) (live, forward, backward []*cluster) {
+	// Zones. A write of unknown outcome that nobody read need not have
+	// happened: it is left out.
+	var live, forward, backward []*cluster
 	for _, c := range clusters {
 		if c.write >= 0 && ops[c.write].Unknown && len(c.reads) == 0 {
 			continue
 		}
 		live = append(live, c)
-		if c.write < 0 {
-			c.f, c.fOp = minusInf, -1
-		} else {
-			c.f, c.fOp = ret(c.write), c.write
-			c.s, c.sOp = ops[c.write].Call, c.write
-		}
-		for _, r := range c.reads {
-			if rr := ret(r); rr < c.f {
-				c.f, c.fOp = rr, r
-			}
-			if ops[r].Call > c.s {
-				c.s, c.sOp = ops[r].Call, r
-			}
-		}
-		if c.f < c.s {
-			c.forward = true
+		if c.span(ops) {
 			forward = append(forward, c)
 		} else {
 			backward = append(backward, c)
 		}
 	}
-	sort.Slice(forward, func(a, b int) bool { return forward[a].f < forward[b].f })
-	return live, forward, backward
+	if bad := conflict(forward, backward); bad.Kind != 0 {
+		return bad, nil
+	}
+	return Outcome{Linearizable: true}.withOrder(ops, live, anyReads, returnOf(ops)), nil
+}
+
+// returnOf gives an operation's return, +∞ for one of unknown outcome.
+func returnOf(ops []model.Op) func(i int) int64 {
+	return func(i int) int64 {
+		if ops[i].Unknown {
+			return plusInf
+		}
+		return ops[i].Return
+	}
+}
+
+// readViolation tells whether read i of cluster c (nil: nobody wrote its
+// value and it is not the initial value) is a violation by itself: a read
+// from thin air, or one that returned before its only write was called.
+// The Outcome's Kind is zero when it is not.
+func readViolation(ops []model.Op, i int, c *cluster) Outcome {
+	v := ops[i].A
+	if c == nil {
+		return Outcome{Kind: ThinAir, Read: i, A: Zone{Value: v, Write: -1}}
+	}
+	if c.write >= 0 && ops[i].Return < ops[c.write].Call {
+		return Outcome{Kind: ReadBeforeWrite, Read: i, A: Zone{Value: v, Write: c.write}}
+	}
+	return Outcome{}
+}
+
+// span sets the cluster's zone, from the earliest return to the latest
+// call among its operations, and reports whether it is forward.
+func (c *cluster) span(ops []model.Op) bool {
+	ret := returnOf(ops)
+	if c.write < 0 {
+		c.f, c.fOp = minusInf, -1
+	} else {
+		c.f, c.fOp = ret(c.write), c.write
+		c.s, c.sOp = ops[c.write].Call, c.write
+	}
+	for _, r := range c.reads {
+		if rr := ret(r); rr < c.f {
+			c.f, c.fOp = rr, r
+		}
+		if ops[r].Call > c.s {
+			c.s, c.sOp = ops[r].Call, r
+		}
+	}
+	c.forward = c.f < c.s
+	return c.forward
 }
 
 // conflict finds two forward zones that overlap, or a backward zone inside
-// a forward one, and otherwise sets each backward cluster's instant. The
-// Outcome's Kind is zero when there is no conflict.
+// a forward one, and otherwise sets each backward cluster's instant. It
+// sorts forward by the zones' starts. The Outcome's Kind is zero when
+// there is no conflict.
 func conflict(forward, backward []*cluster) Outcome {
+	sort.Slice(forward, func(a, b int) bool { return forward[a].f < forward[b].f })
 	for k := 1; k < len(forward); k++ {
 		if p, q := forward[k-1], forward[k]; q.f < p.s {
 			return Outcome{Kind: Overlap, A: p.zone(), B: q.zone()}
