@@ -243,30 +243,29 @@ func (s *searcher[S]) link() {
 		return cmp.Compare(x.op, y.op)
 	})
 	size := 2*n + 2
-	s.tail = int32(size - 1)
-	s.next = make([]int32, size)
-	s.prev = make([]int32, size)
-	s.entOp = make([]int32, size)
-	s.match = make([]int32, size)
-	s.retOf = make([]int32, n)
+	tail := int32(size - 1)
+	next, prev := make([]int32, size), make([]int32, size)
+	entOp, match := make([]int32, size), make([]int32, size)
+	retOf := make([]int32, n)
 	for j := range evs {
 		e := int32(j + 1)
-		s.entOp[e] = evs[j].op
+		entOp[e] = evs[j].op
 		if evs[j].isRet {
-			s.retOf[evs[j].op] = e
+			retOf[evs[j].op] = e
 		}
 	}
 	for j := range evs {
 		if !evs[j].isRet {
-			s.match[j+1] = s.retOf[evs[j].op]
+			match[j+1] = retOf[evs[j].op]
 		}
 	}
 	for e := int32(0); e < int32(size); e++ {
-		s.next[e] = e + 1
-		s.prev[e] = e - 1
+		next[e] = e + 1
+		prev[e] = e - 1
 	}
-	s.next[s.tail] = s.tail
-	s.prev[0] = 0
+	next[tail] = tail
+	prev[0] = 0
+	s.next, s.prev, s.entOp, s.match, s.retOf, s.tail = next, prev, entOp, match, retOf, tail
 }
 
 // foresightAhead is how many of the completed operations not yet taken, in
@@ -326,38 +325,82 @@ func (s *searcher[S]) enter(state S, flag bool) (e, forced int32) {
 
 // run continues the search for at most budget steps, or until ctx is done
 // or stop is set, and reports whether the search is over (s.res then holds
-// the outcome). Each step looks at the entry s.e: at a call it tries the
-// operation next (try), at a return or the tail it undoes the last choice
-// (backtrack).
+// the outcome). Each step looks at one entry. At a return or the tail it
+// undoes the last choice (backtrack). At a call it tries the operation
+// next: it moves on to the next candidate when the operation may not come
+// next, is illegal, or leads to a configuration explored already, and
+// takes it otherwise (descend).
+//
+// The loop keeps the entry, the state, the flag and the count of steps in
+// locals, since every step reads them and only descend and backtrack
+// change them (in s); the lists' contents change, never the slices.
 func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bool {
 	if s.done {
 		return true
 	}
+	next, match, entOp, ops := s.next, s.match, s.entOp, s.ops
+	e, state, flag, steps := s.e, s.state, s.flag, s.res.states
 	for iter := 1; !s.done; iter++ {
-		if iter&(ctxCheckEvery-1) == 0 && s.interrupted(ctx, stop) {
+		if iter&(ctxCheckEvery-1) == 0 && s.interrupted(ctx, stop) || iter >= budget {
 			break
 		}
-		if iter >= budget {
-			break
-		}
-		if s.match[s.e] != 0 {
-			s.try()
-		} else {
+		if match[e] == 0 {
+			s.e = e
 			s.backtrack()
+			e, state, flag = s.e, s.state, s.flag
+			continue
+		}
+		op := entOp[e]
+		if skips(s.twin, s.bits, s.observes, flag, op) || waiting(s.after, s.bits, op) {
+			e = next[e]
+			continue
+		}
+		steps++
+		ns, ok := s.m.Step(state, &ops[op])
+		switch {
+		case !ok || (ns == state && ops[op].Unknown):
+			// An optional operation that changes nothing here is never
+			// worth taking: any order that takes it now works without it.
+			e = next[e]
+		case s.descend(e, op, ns):
+			e, state, flag = s.e, s.state, s.flag
+		case e == s.forced:
+			// The only candidate leads where the search has been: this
+			// configuration fails too.
+			e = s.tail
+		default:
+			e = next[e]
 		}
 	}
+	s.e, s.res.states = e, steps
+	s.pause()
+	return s.done
+}
+
+// skips reports whether the search passes over op, which may not come
+// next: its twin, earlier in the list, stands for it, or only an observing
+// operation may follow an optional blind write (flag). An operation that
+// waits for its client's previous one (waiting) may not come next either.
+func skips(twin []int32, bits []uint64, observes []bool, flag bool, op int32) bool {
+	t := twin[op]
+	return t >= 0 && !hasBit(bits, t) || flag && !observes[op]
+}
+
+// pause records what the search found so far, at the end of a turn, and
+// frees the search structures when it is over: only the result is needed
+// then.
+func (s *searcher[S]) pause() {
 	s.res.memo = s.memo.size()
-	if s.done && s.res.outcome == found {
+	if !s.done {
+		return
+	}
+	if s.res.outcome == found {
 		s.res.order = make([]int32, len(s.stack))
 		for i, f := range s.stack {
 			s.res.order[i] = s.entOp[f.e]
 		}
 	}
-	if s.done {
-		// Free the search structures; only the result is needed now.
-		s.memo, s.stack = nil, nil
-	}
-	return s.done
+	s.memo, s.stack = nil, nil
 }
 
 // interrupted ends the search as stopped when stop is set, ctx is done or
@@ -375,46 +418,6 @@ func (s *searcher[S]) interrupted(ctx context.Context, stop *atomic.Bool) bool {
 	}
 	s.res.outcome, s.res.err, s.done = stopped, err, true
 	return true
-}
-
-// try tries the operation of the call entry s.e next. When it may come
-// next, is legal and leads to a configuration not explored yet, the search
-// takes it (descend); otherwise it moves on to the next candidate.
-func (s *searcher[S]) try() {
-	e := s.e
-	op := s.entOp[e]
-	if s.passes(op) {
-		s.e = s.next[e]
-		return
-	}
-	s.res.states++
-	ns, ok := s.m.Step(s.state, &s.ops[op])
-	// An optional operation that changes nothing here is never worth
-	// taking: any order that takes it now works without it.
-	if !ok || (ns == s.state && s.ops[op].Unknown) {
-		s.e = s.next[e]
-		return
-	}
-	if s.descend(e, op, ns) {
-		return
-	}
-	if e == s.forced {
-		// The only candidate leads where the search has been: this
-		// configuration fails too.
-		s.e = s.tail
-		return
-	}
-	s.e = s.next[e]
-}
-
-// passes reports whether op may not come next: its twin, earlier in the
-// list, stands for it; only an observing operation may follow an optional
-// blind write; or it waits for its client's previous operation.
-func (s *searcher[S]) passes(op int32) bool {
-	if t := s.twin[op]; t >= 0 && !hasBit(s.bits, t) {
-		return true
-	}
-	return s.flag && !s.observes[op] || s.waits(op)
 }
 
 // descend takes op (from call entry e), which leads to state ns, unless
@@ -530,12 +533,16 @@ func (s *searcher[S]) relink(e int32) {
 
 // waits reports whether op must wait for its client's previous completed
 // operation, not yet taken (only when a client's operations touch).
-func (s *searcher[S]) waits(op int32) bool {
-	if s.after == nil {
+func (s *searcher[S]) waits(op int32) bool { return waiting(s.after, s.bits, op) }
+
+// waiting reports whether op waits for after[op] (after may be nil), not
+// in bits yet.
+func waiting(after []int32, bits []uint64, op int32) bool {
+	if after == nil {
 		return false
 	}
-	p := s.after[op]
-	return p >= 0 && !hasBit(s.bits, p)
+	p := after[op]
+	return p >= 0 && !hasBit(bits, p)
 }
 
 // Bit sets over operations, as uint64 words.
