@@ -27,6 +27,19 @@ const (
 // (per key, for keyed models) is legal in the model. It returns nil or an
 // error that says which condition broke first.
 func VerifyWitness[S comparable](m model.Model[S], h *history.History, order []int, ord Order) error {
+	if err := witnessMembers(h, order); err != nil {
+		return err
+	}
+	rt := h.RealTime()
+	if err := witnessOrder(h, rt, order, ord); err != nil {
+		return err
+	}
+	return witnessReplay(m, h, rt, order)
+}
+
+// witnessMembers checks which operations the witness lists: each that
+// exists at most once, every completed one, no failed one.
+func witnessMembers(h *history.History, order []int) error {
 	seen := make([]bool, len(h.Ops))
 	for n, i := range order {
 		if i < 0 || i >= len(h.Ops) {
@@ -45,10 +58,13 @@ func VerifyWitness[S comparable](m model.Model[S], h *history.History, order []i
 			return fmt.Errorf("witness leaves out %s, which completed", h.Ops[i].Label())
 		}
 	}
-	// Order constraints: compare every pair in the witness (quadratic, but
-	// this is a checker of checkers; clarity wins).
-	// A process's operations are in its order in h.Ops.
-	rt := h.RealTime()
+	return nil
+}
+
+// witnessOrder checks the order constraints by comparing every pair in
+// the witness (quadratic, but this is a checker of checkers; clarity
+// wins). A process's operations are in its order in h.Ops.
+func witnessOrder(h *history.History, rt history.RealTime, order []int, ord Order) error {
 	for a := 0; a < len(order); a++ {
 		x := &h.Ops[order[a]]
 		for b := a + 1; b < len(order); b++ {
@@ -66,9 +82,13 @@ func VerifyWitness[S comparable](m model.Model[S], h *history.History, order []i
 			}
 		}
 	}
-	// Replay in the model, one state per key for keyed models. Every
-	// operation is compiled first, so that the table is complete before Init
-	// and a model.Finisher sees them all.
+	return nil
+}
+
+// witnessReplay replays the witness in the model, one state per key for
+// keyed models. Every operation is compiled first, so that the table is
+// complete before Init and a model.Finisher sees them all.
+func witnessReplay[S comparable](m model.Model[S], h *history.History, rt history.RealTime, order []int) error {
 	t := model.NewTable()
 	var all []model.Op
 	var pos []int
@@ -93,10 +113,6 @@ func VerifyWitness[S comparable](m model.Model[S], h *history.History, order []i
 	if err := finish(m, h, all, pos, t); err != nil {
 		return err
 	}
-	compiled := make([]model.Op, len(order))
-	for n, i := range order {
-		compiled[n] = all[at[i]]
-	}
 	keyed := m.Info().Keyed
 	states := make(map[history.Value]S)
 	for n, i := range order {
@@ -108,7 +124,7 @@ func VerifyWitness[S comparable](m model.Model[S], h *history.History, order []i
 		if !ok {
 			s = m.Init(t)
 		}
-		next, legal := m.Step(s, &compiled[n])
+		next, legal := m.Step(s, &all[at[i]])
 		if !legal {
 			return fmt.Errorf("witness step %d, %s, is illegal in state %s", n+1, h.Ops[i].Label(), m.Describe(s, t))
 		}

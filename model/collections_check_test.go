@@ -205,73 +205,93 @@ func genColl(r *rand.Rand, kind string) collCase {
 // replay.
 func diffCollection[S comparable](t *testing.T, kind string, mk func(model.Options) model.Model[S], seed uint64) {
 	const histories = 3000
-	ctx := context.Background()
 	r := rand.New(rand.NewPCG(41, seed))
-	var valid, invalid, seqOnly, pruned int
+	var tally collTally
 	for n := 0; n < histories; n++ {
 		c := genColl(r, kind)
-		m := mk(c.opts)
-		fail := func(format string, args ...any) {
-			t.Helper()
-			t.Fatalf("history %d: "+format+"\n%s", append([]any{n}, append(args, dump(c.h))...)...)
-		}
-		comp, err := checker.Compile(m, c.h, nil, nil, true)
-		if err != nil {
-			fail("compile: %v", err)
-		}
-		if len(comp.Dropped) > 0 {
-			pruned++
-		}
-		ref, err := reference.Linearizable(ctx, m, c.h)
-		if err != nil {
-			fail("reference: %v", err)
-		}
-		if want := c.nv.check(c.h, true); (ref.Valid == checker.True) != want || ref.Valid == checker.Unknown {
-			fail("reference says linearizable %v, naive says %v", ref.Valid, want)
-		}
-		lin, err := linear.Check(ctx, m, c.h, linear.Options{Workers: 1, Verify: true})
-		if err != nil || lin.Valid != ref.Valid {
-			fail("linear says %v (%v), reference %v", lin.Valid, err, ref.Valid)
-		}
-		refSeq, err := reference.Sequential(ctx, m, c.h)
-		if err != nil {
-			fail("reference: %v", err)
-		}
-		if want := c.nv.check(c.h, false); (refSeq.Valid == checker.True) != want || refSeq.Valid == checker.Unknown {
-			fail("reference says sequential %v, naive says %v", refSeq.Valid, want)
-		}
-		seq, err := sequential.Check(ctx, m, c.h, sequential.Options{Workers: 1})
-		if err != nil || seq.Valid != refSeq.Valid {
-			fail("sequential says %v (%v), reference %v", seq.Valid, err, refSeq.Valid)
-		}
-		if seq.Valid == checker.True {
-			if err := checker.VerifyWitness(m, c.h, seq.Witness, checker.ProcessOrder); err != nil {
-				fail("sequential witness: %v", err)
-			}
-		}
-		switch {
-		case ref.Valid == checker.True:
-			valid++
-		case refSeq.Valid == checker.True:
-			seqOnly++
-			invalid++
-		default:
-			invalid++
-		}
-		if ref.Valid == checker.False {
-			e := report.Explain(c.h, checker.Linearizable, lin.Violations[0])
-			if !strings.Contains(e, "but the") && !strings.Contains(e, "found the queue empty") && !strings.HasSuffix(e, "model.") {
-				fail("explanation %q names no violation", e)
-			}
+		diffOneCollection(t, n, c, mk(c.opts), &tally)
+	}
+	t.Logf("%d linearizable, %d not (%d of them sequentially consistent); %d pruned", tally.valid, tally.invalid, tally.seqOnly, tally.pruned)
+	if tally.pruned < histories/20 {
+		t.Errorf("the Pruner dropped operations in only %d histories: the test has no bite", tally.pruned)
+	}
+	if tally.valid < histories/5 || tally.invalid < histories/5 || tally.seqOnly < histories/50 {
+		t.Errorf("%d linearizable, %d not, %d only sequential: too lopsided to test much", tally.valid, tally.invalid, tally.seqOnly)
+	}
+}
+
+// collTally counts the verdicts diffCollection saw, to tell whether its
+// histories test much.
+type collTally struct {
+	valid, invalid, seqOnly, pruned int
+}
+
+// diffOneCollection checks history n of diffCollection with every checker
+// and counts its verdicts in tally.
+func diffOneCollection[S comparable](t *testing.T, n int, c collCase, m model.Model[S], tally *collTally) {
+	t.Helper()
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("history %d: "+format+"\n%s", append([]any{n}, append(args, dump(c.h))...)...)
+	}
+	comp, err := checker.Compile(m, c.h, nil, nil, true)
+	if err != nil {
+		fail("compile: %v", err)
+	}
+	if len(comp.Dropped) > 0 {
+		tally.pruned++
+	}
+	ref, lin := diffCollectionCriterion(c, m, true, fail)
+	refSeq, _ := diffCollectionCriterion(c, m, false, fail)
+	switch {
+	case ref == checker.True:
+		tally.valid++
+	case refSeq == checker.True:
+		tally.seqOnly++
+		tally.invalid++
+	default:
+		tally.invalid++
+	}
+	if ref == checker.False {
+		e := report.Explain(c.h, checker.Linearizable, lin.Violations[0])
+		if !strings.Contains(e, "but the") && !strings.Contains(e, "found the queue empty") && !strings.HasSuffix(e, "model.") {
+			fail("explanation %q names no violation", e)
 		}
 	}
-	t.Logf("%d linearizable, %d not (%d of them sequentially consistent); %d pruned", valid, invalid, seqOnly, pruned)
-	if pruned < histories/20 {
-		t.Errorf("the Pruner dropped operations in only %d histories: the test has no bite", pruned)
+}
+
+// diffCollectionCriterion checks one criterion (linearizability, or
+// sequential consistency) on c: the reference agrees with the naive rules,
+// and linear.Check (its witness verified) or sequential.Check (its
+// witness replayed) with the reference. It returns the reference's verdict
+// and the checker's result.
+func diffCollectionCriterion[S comparable](c collCase, m model.Model[S], linearizable bool, fail func(string, ...any)) (checker.Verdict, checker.Result) {
+	ctx := context.Background()
+	word, engine, refCheck := "sequential", "sequential", reference.Sequential[S]
+	check := func() (checker.Result, error) { return sequential.Check(ctx, m, c.h, sequential.Options{Workers: 1}) }
+	if linearizable {
+		word, engine, refCheck = "linearizable", "linear", reference.Linearizable[S]
+		check = func() (checker.Result, error) {
+			return linear.Check(ctx, m, c.h, linear.Options{Workers: 1, Verify: true})
+		}
 	}
-	if valid < histories/5 || invalid < histories/5 || seqOnly < histories/50 {
-		t.Errorf("%d linearizable, %d not, %d only sequential: too lopsided to test much", valid, invalid, seqOnly)
+	ref, err := refCheck(ctx, m, c.h)
+	if err != nil {
+		fail("reference: %v", err)
 	}
+	if want := c.nv.check(c.h, linearizable); (ref.Valid == checker.True) != want || ref.Valid == checker.Unknown {
+		fail("reference says %s %v, naive says %v", word, ref.Valid, want)
+	}
+	got, err := check()
+	if err != nil || got.Valid != ref.Valid {
+		fail("%s says %v (%v), reference %v", engine, got.Valid, err, ref.Valid)
+	}
+	if !linearizable && got.Valid == checker.True {
+		if err := checker.VerifyWitness(m, c.h, got.Witness, checker.ProcessOrder); err != nil {
+			fail("sequential witness: %v", err)
+		}
+	}
+	return ref.Valid, got
 }
 
 func TestSetDifferential(t *testing.T)     { diffCollection(t, "set", model.NewSet, 1) }

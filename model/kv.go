@@ -141,6 +141,9 @@ func (m *kv) Finish(ops []Op, _ *Table) error {
 	})
 }
 
+// Step applies op to s. An append interns the string it builds in the
+// model's table, which keeps Step a pure function of (s, op): see
+// kvValues.
 func (m *kv) Step(s int64, op *Op) (int64, bool) {
 	switch op.Kind {
 	case kvRead:
@@ -187,80 +190,12 @@ func (m *kv) Explain(s int64, op *Op, _ *Table) string {
 func (m *kv) Doomed(ops []Op) func(s int64, i int, taken []uint64) bool {
 	v := m.vals
 	v.rlock()
-	defer v.runlock()
-	var writers []int // writes and cas, which may reset the key
-	appends := false
-	for i := range ops {
-		switch ops[i].Kind {
-		case kvAppend:
-			appends = true
-		case kvWrite, kvCAS:
-			writers = append(writers, i)
-		}
-	}
-	if !appends {
+	reads, resets := v.appendReads(ops)
+	v.runlock()
+	if reads == nil {
 		return nil
 	}
-	// For each read of a string: the writers that may precede it with a
-	// prefix of its string.
-	reads := make([]bool, len(ops))
-	resets := make([][]int32, len(ops))
-	useful := false
-	for i := range ops {
-		o := &ops[i]
-		if o.Kind != kvRead || o.Unknown || o.B == anyRead || o.A <= 0 || o.A >= int64(len(v.vals)) || !v.vals[o.A].isString() {
-			continue
-		}
-		reads[i], useful = true, true
-		var g string
-		for _, j := range writers {
-			w := &ops[j]
-			val := w.A
-			if w.Kind == kvCAS {
-				val = w.B
-			}
-			if w.Call > o.Return {
-				continue
-			}
-			if g == "" {
-				g = v.text(o.A)
-			}
-			if v.prefixOf(val, g) {
-				resets[i] = append(resets[i], int32(j))
-			}
-		}
-	}
-	if !useful {
-		return nil
-	}
-	// known memoises whether a state is a prefix of a read's string: 1
-	// yes, 2 no. A state extends the state it was appended to, so each
-	// new state costs one comparison of its last piece.
-	var known idTable
-	var prefix func(s, a int64, g string) bool
-	prefix = func(s, a int64, g string) bool {
-		e := &v.vals[s]
-		switch {
-		case !e.isString():
-			return e.leaf >= 0 && v.leaves[e.leaf].Kind() == history.Nil
-		case e.n > int64(len(g)):
-			return false
-		case e.leaf >= 0:
-			return v.leaves[e.leaf].Text() == g[:e.n]
-		}
-		key := uint64(s)<<32 | uint64(a)
-		if r, ok := known.get(key); ok {
-			return r == 1
-		}
-		pn := max(v.vals[e.parent].n, 0) // a nil parent counts as ""
-		ok := prefix(int64(e.parent), a, g) && v.equalsText(int64(e.suffix), g[pn:e.n])
-		r := int64(2)
-		if ok {
-			r = 1
-		}
-		known.put(key, r)
-		return ok
-	}
+	p := &prefixes{v: v}
 	return func(s int64, i int, taken []uint64) bool {
 		if !reads[i] {
 			return false
@@ -276,8 +211,97 @@ func (m *kv) Doomed(ops []Op) func(s int64, i int, taken []uint64) bool {
 		if s <= 0 || s >= int64(len(v.vals)) || s >= 1<<31 || a >= 1<<31 || !v.vals[s].isString() {
 			return false
 		}
-		return !prefix(s, a, v.text(a))
+		return !p.of(s, a, v.text(a))
 	}
+}
+
+// appendReads finds, when some of ops append, the completed reads of a
+// string (reads) and, for each, the writes and cas that may precede it
+// with a prefix of its string (resets): those that set the key to nil or
+// to such a prefix and were called before the read returned. It returns
+// nil when no operation appends or no read is of a string. The caller
+// holds mu.
+func (v *kvValues) appendReads(ops []Op) (reads []bool, resets [][]int32) {
+	var writers []int // writes and cas, which may reset the key
+	appends := false
+	for i := range ops {
+		switch ops[i].Kind {
+		case kvAppend:
+			appends = true
+		case kvWrite, kvCAS:
+			writers = append(writers, i)
+		}
+	}
+	if !appends {
+		return nil, nil
+	}
+	reads = make([]bool, len(ops))
+	resets = make([][]int32, len(ops))
+	useful := false
+	for i := range ops {
+		o := &ops[i]
+		if o.Kind != kvRead || o.Unknown || o.B == anyRead || o.A <= 0 || o.A >= int64(len(v.vals)) || !v.vals[o.A].isString() {
+			continue
+		}
+		reads[i], useful = true, true
+		var g string // the read's string, built at the first writer that may precede it
+		for _, j := range writers {
+			w := &ops[j]
+			if w.Call > o.Return {
+				continue
+			}
+			val := w.A
+			if w.Kind == kvCAS {
+				val = w.B
+			}
+			if g == "" {
+				g = v.text(o.A)
+			}
+			if v.prefixOf(val, g) {
+				resets[i] = append(resets[i], int32(j))
+			}
+		}
+	}
+	if !useful {
+		return nil, nil
+	}
+	return reads, resets
+}
+
+// prefixes memoises whether a state is a prefix of a read's string, for
+// one Doomed test (one goroutine at a time). A state extends the state it
+// was appended to, so each new state costs one comparison of its last
+// piece.
+type prefixes struct {
+	v     *kvValues
+	known idTable // s<<32|a -> 1 yes, 2 no
+}
+
+// of reports whether string or nil state s is a prefix of g, the text of
+// the read value a; the caller holds mu.
+func (p *prefixes) of(s, a int64, g string) bool {
+	v := p.v
+	e := &v.vals[s]
+	switch {
+	case !e.isString():
+		return e.leaf >= 0 && v.leaves[e.leaf].Kind() == history.Nil
+	case e.n > int64(len(g)):
+		return false
+	case e.leaf >= 0:
+		return v.leaves[e.leaf].Text() == g[:e.n]
+	}
+	key := uint64(s)<<32 | uint64(a)
+	if r, ok := p.known.get(key); ok {
+		return r == 1
+	}
+	pn := max(v.vals[e.parent].n, 0) // a nil parent counts as ""
+	ok := p.of(int64(e.parent), a, g) && v.equalsText(int64(e.suffix), g[pn:e.n])
+	r := int64(2)
+	if ok {
+		r = 1
+	}
+	p.known.put(key, r)
+	return ok
 }
 
 // prefixOf reports whether value id is nil or a string that is a prefix of
@@ -361,6 +385,19 @@ func (m *kv) Keep(ops []Op) []bool {
 // length, so that equal strings always get one id (the search compares
 // states by id); the hash only narrows the search and every match is
 // confirmed against the text, so collisions cost time, never correctness.
+//
+// Step adds to this table, yet it is a pure function of (state, op): the
+// table is a memo of the function from texts to ids, not state of the
+// search. An id, once given, names the same text forever; equal texts
+// always share one id; and nothing is ever removed, so a step answered
+// once is answered alike again, after any other steps, in any order, on
+// any goroutine, and after the search has backtracked past the step that
+// built the string (its memo keeps the ids of the states it left). The
+// table cannot be filled before the search instead: the strings a
+// history's appends may build are every order of every subset of them,
+// more than an int64 state could number (30 distinct one-letter appends
+// already build 30! strings), so only the strings a search reaches get an
+// id. TestKVStepPure checks these properties.
 type kvValues struct {
 	// single is set for a table used by one goroutine alone (a Fork), which
 	// then takes no locks; otherwise mu guards everything below.
@@ -371,8 +408,8 @@ type kvValues struct {
 	leaves []history.Value // values given whole, by kvEntry.leaf
 	// buckets maps a bucket key (hash and length) to the first string id
 	// with it; appends maps s<<32|suffix to 1 + the id of the
-	// concatenation, or to 1 when the value is not a string, for the
-	// appends that rope cannot answer.
+	// concatenation, for the appends whose string is not their own rope
+	// node (see known).
 	buckets, appends idTable
 }
 
@@ -561,39 +598,32 @@ func (v *kvValues) value(id int64) history.Value {
 }
 
 // appendTo returns the id of the string value s followed by suffix, where
-// nil counts as "", and false if s is neither a string nor nil.
+// nil counts as "", and false if s is neither a string nor nil. It is the
+// one place where Step adds to the table, and it keeps Step pure (see
+// kvValues): the id it returns depends only on the texts of s and suffix.
 func (v *kvValues) appendTo(s, suffix int64) (int64, bool) {
 	key := uint64(s)<<32 | uint64(suffix)
 	if !v.single {
 		// Look under the read lock first; a single-goroutine table goes
 		// straight to the walk below, which finds the node just the same.
 		v.rlock()
-		r, ok := v.appends.get(key)
-		if !ok {
-			r, ok = v.rope(s, suffix)
-		}
+		id, legal, known := v.known(s, suffix, key)
 		v.runlock()
-		if ok {
-			return r - 1, r > 1
+		if known {
+			return id, legal
 		}
 		v.lock()
 		defer v.unlock()
 	}
 	if r, ok := v.appends.get(key); ok {
-		return r - 1, r > 1
+		return r - 1, true
 	}
-	if s <= 0 || s >= int64(len(v.vals)) || suffix <= 0 || suffix >= int64(len(v.vals)) || s >= 1<<31 || suffix >= 1<<31 {
+	bh, bn, ok := v.base(s, suffix)
+	if !ok {
 		return 0, false
 	}
-	b, x := v.vals[s], v.vals[suffix]
-	if !b.isString() {
-		if b.leaf < 0 || v.leaves[b.leaf].Kind() != history.Nil {
-			v.appends.put(key, 1)
-			return 0, false
-		}
-		b.hash, b.n = 0, 0
-	}
-	e := kvEntry{hash: b.hash*rollPow(x.n) + x.hash, n: b.n + x.n,
+	x := &v.vals[suffix]
+	e := kvEntry{hash: bh*rollPow(x.n) + x.hash, n: bn + x.n,
 		parent: int32(s), suffix: int32(suffix), leaf: -1}
 	k := bucketKey(e.hash, e.n)
 	first, _ := v.buckets.get(k)
@@ -601,7 +631,7 @@ func (v *kvValues) appendTo(s, suffix int64) (int64, bool) {
 		if v.vals[id].joins(s, suffix) {
 			return id, true // the node an earlier append made
 		}
-		if v.equalsConcat(id, s, suffix, b.n) {
+		if v.equalsConcat(id, s, suffix, bn) {
 			// The same text under another name (a leaf, or a rope split
 			// elsewhere): remember the answer, since comparing texts is
 			// slow.
@@ -615,28 +645,47 @@ func (v *kvValues) appendTo(s, suffix int64) (int64, bool) {
 	return r, true
 }
 
-// rope returns 1 + the id of the rope node joining the string s and
-// suffix, when there is one; the caller holds mu. Most appends the search
-// takes again find their node by its hash, so that only appends whose
-// answer took comparing texts need a place in the appends table.
-func (v *kvValues) rope(s, suffix int64) (int64, bool) {
-	if s <= 0 || s >= int64(len(v.vals)) || suffix <= 0 || suffix >= int64(len(v.vals)) {
-		return 0, false
+// base returns the rolling hash and the length of the text of s, which an
+// append of suffix extends (nil counts as ""), and false when s is neither
+// a string nor nil or either id is not one of the table's; the caller
+// holds mu.
+func (v *kvValues) base(s, suffix int64) (hash uint64, n int64, ok bool) {
+	if s <= 0 || s >= int64(len(v.vals)) || suffix <= 0 || suffix >= int64(len(v.vals)) || s >= 1<<31 || suffix >= 1<<31 {
+		return 0, 0, false
 	}
-	b, x := &v.vals[s], &v.vals[suffix]
-	if !b.isString() {
-		return 0, false
+	b := &v.vals[s]
+	if b.isString() {
+		return b.hash, b.n, true
 	}
-	first, ok := v.buckets.get(bucketKey(b.hash*rollPow(x.n)+x.hash, b.n+x.n))
+	return 0, 0, b.leaf >= 0 && v.leaves[b.leaf].Kind() == history.Nil
+}
+
+// known answers an append of suffix to s from the table as it is, without
+// adding to it: an append to a value that is neither a string nor nil is
+// illegal, and one taken before finds the string it built, through the
+// appends table or its rope node (most appends the search takes again find
+// their node by its hash, so that only those whose answer took comparing
+// texts need a place in the appends table). known is false when the answer
+// needs the walk that may add the string; the caller holds mu.
+func (v *kvValues) known(s, suffix int64, key uint64) (id int64, legal, known bool) {
+	if r, ok := v.appends.get(key); ok {
+		return r - 1, true, true
+	}
+	bh, bn, ok := v.base(s, suffix)
 	if !ok {
-		return 0, false
+		return 0, false, true
+	}
+	x := &v.vals[suffix]
+	first, ok := v.buckets.get(bucketKey(bh*rollPow(x.n)+x.hash, bn+x.n))
+	if !ok {
+		return 0, false, false
 	}
 	for id := first; id != 0; id = int64(v.vals[id].next) {
 		if v.vals[id].joins(s, suffix) {
-			return id + 1, true
+			return id, true, true
 		}
 	}
-	return 0, false
+	return 0, false, false
 }
 
 // equalsConcat reports whether string c, which is not the rope node

@@ -33,7 +33,13 @@
 //   - Init gives the initial state, after Compile has seen every operation.
 //   - Step is the hot path: given a state and an Op it returns the next
 //     state and whether the operation is legal there. It must be a pure
-//     function of its arguments and safe to call from several goroutines.
+//     function of its arguments and safe to call from several goroutines:
+//     the same state and Op always get the same answer, whatever was
+//     stepped before. A model whose operations build values no Table
+//     holds may intern them as it steps, as kv does for the strings
+//     appends build, provided an id once given always names the same
+//     value and equal values always share one id (checkers compare
+//     states with ==).
 //     When Op.Unknown is set it must accept any output; the checkers decide
 //     whether the operation took effect.
 //   - Describe renders a state for reports.
@@ -118,8 +124,9 @@ type Pruner interface {
 
 // Forker is implemented by models that keep caches of their own (kv keeps
 // the values its appends build). Fork returns an independent copy for one
-// partition of a history, used by one goroutine alone, so that parallel
-// partitions never contend on a shared cache.
+// partition of a history, used by one goroutine alone (so its Step need
+// not be safe to call from several at once), so that parallel partitions
+// never contend on a shared cache.
 type Forker[S comparable] interface {
 	Fork() Model[S]
 }

@@ -89,12 +89,9 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	res := checker.Result{Criterion: checker.Linearizable, Method: Method}
 	info := m.Info()
 
-	var keys []history.Value
-	var groups [][]int
+	keys, groups := []history.Value{{}}, [][]int{nil}
 	if info.Keyed {
 		keys, groups = checker.Partition(h)
-	} else {
-		keys, groups = []history.Value{{}}, [][]int{nil}
 	}
 	parts, err := compileParts(m, h, keys, groups, !opts.NoPrune, opts.Workers)
 	if err != nil {
@@ -105,28 +102,8 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 		res.Dropped = append(res.Dropped, p.comp.Dropped...)
 	}
 	res.Stats.Partitions = len(parts)
-	zoned := 0
 	if !opts.NoZones {
-		zoned = decideZones(ctx, parts)
-	}
-	swept := 0
-	if !opts.NoZones {
-		swept = decideRegDP(ctx, h, parts)
-	}
-	versioned := 0
-	if !opts.NoZones {
-		versioned = decideVersions(ctx, parts)
-	}
-	switch {
-	case zoned > 0 && zoned == len(parts):
-		res.Method = zones.Method
-	case swept > 0 && swept == len(parts):
-		res.Method = regdp.Method
-	case versioned > 0 && versioned == len(parts):
-		res.Method = MethodVersions
-	case zoned > 0 || swept > 0 || versioned > 0:
-		res.Reason = fmt.Sprintf("of %d keys, %d decided by zones, %d by the register sweep and %d from versions, the others by the search",
-			len(parts), zoned, swept, versioned)
+		decideShortcuts(ctx, h, parts, &res)
 	}
 
 	limit := opts.MaxMemory
@@ -139,77 +116,134 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	}
 	run(ctx, parts, opts.Workers, memos)
 
-	var failed *part[S]
-	var stopErr error
-	allFound := true
-	for _, p := range parts {
-		res.Stats.States += p.res.states
-		res.Stats.MemoSize += p.res.memo
-		if !p.done || p.res.outcome != found {
-			allFound = false
-		}
-		switch {
-		case !p.done:
-		case p.res.outcome == refuted && failed == nil:
-			failed = p
-		case p.res.outcome == stopped && p.res.err != nil && stopErr == nil:
-			stopErr = p.res.err
-		}
-	}
+	t := tallyParts(parts)
+	res.Stats.States, res.Stats.MemoSize = t.states, t.memo
 	res.Elapsed = time.Since(start)
 	switch {
-	case failed != nil:
+	case t.failed != nil:
 		res.Valid = checker.False
-		switch {
-		case failed.zones != nil:
-			res.Violations = []checker.Violation{zones.Violation(failed.zones, h, failed.comp, failed.m, info.Keyed, failed.key)}
-		case failed.direct != nil:
-			res.Violations = directViolations(failed, info.Keyed)
-		default:
-			res.Violations = []checker.Violation{violation(failed.m, failed, info.Keyed)}
-		}
-	case !allFound:
+		res.Violations = t.failed.violations(h, info.Keyed)
+	case !t.allFound:
+		res.Valid = checker.Unknown
+		stopErr := t.stopErr
 		if stopErr == nil {
 			stopErr = ctx.Err()
 		}
-		res.Valid = checker.Unknown
-		what := "cancelled"
-		switch {
-		case errors.Is(stopErr, errMemory):
-			what = "memo exceeded " + budget.Size(limit)
-		case errors.Is(stopErr, context.DeadlineExceeded):
-			what = "timed out"
-		}
-		res.Reason = fmt.Sprintf("%s after %s exploring %d states", what, res.Elapsed.Round(time.Millisecond), res.Stats.States)
+		res.Reason = stopReason(stopErr, limit, res.Elapsed, res.Stats.States)
 	default:
-		w, ok := witness(h, parts)
-		if !ok {
-			res.Valid = checker.Unknown
-			res.Reason = "each key is linearizable on its own, but a process's operations that touch at the instant others' do " +
-				"tie real time so that the keys' orders admit no common order; record distinct times, or check in file order"
-			break
-		}
-		res.Valid = checker.True
-		res.Witness = w
-		seen := make(map[int]bool, len(res.Witness))
-		for _, i := range res.Witness {
-			seen[i] = true
-		}
-		for _, p := range parts {
-			for j, pos := range p.comp.Pos {
-				if p.comp.Ops[j].Unknown && !seen[pos] {
-					res.Dropped = append(res.Dropped, pos)
-				}
-			}
-		}
-		if opts.Verify {
-			if err := checker.VerifyWitness(m, h, res.Witness, checker.RealTime); err != nil {
-				return res, fmt.Errorf("linear: witness failed verification: %w", err)
-			}
+		if err := holds(&res, m, h, parts, opts.Verify); err != nil {
+			return res, err
 		}
 	}
 	sort.Ints(res.Dropped)
 	return res, nil
+}
+
+// decideShortcuts settles the partitions that the polynomial algorithms
+// decide, in turn: zones, the register sweep, versions. When one of them
+// decided every partition it names the result's method; when they decided
+// some, the reason says how the keys were shared out.
+func decideShortcuts[S comparable](ctx context.Context, h *history.History, parts []*part[S], res *checker.Result) {
+	zoned := decideZones(ctx, parts)
+	swept := decideRegDP(ctx, h, parts)
+	versioned := decideVersions(ctx, parts)
+	switch {
+	case zoned > 0 && zoned == len(parts):
+		res.Method = zones.Method
+	case swept > 0 && swept == len(parts):
+		res.Method = regdp.Method
+	case versioned > 0 && versioned == len(parts):
+		res.Method = MethodVersions
+	case zoned > 0 || swept > 0 || versioned > 0:
+		res.Reason = fmt.Sprintf("of %d keys, %d decided by zones, %d by the register sweep and %d from versions, the others by the search",
+			len(parts), zoned, swept, versioned)
+	}
+}
+
+// tally sums up the partitions after the searches: the first refuted
+// partition, the first error that stopped a search, whether every
+// partition was found linearizable, and the searches' work.
+type tally[S comparable] struct {
+	failed       *part[S]
+	stopErr      error
+	allFound     bool
+	states, memo int64
+}
+
+func tallyParts[S comparable](parts []*part[S]) tally[S] {
+	t := tally[S]{allFound: true}
+	for _, p := range parts {
+		t.states += p.res.states
+		t.memo += p.res.memo
+		if !p.done || p.res.outcome != found {
+			t.allFound = false
+		}
+		switch {
+		case !p.done:
+		case p.res.outcome == refuted && t.failed == nil:
+			t.failed = p
+		case p.res.outcome == stopped && p.res.err != nil && t.stopErr == nil:
+			t.stopErr = p.res.err
+		}
+	}
+	return t
+}
+
+// violations describes a refuted partition, from whichever algorithm
+// refuted it.
+func (p *part[S]) violations(h *history.History, keyed bool) []checker.Violation {
+	switch {
+	case p.zones != nil:
+		return []checker.Violation{zones.Violation(p.zones, h, p.comp, p.m, keyed, p.key)}
+	case p.direct != nil:
+		return directViolations(p, keyed)
+	}
+	return []checker.Violation{violation(p.m, p, keyed)}
+}
+
+// stopReason says why the searches ended undecided (err is what stopped
+// them) and how far they got.
+func stopReason(err error, limit int64, elapsed time.Duration, states int64) string {
+	what := "cancelled"
+	switch {
+	case errors.Is(err, errMemory):
+		what = "memo exceeded " + budget.Size(limit)
+	case errors.Is(err, context.DeadlineExceeded):
+		what = "timed out"
+	}
+	return fmt.Sprintf("%s after %s exploring %d states", what, elapsed.Round(time.Millisecond), states)
+}
+
+// holds completes the result when every partition is linearizable: the
+// merged witness, and the operations of unknown outcome it leaves out as
+// dropped. The error is a witness that fails verification.
+func holds[S comparable](res *checker.Result, m model.Model[S], h *history.History, parts []*part[S], verify bool) error {
+	w, ok := witness(h, parts)
+	if !ok {
+		res.Valid = checker.Unknown
+		res.Reason = "each key is linearizable on its own, but a process's operations that touch at the instant others' do " +
+			"tie real time so that the keys' orders admit no common order; record distinct times, or check in file order"
+		return nil
+	}
+	res.Valid = checker.True
+	res.Witness = w
+	seen := make(map[int]bool, len(w))
+	for _, i := range w {
+		seen[i] = true
+	}
+	for _, p := range parts {
+		for j, pos := range p.comp.Pos {
+			if p.comp.Ops[j].Unknown && !seen[pos] {
+				res.Dropped = append(res.Dropped, pos)
+			}
+		}
+	}
+	if verify {
+		if err := checker.VerifyWitness(m, h, w, checker.RealTime); err != nil {
+			return fmt.Errorf("linear: witness failed verification: %w", err)
+		}
+	}
+	return nil
 }
 
 // compileParts compiles every partition. A model that forks gives each

@@ -116,10 +116,13 @@ type searcher[S comparable] struct {
 	// forced is the entry of the read enter chose as the only candidate
 	// of the current configuration, or 0.
 	forced int32
-	need   int // operations that completed and are not linearized
-	best   int // deepest stack seen at a backtrack
-	res    partResult[S]
-	done   bool
+	// flag is set when the last operation taken was an optional blind
+	// write (see optBlind).
+	flag bool
+	need int // operations that completed and are not linearized
+	best int // deepest stack seen at a backtrack
+	res  partResult[S]
+	done bool
 	// budget, when set, bounds the memory of the memos of all partitions;
 	// charged is this search's share of it.
 	budget  *memBudget
@@ -156,33 +159,73 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S, prev []
 	}
 	flags := 0
 	if rw, ok := m.(model.ReadWriteRegister); ok {
-		s.optBlind = make([]bool, n)
-		s.observes = make([]bool, n)
-		s.reads = make([]bool, n)
+		flags = s.classify(rw)
+	}
+	s.link()
+
+	words := (n + flags + 63) / 64
+	s.bits = make([]uint64, words)
+	if s.doomed != nil {
+		s.required = make([]uint64, words)
 		for i := range ops {
-			switch rw.Class(&ops[i]) {
-			case model.WriteOp:
-				if ops[i].Unknown {
-					s.optBlind[i], flags = true, 1
-				}
-			case model.ReadOp:
-				s.observes[i] = true
-				s.reads[i] = !ops[i].Unknown
-			case model.AnyReadOp:
-				s.reads[i] = !ops[i].Unknown
-			case model.OtherOp:
-				s.observes[i] = true
+			if !ops[i].Unknown {
+				setBit(s.required, int32(i))
 			}
 		}
-		if flags == 0 {
-			s.optBlind, s.observes = nil, nil
+	}
+	s.zob = make([]uint64, n+flags)
+	x := uint64(0x9e3779b97f4a7c15) ^ uint64(n)
+	for i := range s.zob {
+		s.zob[i] = splitmix(&x)
+	}
+	s.sh = newStateHasher[S]()
+	s.memo = newMemo[S](words, s.sh.size)
+	s.stack = make([]frame[S], 0, n)
+	s.e, s.forced = s.enter(init, false)
+	return s
+}
+
+// classify sets optBlind, observes and reads from the model's classes of
+// the operations, and returns 1 when there is an optional blind write (the
+// configurations then carry a flag bit after the operations'), 0 when
+// there is none and optBlind and observes stay nil.
+func (s *searcher[S]) classify(rw model.ReadWriteRegister) int {
+	n, ops := len(s.ops), s.ops
+	s.optBlind = make([]bool, n)
+	s.observes = make([]bool, n)
+	s.reads = make([]bool, n)
+	flags := 0
+	for i := range ops {
+		switch rw.Class(&ops[i]) {
+		case model.WriteOp:
+			if ops[i].Unknown {
+				s.optBlind[i], flags = true, 1
+			}
+		case model.ReadOp:
+			s.observes[i] = true
+			s.reads[i] = !ops[i].Unknown
+		case model.AnyReadOp:
+			s.reads[i] = !ops[i].Unknown
+		case model.OtherOp:
+			s.observes[i] = true
 		}
 	}
+	if flags == 0 {
+		s.optBlind, s.observes = nil, nil
+	}
+	return flags
+}
+
+// link builds the event list: a call and a return per operation, sorted
+// by time with calls before returns at equal times (intervals are closed),
+// then by operation, between the head sentinel 0 and the tail.
+func (s *searcher[S]) link() {
 	type event struct {
 		t     int64
 		op    int32
 		isRet bool
 	}
+	n, ops := len(s.ops), s.ops
 	evs := make([]event, 0, 2*n)
 	for i := range ops {
 		evs = append(evs, event{ops[i].Call, int32(i), false}, event{ops[i].Return, int32(i), true})
@@ -200,52 +243,29 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S, prev []
 		return cmp.Compare(x.op, y.op)
 	})
 	size := 2*n + 2
-	s.tail = int32(size - 1)
-	s.next = make([]int32, size)
-	s.prev = make([]int32, size)
-	s.entOp = make([]int32, size)
-	s.match = make([]int32, size)
+	tail := int32(size - 1)
+	next, prev := make([]int32, size), make([]int32, size)
+	entOp, match := make([]int32, size), make([]int32, size)
 	retOf := make([]int32, n)
 	for j := range evs {
 		e := int32(j + 1)
-		s.entOp[e] = evs[j].op
+		entOp[e] = evs[j].op
 		if evs[j].isRet {
 			retOf[evs[j].op] = e
 		}
 	}
-	s.retOf = retOf
 	for j := range evs {
 		if !evs[j].isRet {
-			s.match[j+1] = retOf[evs[j].op]
+			match[j+1] = retOf[evs[j].op]
 		}
 	}
 	for e := int32(0); e < int32(size); e++ {
-		s.next[e] = e + 1
-		s.prev[e] = e - 1
+		next[e] = e + 1
+		prev[e] = e - 1
 	}
-	s.next[s.tail] = s.tail
-	s.prev[0] = 0
-
-	words := (n + flags + 63) / 64
-	s.bits = make([]uint64, words)
-	if s.doomed != nil {
-		s.required = make([]uint64, words)
-		for i := range ops {
-			if !ops[i].Unknown {
-				s.required[i>>6] |= 1 << (uint(i) & 63)
-			}
-		}
-	}
-	s.zob = make([]uint64, n+flags)
-	x := uint64(0x9e3779b97f4a7c15) ^ uint64(n)
-	for i := range s.zob {
-		s.zob[i] = splitmix(&x)
-	}
-	s.sh = newStateHasher[S]()
-	s.memo = newMemo[S](words, s.sh.size)
-	s.stack = make([]frame[S], 0, n)
-	s.e, s.forced = s.enter(init, false)
-	return s
+	next[tail] = tail
+	prev[0] = 0
+	s.next, s.prev, s.entOp, s.match, s.retOf, s.tail = next, prev, entOp, match, retOf, tail
 }
 
 // foresightAhead is how many of the completed operations not yet taken, in
@@ -292,7 +312,7 @@ func (s *searcher[S]) enter(state S, flag bool) (e, forced int32) {
 			if !s.reads[o] || flag && !s.observes[o] || s.waits(o) {
 				continue
 			}
-			if t := s.twin[o]; t >= 0 && s.bits[t>>6]&(1<<(uint(t)&63)) == 0 {
+			if t := s.twin[o]; t >= 0 && !hasBit(s.bits, t) {
 				continue
 			}
 			if ns, ok := s.m.Step(state, &s.ops[o]); ok && ns == state {
@@ -305,169 +325,231 @@ func (s *searcher[S]) enter(state S, flag bool) (e, forced int32) {
 
 // run continues the search for at most budget steps, or until ctx is done
 // or stop is set, and reports whether the search is over (s.res then holds
-// the outcome).
+// the outcome). Each step looks at one entry. At a return or the tail it
+// undoes the last choice (backtrack). At a call it tries the operation
+// next: it moves on to the next candidate when the operation may not come
+// next, is illegal, or leads to a configuration explored already, and
+// takes it otherwise (descend).
+//
+// The loop keeps the entry, the state, the flag and the count of steps in
+// locals, since every step reads them and only descend and backtrack
+// change them (in s); the lists' contents change, never the slices.
 func (s *searcher[S]) run(ctx context.Context, stop *atomic.Bool, budget int) bool {
 	if s.done {
 		return true
 	}
-	ops, next, prev, entOp, match := s.ops, s.next, s.prev, s.entOp, s.match
-	bits, zob, mm, sh := s.bits, s.zob, s.memo, s.sh
-	state, h, e, need, forced := s.state, s.h, s.e, s.need, s.forced
-	stack := s.stack
-	steps := s.res.states
-	optBlind, observes, fb := s.optBlind, s.observes, int32(len(ops))
-	// flag: the last operation taken was an optional blind write.
-	flag := optBlind != nil && bits[fb>>6]&(1<<(uint(fb)&63)) != 0
-	for iter := 1; ; iter++ {
-		if iter&(ctxCheckEvery-1) == 0 {
-			if stop.Load() {
-				s.res.outcome, s.done = stopped, true
-				break
-			}
-			if err := ctx.Err(); err != nil {
-				s.res.outcome, s.res.err, s.done = stopped, err, true
-				break
-			}
-			if s.budget != nil && (mm.refused || !s.budget.charge(&s.charged, mm.bytes())) {
-				s.res.outcome, s.res.err, s.done = stopped, errMemory, true
-				break
-			}
-		}
-		if iter >= budget {
+	next, match, entOp, ops := s.next, s.match, s.entOp, s.ops
+	e, state, flag, steps := s.e, s.state, s.flag, s.res.states
+	for iter := 1; !s.done; iter++ {
+		if iter&(ctxCheckEvery-1) == 0 && s.interrupted(ctx, stop) || iter >= budget {
 			break
 		}
-		if r := match[e]; r != 0 {
-			op := entOp[e]
-			if t := s.twin[op]; t >= 0 && bits[t>>6]&(1<<(uint(t)&63)) == 0 {
-				e = next[e] // its twin, earlier in the list, stands for it
-				continue
-			}
-			if flag && !observes[op] || s.waits(op) {
-				e = next[e]
-				continue
-			}
-			steps++
-			ns, ok := s.m.Step(state, &ops[op])
-			// An optional operation that changes nothing here is never
-			// worth taking: any order that takes it now works without it.
-			if !ok || (ns == state && ops[op].Unknown) {
-				e = next[e]
-				continue
-			}
-			nh := h ^ zob[op]
-			bits[op>>6] |= 1 << (uint(op) & 63)
-			nflag := optBlind != nil && optBlind[op]
-			if nflag != flag {
-				nh ^= zob[fb]
-				bits[fb>>6] ^= 1 << (uint(fb) & 63)
-			}
-			if mm.add(nh^sh.hash(ns), ns, bits) {
-				stack = append(stack, frame[S]{e, e == forced, state})
-				state, h, flag = ns, nh, nflag
-				// Lift the call and its return out of the list.
-				next[prev[e]] = next[e]
-				prev[next[e]] = prev[e]
-				next[prev[r]] = next[r]
-				prev[next[r]] = prev[r]
-				if !ops[op].Unknown {
-					need--
-					if need == 0 {
-						s.res.outcome, s.done = found, true
-						break
-					}
-				}
-				e, forced = s.enter(state, flag)
-				continue
-			}
-			bits[op>>6] &^= 1 << (uint(op) & 63)
-			if nflag != flag {
-				bits[fb>>6] ^= 1 << (uint(fb) & 63)
-			}
-			if e == forced {
-				// The only candidate leads where the search has been:
-				// this configuration fails too.
-				e = s.tail
-				continue
-			}
+		if match[e] == 0 {
+			s.e = e
+			s.backtrack()
+			e, state, flag = s.e, s.state, s.flag
+			continue
+		}
+		op := entOp[e]
+		if skips(s.twin, s.bits, s.observes, flag, op) || waiting(s.after, s.bits, op) {
 			e = next[e]
 			continue
 		}
-		if len(stack) > s.best {
-			// A return (or the tail): every order from here leaves its
-			// operation out too late. Remember the deepest such point
-			// for the report.
-			s.best = len(stack)
-			s.res.failOp = entOp[e]
-			if e == s.tail {
-				s.res.failOp = -1
-			}
-			s.res.prefix = s.res.prefix[:0]
-			for _, f := range stack {
-				s.res.prefix = append(s.res.prefix, entOp[f.e])
-			}
-			s.res.state = state
-		}
-		// Undo the last choice and try the next candidate after it.
-		if len(stack) == 0 {
-			s.res.outcome, s.done = refuted, true
-			break
-		}
-		top := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		e = top.e
-		op := entOp[e]
-		r := match[e]
-		state = top.state
-		h ^= zob[op]
-		bits[op>>6] &^= 1 << (uint(op) & 63)
-		if !ops[op].Unknown {
-			need++
-		}
-		if optBlind != nil {
-			pflag := len(stack) > 0 && optBlind[entOp[stack[len(stack)-1].e]]
-			if pflag != flag {
-				h ^= zob[fb]
-				bits[fb>>6] ^= 1 << (uint(fb) & 63)
-				flag = pflag
-			}
-		}
-		next[prev[r]] = r
-		prev[next[r]] = r
-		next[prev[e]] = e
-		prev[next[e]] = e
-		forced = 0
-		if top.forced {
-			// It was the only candidate: the configuration it left fails.
+		steps++
+		ns, ok := s.m.Step(state, &ops[op])
+		switch {
+		case !ok || (ns == state && ops[op].Unknown):
+			// An optional operation that changes nothing here is never
+			// worth taking: any order that takes it now works without it.
+			e = next[e]
+		case s.descend(e, op, ns):
+			e, state, flag = s.e, s.state, s.flag
+		case e == s.forced:
+			// The only candidate leads where the search has been: this
+			// configuration fails too.
 			e = s.tail
-			continue
-		}
-		e = next[e]
-	}
-	s.state, s.h, s.e, s.need, s.stack, s.forced = state, h, e, need, stack, forced
-	s.res.states = steps
-	s.res.memo = mm.size()
-	if s.done && s.res.outcome == found {
-		s.res.order = make([]int32, len(stack))
-		for i, f := range stack {
-			s.res.order[i] = entOp[f.e]
+		default:
+			e = next[e]
 		}
 	}
-	if s.done {
-		// Free the search structures; only the result is needed now.
-		s.memo, s.stack = nil, nil
-	}
+	s.e, s.res.states = e, steps
+	s.pause()
 	return s.done
+}
+
+// skips reports whether the search passes over op, which may not come
+// next: its twin, earlier in the list, stands for it, or only an observing
+// operation may follow an optional blind write (flag). An operation that
+// waits for its client's previous one (waiting) may not come next either.
+func skips(twin []int32, bits []uint64, observes []bool, flag bool, op int32) bool {
+	t := twin[op]
+	return t >= 0 && !hasBit(bits, t) || flag && !observes[op]
+}
+
+// pause records what the search found so far, at the end of a turn, and
+// frees the search structures when it is over: only the result is needed
+// then.
+func (s *searcher[S]) pause() {
+	s.res.memo = s.memo.size()
+	if !s.done {
+		return
+	}
+	if s.res.outcome == found {
+		s.res.order = make([]int32, len(s.stack))
+		for i, f := range s.stack {
+			s.res.order[i] = s.entOp[f.e]
+		}
+	}
+	s.memo, s.stack = nil, nil
+}
+
+// interrupted ends the search as stopped when stop is set, ctx is done or
+// the memos outgrow the memory budget.
+func (s *searcher[S]) interrupted(ctx context.Context, stop *atomic.Bool) bool {
+	var err error
+	switch {
+	case stop.Load():
+	case ctx.Err() != nil:
+		err = ctx.Err()
+	case s.budget != nil && (s.memo.refused || !s.budget.charge(&s.charged, s.memo.bytes())):
+		err = errMemory
+	default:
+		return false
+	}
+	s.res.outcome, s.res.err, s.done = stopped, err, true
+	return true
+}
+
+// descend takes op (from call entry e), which leads to state ns, unless
+// the memo shows the configuration it reaches was explored already; it
+// reports whether it took it. Taking it pushes a frame, lifts the call
+// and its return out of the list, and either ends the search (every
+// completed operation is linearized) or enters the new configuration.
+func (s *searcher[S]) descend(e, op int32, ns S) bool {
+	fb := int32(len(s.ops)) // the bit after the operations': see optBlind
+	nh := s.h ^ s.zob[op]
+	setBit(s.bits, op)
+	nflag := s.optBlind != nil && s.optBlind[op]
+	if nflag != s.flag {
+		nh ^= s.zob[fb]
+		flipBit(s.bits, fb)
+	}
+	if !s.memo.add(nh^s.sh.hash(ns), ns, s.bits) {
+		clearBit(s.bits, op)
+		if nflag != s.flag {
+			flipBit(s.bits, fb)
+		}
+		return false
+	}
+	s.stack = append(s.stack, frame[S]{e, e == s.forced, s.state})
+	s.state, s.h, s.flag = ns, nh, nflag
+	s.lift(e)
+	if !s.ops[op].Unknown {
+		s.need--
+		if s.need == 0 {
+			s.res.outcome, s.done = found, true
+			return true
+		}
+	}
+	s.e, s.forced = s.enter(s.state, s.flag)
+	return true
+}
+
+// backtrack is reached at a return (or the tail): every order from here
+// leaves its operation out too late. It remembers the deepest such point
+// for the report, then undoes the last choice and moves on to the next
+// candidate after it; with nothing to undo the search is refuted.
+func (s *searcher[S]) backtrack() {
+	if len(s.stack) > s.best {
+		s.noteDeepest()
+	}
+	if len(s.stack) == 0 {
+		s.res.outcome, s.done = refuted, true
+		return
+	}
+	top := s.stack[len(s.stack)-1]
+	s.stack = s.stack[:len(s.stack)-1]
+	e := top.e
+	op := s.entOp[e]
+	s.state = top.state
+	s.h ^= s.zob[op]
+	clearBit(s.bits, op)
+	if !s.ops[op].Unknown {
+		s.need++
+	}
+	if s.optBlind != nil {
+		pflag := len(s.stack) > 0 && s.optBlind[s.entOp[s.stack[len(s.stack)-1].e]]
+		if pflag != s.flag {
+			fb := int32(len(s.ops))
+			s.h ^= s.zob[fb]
+			flipBit(s.bits, fb)
+			s.flag = pflag
+		}
+	}
+	s.relink(e)
+	s.forced = 0
+	if top.forced {
+		// It was the only candidate: the configuration it left fails.
+		s.e = s.tail
+		return
+	}
+	s.e = s.next[e]
+}
+
+// noteDeepest records the current point, the deepest so far, as the one a
+// refutation reports: the operation whose return (or the tail, -1) was
+// reached, the order that led there and the state.
+func (s *searcher[S]) noteDeepest() {
+	s.best = len(s.stack)
+	s.res.failOp = s.entOp[s.e]
+	if s.e == s.tail {
+		s.res.failOp = -1
+	}
+	s.res.prefix = s.res.prefix[:0]
+	for _, f := range s.stack {
+		s.res.prefix = append(s.res.prefix, s.entOp[f.e])
+	}
+	s.res.state = s.state
+}
+
+// lift takes call entry e and its return out of the event list.
+func (s *searcher[S]) lift(e int32) {
+	next, prev, r := s.next, s.prev, s.match[e]
+	next[prev[e]] = next[e]
+	prev[next[e]] = prev[e]
+	next[prev[r]] = next[r]
+	prev[next[r]] = prev[r]
+}
+
+// relink puts call entry e and its return back where lift took them from,
+// in the reverse order.
+func (s *searcher[S]) relink(e int32) {
+	next, prev, r := s.next, s.prev, s.match[e]
+	next[prev[r]] = r
+	prev[next[r]] = r
+	next[prev[e]] = e
+	prev[next[e]] = e
 }
 
 // waits reports whether op must wait for its client's previous completed
 // operation, not yet taken (only when a client's operations touch).
-func (s *searcher[S]) waits(op int32) bool {
-	if s.after == nil {
+func (s *searcher[S]) waits(op int32) bool { return waiting(s.after, s.bits, op) }
+
+// waiting reports whether op waits for after[op] (after may be nil), not
+// in bits yet.
+func waiting(after []int32, bits []uint64, op int32) bool {
+	if after == nil {
 		return false
 	}
-	p := s.after[op]
-	return p >= 0 && s.bits[p>>6]&(1<<(uint(p)&63)) == 0
+	p := after[op]
+	return p >= 0 && !hasBit(bits, p)
 }
+
+// Bit sets over operations, as uint64 words.
+func hasBit(bits []uint64, i int32) bool { return bits[i>>6]&(1<<(uint(i)&63)) != 0 }
+func setBit(bits []uint64, i int32)      { bits[i>>6] |= 1 << (uint(i) & 63) }
+func clearBit(bits []uint64, i int32)    { bits[i>>6] &^= 1 << (uint(i) & 63) }
+func flipBit(bits []uint64, i int32)     { bits[i>>6] ^= 1 << (uint(i) & 63) }
 
 // twins links each operation to the previous one identical to it for the
 // model (Proc aside, which models must not depend on), or -1.

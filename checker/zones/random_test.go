@@ -125,7 +125,7 @@ func genUnique(r *rand.Rand, n, c, keys int, corrupt bool) []history.Op {
 func compare(t *testing.T, name string, h *history.History, keyed bool, small bool) checker.Verdict {
 	t.Helper()
 	init := history.IntValue(0)
-	var m model.Model[int64] = model.NewRegister(model.Options{Init: init})
+	m := model.NewRegister(model.Options{Init: init})
 	if keyed {
 		m = model.NewKV(model.Options{Init: init})
 	}

@@ -165,6 +165,9 @@ func (c *cluster) zone() Zone {
 // Decide checks one object's operations, which must be Applicable, starting
 // from the value init. It returns ctx's error if ctx is done before it
 // starts.
+//
+// The clusters and zones are gathered here rather than by helpers that
+// return them, so that their lists stay on the stack; the helpers decide.
 func Decide(ctx context.Context, ops []model.Op, rw model.ReadWriteRegister, init int64) (Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return Outcome{}, err
@@ -176,12 +179,6 @@ func Decide(ctx context.Context, ops []model.Op, rw model.ReadWriteRegister, ini
 		byValue[v] = c
 		clusters = append(clusters, c)
 		return c
-	}
-	ret := func(i int) int64 {
-		if ops[i].Unknown {
-			return plusInf
-		}
-		return ops[i].Return
 	}
 	for i := range ops {
 		if rw.Class(&ops[i]) == model.WriteOp {
@@ -196,16 +193,12 @@ func Decide(ctx context.Context, ops []model.Op, rw model.ReadWriteRegister, ini
 				anyReads = append(anyReads, i)
 			}
 		case model.ReadOp:
-			v := ops[i].A
-			c := byValue[v]
-			if c == nil {
-				if v != init {
-					return Outcome{Kind: ThinAir, Read: i, A: Zone{Value: v, Write: -1}}, nil
-				}
-				c = newCluster(v, -1)
+			c := byValue[ops[i].A]
+			if c == nil && ops[i].A == init {
+				c = newCluster(init, -1)
 			}
-			if c.write >= 0 && ops[i].Return < ops[c.write].Call {
-				return Outcome{Kind: ReadBeforeWrite, Read: i, A: Zone{Value: v, Write: c.write}}, nil
+			if bad := readViolation(ops, i, c); bad.Kind != 0 {
+				return bad, nil
 			}
 			c.reads = append(c.reads, i)
 		}
@@ -218,31 +211,74 @@ func Decide(ctx context.Context, ops []model.Op, rw model.ReadWriteRegister, ini
 			continue
 		}
 		live = append(live, c)
-		if c.write < 0 {
-			c.f, c.fOp = minusInf, -1
-		} else {
-			c.f, c.fOp = ret(c.write), c.write
-			c.s, c.sOp = ops[c.write].Call, c.write
-		}
-		for _, r := range c.reads {
-			if rr := ret(r); rr < c.f {
-				c.f, c.fOp = rr, r
-			}
-			if ops[r].Call > c.s {
-				c.s, c.sOp = ops[r].Call, r
-			}
-		}
-		if c.f < c.s {
-			c.forward = true
+		if c.span(ops) {
 			forward = append(forward, c)
 		} else {
 			backward = append(backward, c)
 		}
 	}
+	if bad := conflict(forward, backward); bad.Kind != 0 {
+		return bad, nil
+	}
+	return Outcome{Linearizable: true}.withOrder(ops, live, anyReads, returnOf(ops)), nil
+}
+
+// returnOf gives an operation's return, +∞ for one of unknown outcome.
+func returnOf(ops []model.Op) func(i int) int64 {
+	return func(i int) int64 {
+		if ops[i].Unknown {
+			return plusInf
+		}
+		return ops[i].Return
+	}
+}
+
+// readViolation tells whether read i of cluster c (nil: nobody wrote its
+// value and it is not the initial value) is a violation by itself: a read
+// from thin air, or one that returned before its only write was called.
+// The Outcome's Kind is zero when it is not.
+func readViolation(ops []model.Op, i int, c *cluster) Outcome {
+	v := ops[i].A
+	if c == nil {
+		return Outcome{Kind: ThinAir, Read: i, A: Zone{Value: v, Write: -1}}
+	}
+	if c.write >= 0 && ops[i].Return < ops[c.write].Call {
+		return Outcome{Kind: ReadBeforeWrite, Read: i, A: Zone{Value: v, Write: c.write}}
+	}
+	return Outcome{}
+}
+
+// span sets the cluster's zone, from the earliest return to the latest
+// call among its operations, and reports whether it is forward.
+func (c *cluster) span(ops []model.Op) bool {
+	ret := returnOf(ops)
+	if c.write < 0 {
+		c.f, c.fOp = minusInf, -1
+	} else {
+		c.f, c.fOp = ret(c.write), c.write
+		c.s, c.sOp = ops[c.write].Call, c.write
+	}
+	for _, r := range c.reads {
+		if rr := ret(r); rr < c.f {
+			c.f, c.fOp = rr, r
+		}
+		if ops[r].Call > c.s {
+			c.s, c.sOp = ops[r].Call, r
+		}
+	}
+	c.forward = c.f < c.s
+	return c.forward
+}
+
+// conflict finds two forward zones that overlap, or a backward zone inside
+// a forward one, and otherwise sets each backward cluster's instant. It
+// sorts forward by the zones' starts. The Outcome's Kind is zero when
+// there is no conflict.
+func conflict(forward, backward []*cluster) Outcome {
 	sort.Slice(forward, func(a, b int) bool { return forward[a].f < forward[b].f })
 	for k := 1; k < len(forward); k++ {
 		if p, q := forward[k-1], forward[k]; q.f < p.s {
-			return Outcome{Kind: Overlap, A: p.zone(), B: q.zone()}, nil
+			return Outcome{Kind: Overlap, A: p.zone(), B: q.zone()}
 		}
 	}
 	for _, c := range backward {
@@ -252,12 +288,12 @@ func Decide(ctx context.Context, ops []model.Op, rw model.ReadWriteRegister, ini
 		c.t = c.s
 		if k >= 0 && forward[k].s > c.s {
 			if forward[k].s > c.f {
-				return Outcome{Kind: Inside, A: forward[k].zone(), B: c.zone()}, nil
+				return Outcome{Kind: Inside, A: forward[k].zone(), B: c.zone()}
 			}
 			c.t = forward[k].s
 		}
 	}
-	return Outcome{Linearizable: true}.withOrder(ops, live, anyReads, ret), nil
+	return Outcome{}
 }
 
 // withOrder builds the linearization: each operation gets a point in its
