@@ -68,7 +68,7 @@ func TestEDNErrors(t *testing.T) {
 		{"\"abc\n\ndef", 1, "unterminated string starting at line 1"},
 		{`"\q"`, 1, `unknown escape \q in string`},
 		{"1/2", 1, "ratio 1/2 is not supported; write a decimal number"},
-		{"#inst \"2020\"", 1, "tagged literal #inst is not supported; write the plain value"},
+		{"#inst", 1, "a tagged literal needs a value after its tag"},
 		{"##Foo", 1, "unknown symbolic value ##Foo"},
 		{"12abc", 1, "bad number 12abc"},
 		{"0x10", 1, "bad number 0x10"},

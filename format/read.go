@@ -3,6 +3,7 @@ package format
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -156,7 +157,10 @@ func order(h *history.History, want string) error {
 // read reads a history in the named format or, when forced is "", the
 // format the file name's extension or else the content names.
 func read(name string, r io.Reader, forced string, mem *budget.Memory) (Result, error) {
-	br := bufio.NewReaderSize(r, sniffLimit)
+	br, name, err := gunzip(name, bufio.NewReaderSize(r, sniffLimit))
+	if err != nil {
+		return Result{}, err
+	}
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
 	}
@@ -180,6 +184,21 @@ func read(name string, r io.Reader, forced string, mem *budget.Memory) (Result, 
 		res.Events = g.Events
 	}
 	return res, nil
+}
+
+// gunzip returns a reader of the decompressed input when br holds gzip
+// (told by its magic bytes, whatever the file is called), with name
+// without its .gz suffix, so that the extension inside still names the
+// format; otherwise br and name as they are.
+func gunzip(name string, br *bufio.Reader) (*bufio.Reader, string, error) {
+	if magic, _ := br.Peek(2); !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		return br, name, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, name, history.Errorf(0, "reading gzip: %v", err)
+	}
+	return bufio.NewReaderSize(zr, sniffLimit), strings.TrimSuffix(name, ".gz"), nil
 }
 
 // choose picks the format: the one named, else the one the extension
