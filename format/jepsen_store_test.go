@@ -67,3 +67,37 @@ func TestJepsenForms(t *testing.T) {
 		t.Errorf("a broken gzip input: %v", err)
 	}
 }
+
+// TestJepsenTxt checks that the history lines of a Jepsen log, written as
+// history.txt writes them, read as the same history as the log.
+func TestJepsenTxt(t *testing.T) {
+	log := "INFO  jepsen.util - 0\t:invoke\t:write\t4\n" +
+		"INFO  jepsen.util - :nemesis\t:info\t:start\tnil\n" +
+		"INFO  jepsen.util - 1\t:invoke\t:cas\t[4 5]\n" +
+		"INFO  jepsen.util - 0\t:ok\t:write\t4\n" +
+		"INFO  jepsen.util - 1\t:fail\t:cas\t[4 5]\n" +
+		"INFO  jepsen.util - 2\t:invoke\t:read\tnil\n" +
+		"INFO  jepsen.util - 2\t:ok\t:read\t4\n"
+	want, err := Read("h.log", strings.NewReader(log), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	txt := strings.ReplaceAll(log, "INFO  jepsen.util - ", "")
+	withErrors := strings.Replace(txt, ":fail\t:cas\t[4 5]", ":fail\t:cas\t[4 5]\t:precondition-failed", 1)
+	for name, text := range map[string]string{"plain": txt, "with an error column": withErrors, "CRLF": strings.ReplaceAll(txt, "\n", "\r\n")} {
+		res, err := ReadResult("history.txt", strings.NewReader(text), Options{})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if res.Format != JepsenTxt || !res.Events {
+			t.Errorf("%s: read as %s (events %v)", name, res.Format, res.Events)
+		}
+		if err := history.Equivalent(res.History, want); err != nil {
+			t.Errorf("%s: not the log's history: %v", name, err)
+		}
+	}
+	if _, err := Read("history.txt", strings.NewReader("0\t:invoke\t:write\t4\n0\t:ok\t:write\t[4\n"), ""); err == nil {
+		t.Error("a bad value read without an error")
+	}
+}

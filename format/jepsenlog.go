@@ -15,8 +15,11 @@ var jepsenLogFormat = Format{
 	Extensions: []string{".log"},
 	Events:     true,
 	Sniff:      sniffJepsenLog,
-	Read:       streamed(readJepsenLog),
+	Read:       streamed(func(r io.Reader) (*history.History, error) { return readEventLines(r, logLine, logShape) }),
 }
+
+// logShape describes a Jepsen log's history line in messages.
+const logShape = "INFO  jepsen.util - <process> <:type> <:f> <value>"
 
 // sniffJepsenLog claims input with a history line of a Jepsen log anywhere
 // in its head, before any other format: logs start with other lines.
@@ -35,9 +38,10 @@ var logLine = regexp.MustCompile(`^\S*\s*INFO\s+jepsen\.util\s+-\s+(\S+)\s+:(inv
 // logMarker finds candidate lines cheaply when sniffing.
 var logMarker = regexp.MustCompile(`INFO\s+jepsen\.util\s+-\s+\S+\s+:(invoke|ok|fail|info)\b`)
 
-// readJepsenLog reads the history lines of a Jepsen log; other lines are
-// skipped. Values are EDN.
-func readJepsenLog(r io.Reader) (*history.History, error) {
+// readEventLines reads the lines of r that line matches, one event each
+// (its groups: process, type, f, value); other lines are skipped. Values
+// are EDN. shape describes a matching line, for the error when none does.
+func readEventLines(r io.Reader, lineRE *regexp.Regexp, shape string) (*history.History, error) {
 	lr := newLineReader(r, RecordLimit)
 	p := history.NewPairer()
 	line := 0
@@ -53,7 +57,7 @@ func readJepsenLog(r io.Reader) (*history.History, error) {
 		if !utf8.Valid(b) {
 			return nil, history.Errorf(line, "invalid UTF-8")
 		}
-		m := logLine.FindSubmatch(b)
+		m := lineRE.FindSubmatch(b)
 		if m == nil {
 			continue
 		}
@@ -96,7 +100,7 @@ func readJepsenLog(r io.Reader) (*history.History, error) {
 		}
 	}
 	if p.Events() == 0 {
-		return nil, history.Errorf(0, "no history lines (INFO  jepsen.util - <process> <:type> <:f> <value>) in %d lines", line)
+		return nil, history.Errorf(0, "no history lines (%s) in %d lines", shape, line)
 	}
 	return p.History(), nil
 }

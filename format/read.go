@@ -23,6 +23,7 @@ const (
 	Tuples    = "tuples"     // [process, f, value, call, return] tuples, JSON
 	EDN       = "edn"        // Jepsen op maps in EDN
 	JepsenLog = "jepsen-log" // the history lines of a Jepsen log
+	JepsenTxt = "jepsen-txt" // Jepsen's history.txt: process, type, f, value per line
 	Notation  = "notation"   // the textbook notation, A: w(1) [0, 10]
 )
 

@@ -88,7 +88,7 @@ func TestRegistry(t *testing.T) {
 			exts[e] = f.Name
 		}
 	}
-	if got := strings.Join(Formats(), ","); got != "json,jsonl,ops,tuples,edn,jepsen-log,notation" {
+	if got := strings.Join(Formats(), ","); got != "json,jsonl,ops,tuples,edn,jepsen-log,jepsen-txt,notation" {
 		t.Errorf("Formats() = %s", got)
 	}
 	if got := strings.Join(Writable(), ","); got != "json,jsonl,edn" {
