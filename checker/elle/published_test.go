@@ -148,3 +148,34 @@ func TestHugeSCCOutOfBudget(t *testing.T) {
 		t.Logf("%s: %s %v", l, res.Reason, res.Violations[0].Pattern)
 	}
 }
+
+// TestResultAnomalies asks for anomalies by name: an anomaly is reported
+// when it is one of them or an instance of one.
+func TestResultAnomalies(t *testing.T) {
+	h := concurrent(t, false, "ax1ay1", "ax2ay2", "rx12ry21")
+	a := analyze(t, h, elle.ListAppend)
+	for _, c := range []struct {
+		ask   []string
+		valid checker.Verdict
+	}{
+		{[]string{"G0"}, checker.False},
+		{[]string{"G1c"}, checker.False}, // a G0 is a G1c
+		{[]string{"G1"}, checker.False},
+		{[]string{"G2-item", "G1a"}, checker.True}, // a G0 is no instance of either
+		{[]string{"G1a", "lost-update"}, checker.True},
+	} {
+		res, err := a.ResultAnomalies(h, c.ask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Criterion != elle.AnomaliesCriterion {
+			t.Errorf("criterion %q", res.Criterion)
+		}
+		if res.Valid != c.valid {
+			t.Errorf("%v: %v, want %v", c.ask, res.Valid, c.valid)
+		}
+	}
+	if _, err := a.ResultAnomalies(h, []string{"G3"}); err == nil || !strings.Contains(err.Error(), "accepted") {
+		t.Errorf("G3: %v", err)
+	}
+}
