@@ -164,6 +164,13 @@ func assign(s string, key, value int64) string {
 // Step runs the transaction's program on s: reads must see their values
 // (any, for a transaction of unknown outcome) and writes set their keys.
 func (m *multiRegister) Step(s string, op *Op) (string, bool) {
+	next, _, ok := m.run(s, op)
+	return next, ok
+}
+
+// run runs op's program on s. When a read does not see its value, it
+// returns false with the state that read saw and the read.
+func (m *multiRegister) run(s string, op *Op) (string, mrInstr, bool) {
 	for prog := m.progs.At(op.A); prog != ""; {
 		var in mrInstr
 		in, prog = decodeInstr(prog)
@@ -172,11 +179,11 @@ func (m *multiRegister) Step(s string, op *Op) (string, bool) {
 			s = assign(s, in.key, m.stored(in.value))
 		case mrRead:
 			if !op.Unknown && m.holds(s, in.key) != in.value {
-				return s, false
+				return s, in, false
 			}
 		}
 	}
-	return s, true
+	return s, mrInstr{}, true
 }
 
 // stored is what the state keeps for value id v: 0 for the initial value.
@@ -211,17 +218,9 @@ func (m *multiRegister) Describe(s string, t *Table) string {
 
 // Explain names the first read of the transaction that s contradicts.
 func (m *multiRegister) Explain(s string, op *Op, t *Table) string {
-	for prog := m.progs.At(op.A); prog != ""; {
-		var in mrInstr
-		in, prog = decodeInstr(prog)
-		switch in.kind {
-		case mrWrite:
-			s = assign(s, in.key, m.stored(in.value))
-		case mrRead:
-			if got := m.holds(s, in.key); got != in.value {
-				return fmt.Sprintf("read %s of %s but it holds %s", describeValue(t.Value(in.value)), t.Value(in.key), describeValue(t.Value(got)))
-			}
-		}
+	seen, in, ok := m.run(s, op)
+	if ok {
+		return ""
 	}
-	return ""
+	return fmt.Sprintf("read %s of %s but it holds %s", describeValue(t.Value(in.value)), t.Value(in.key), describeValue(t.Value(m.holds(seen, in.key))))
 }
