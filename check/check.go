@@ -15,6 +15,7 @@ import (
 
 	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/elle"
 	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/checker/shrink"
 	"github.com/histcheck/histcheck/checker/suite"
@@ -75,6 +76,11 @@ type Request struct {
 	// MaxViolations bounds the violations reported per criterion (0: the
 	// checker's default).
 	MaxViolations int
+	// Anomalies asks a transactional model for specific anomalies, named
+	// as Elle names them (see ParseAnomalies): their verdict comes after
+	// the criteria's, as the criterion "anomalies", and alone when no
+	// criterion is asked for.
+	Anomalies []string
 	// Note, when set, hears what the run has to tell besides its
 	// verdicts, as it happens: the model it detected, criteria it could
 	// not check, internal errors.
@@ -263,7 +269,7 @@ func (r *run) settle() error {
 		return err
 	}
 	r.sopts = suite.Options{Workers: r.req.Limits.Workers, Verify: r.req.Verify, MaxViolations: r.req.MaxViolations,
-		MaxMemory: r.mem.Limit(), Memory: r.mem}
+		MaxMemory: r.mem.Limit(), Memory: r.mem, Anomalies: r.req.Anomalies}
 	if r.mem == nil {
 		r.sopts.MaxMemory = -1 // no bound, where 0 would be the engines' default
 	}
@@ -361,6 +367,9 @@ func (r *run) checkAll() error {
 		if c == checker.Linearizable {
 			linVerdicts = vs
 		}
+		if c == elle.AnomaliesCriterion {
+			continue // not a criterion of the ladder
+		}
 		if whole != nil {
 			results[c] = *whole
 		} else {
@@ -391,8 +400,15 @@ func (r *run) checkAll() error {
 func (r *run) criteria() ([]string, error) {
 	for _, c := range r.req.Criteria {
 		if strings.TrimSpace(c) != "" {
-			return ParseCriteria(r.req.Criteria)
+			out, err := ParseCriteria(r.req.Criteria)
+			if err == nil && len(r.req.Anomalies) > 0 {
+				out = append(out, elle.AnomaliesCriterion)
+			}
+			return out, err
 		}
+	}
+	if len(r.req.Anomalies) > 0 {
+		return []string{elle.AnomaliesCriterion}, nil
 	}
 	if len(r.objs) > 0 && r.objs[0].model.Default != "" {
 		return []string{r.objs[0].model.Default}, nil

@@ -110,9 +110,29 @@ func ParseCriteria(names []string) ([]string, error) {
 	return out, nil
 }
 
+// ParseAnomalies checks a comma list of anomalies asked for by name (see
+// elle.Anomalies), and drops repeats and empty names.
+func ParseAnomalies(list string) ([]string, error) {
+	var out []string
+	for _, a := range strings.Split(list, ",") {
+		a = strings.TrimSpace(a)
+		if a == "" || slices.Contains(out, a) {
+			continue
+		}
+		if !slices.Contains(elle.Anomalies, a) {
+			return nil, fmt.Errorf("unknown anomaly %q (accepted: %s)", a, strings.Join(elle.Anomalies, ", "))
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
 // supported checks that m implements every criterion asked for.
 func supported(m suite.Model, criteria []string) error {
 	for _, c := range criteria {
+		if c == elle.AnomaliesCriterion && !m.Anomalies {
+			return fmt.Errorf("model %s has no anomalies to ask for: --anomalies applies to the transactional models (list-append, rw-register)", m.Info.Name)
+		}
 		if c != All && !m.Supports(c) {
 			return &suite.UnsupportedError{Model: m.Info.Name, Criterion: c, Supported: m.Criteria}
 		}

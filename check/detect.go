@@ -85,8 +85,17 @@ func detectModel(h *history.History) (string, error) {
 }
 
 // txnModel names the transactional model of a history of transactions:
-// list-append when some transaction appends, else rw-register.
+// multi-register when every transaction uses Knossos's names (read,
+// write), else list-append when some transaction appends, else
+// rw-register.
 func txnModel(h *history.History) string {
+	knossos := len(h.Ops) > 0
+	for i := range h.Ops {
+		knossos = knossos && txn.KnossosNames(h.Ops[i].Value)
+	}
+	if knossos {
+		return "multi-register"
+	}
 	for i := range h.Ops {
 		mops, err := txn.Parse(h.Ops[i].Value)
 		if err == nil && txn.Workload([]txn.Txn{{Mops: mops}}) == txn.Append {

@@ -278,3 +278,27 @@ func stockHistory(t *testing.T) *history.History {
 	}
 	return h
 }
+
+// TestDetectTransactionalModel tells the transactional models apart by
+// their micro-operations: Knossos's read and write are multi-register,
+// Elle's r and w rw-register, and any append list-append.
+func TestDetectTransactionalModel(t *testing.T) {
+	mop := func(f, k string, v int64) history.Value {
+		return history.ListValue(history.StringValue(f), history.StringValue(k), history.IntValue(v))
+	}
+	tx := func(mops ...history.Value) history.Op { return history.Op{F: "txn", Value: history.ListValue(mops...)} }
+	for _, c := range []struct {
+		name string
+		ops  []history.Op
+		want string
+	}{
+		{"knossos", []history.Op{tx(mop("read", "x", 1), mop("write", "y", 2)), tx(mop("write", "x", 1))}, "multi-register"},
+		{"elle registers", []history.Op{tx(mop("r", "x", 1), mop("w", "y", 2))}, "rw-register"},
+		{"mixed names", []history.Op{tx(mop("read", "x", 1)), tx(mop("w", "y", 2))}, "rw-register"},
+		{"appends", []history.Op{tx(mop("read", "x", 1)), tx(mop("append", "y", 2))}, "list-append"},
+	} {
+		if got, err := detectModel(&history.History{Ops: c.ops}); err != nil || got != c.want {
+			t.Errorf("%s: got %q, %v; want %s", c.name, got, err, c.want)
+		}
+	}
+}

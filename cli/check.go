@@ -25,6 +25,7 @@ type checkOptions struct {
 	model          []string
 	ttl            string
 	consistency    string
+	anomalies      []string
 	init           string
 	nilRead        string
 	independent    bool
@@ -79,6 +80,7 @@ func newCheckCmd(e *env) *cobra.Command {
 		"when the unit is known (the file's time_unit; Jepsen event times are nanoseconds) (default: the file's ttl, else each acquire's ttl field)")
 	f.StringVarP(&o.consistency, "consistency", "c", checker.Linearizable,
 		"comma-separated criteria: "+strings.Join(check.Names(), ", ")+", or all")
+	f.StringSliceVar(&o.anomalies, "anomalies", nil, "comma-separated anomalies to look for in a transactional history, named as Elle names them (G0, G1c, G2-item, lost-update, …)")
 	f.StringVar(&o.init, "init", "", `initial value: a number, nil, "" or a quoted string, true/false, or a word (default: the file's own, else the model's)`)
 	f.StringVar(&o.nilRead, "nil-read", "", "how a read of nil is judged: value (nil is a value like any other) or any (accepted in every state) (default: the file's own, else value)")
 	f.BoolVar(&o.independent, "independent", false, "read each value as a Jepsen [key value] tuple and check each key on its own")
@@ -147,6 +149,9 @@ func (o *checkOptions) validate(e *env) ([]string, error) {
 	criteria, err := parseCriteria(o.consistency)
 	if err != nil {
 		return nil, err
+	}
+	if o.anomalies, err = check.ParseAnomalies(strings.Join(o.anomalies, ",")); err != nil {
+		return nil, &usageError{msg: err.Error()}
 	}
 	if !o.criteriaSet {
 		// None asked for: each model's default (linearizability, or
@@ -295,7 +300,7 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 		Name: file, Criteria: criteria, Model: strings.Join(o.model, ","), Models: e.models,
 		Init: initFlag, NilRead: o.nilRead, TTL: o.ttl, EventTimes: in.events,
 		Limits: check.Limits{Timeout: o.timeout, Memory: o.maxMemoryBytes, Workers: o.workers, CoreTime: o.coreTime},
-		NoCore: o.noCore, NoCheck: o.noCheck, Verify: o.verify, MaxViolations: o.maxViolations,
+		NoCore: o.noCore, NoCheck: o.noCheck, Verify: o.verify, MaxViolations: o.maxViolations, Anomalies: o.anomalies,
 		Note: func(n check.Note) {
 			e.fileNote(file, "%s", n.Text)
 			if n.Bug {

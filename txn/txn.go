@@ -103,6 +103,21 @@ func Looks(v history.Value) bool {
 	return true
 }
 
+// KnossosNames reports whether v is a transaction whose micro-operations
+// all use Knossos's multi-register names, read and write (not Elle's r, w
+// or append).
+func KnossosNames(v history.Value) bool {
+	if !Looks(v) {
+		return false
+	}
+	for _, e := range v.Elems() {
+		if s, _ := e.Elems()[0].Str(); strings.TrimPrefix(s, ":") != "read" && strings.TrimPrefix(s, ":") != "write" {
+			return false
+		}
+	}
+	return true
+}
+
 // Parse reads a transaction's micro-operations from an operation's value.
 func Parse(v history.Value) ([]Mop, error) {
 	if v.Kind() != history.List {

@@ -17,7 +17,9 @@ package elle
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
@@ -197,27 +199,47 @@ func emptyAsList(v history.Value, w Workload) history.Value {
 // anomaly that rules it out, each as a violation; unknown when none does
 // but a search that could have found one ran out of budget.
 func (a *Analysis) Result(h *history.History, level string) (checker.Result, error) {
-	if _, ok := Prohibited(level); !ok {
+	ps, ok := Prohibited(level)
+	if !ok {
 		return checker.Result{}, fmt.Errorf("unknown isolation level %q", level)
 	}
-	res := checker.Result{Criterion: level, Valid: checker.True, Method: "elle", Stats: checker.Stats{Ops: len(a.Txns)}}
+	return a.result(h, level, ps), nil
+}
+
+// ResultAnomalies gives the verdict on the anomalies asked for by name
+// (Elle's :anomalies option), under the criterion AnomaliesCriterion:
+// false with every anomaly found that is one of them or an instance of
+// one (a G0 is a G1c, a G-single-item a G2), each as a violation.
+func (a *Analysis) ResultAnomalies(h *history.History, names []string) (checker.Result, error) {
+	for _, n := range names {
+		if !slices.Contains(Anomalies, n) {
+			return checker.Result{}, fmt.Errorf("unknown anomaly %q (accepted: %s)", n, strings.Join(Anomalies, ", "))
+		}
+	}
+	return a.result(h, AnomaliesCriterion, names), nil
+}
+
+// result is the verdict of a criterion that rules out the anomalies in
+// prohibited and their instances.
+func (a *Analysis) result(h *history.History, criterion string, prohibited []string) checker.Result {
+	res := checker.Result{Criterion: criterion, Valid: checker.True, Method: "elle", Stats: checker.Stats{Ops: len(a.Txns)}}
 	for _, c := range a.Cycles {
-		if rules(c.Name, level) {
+		if instanceOf(c.Name, prohibited) {
 			res.Violations = append(res.Violations, a.cycleViolation(h, c))
 		}
 	}
 	for _, c := range a.Cases {
-		if rules(c.Name, level) {
+		if instanceOf(c.Name, prohibited) {
 			res.Violations = append(res.Violations, a.caseViolation(h, c))
 		}
 	}
 	if len(res.Violations) > 0 {
 		res.Valid = checker.False
-		return res, nil
+		return res
 	}
 	var open []string
 	for _, u := range a.Unsearched {
-		if rules(u, level) {
+		if instanceOf(u, prohibited) {
 			open = append(open, u)
 		}
 	}
@@ -227,7 +249,7 @@ func (a *Analysis) Result(h *history.History, level string) (checker.Result, err
 		res.Reason = fmt.Sprintf("%s: the cycle search ran out of its budget before it could tell whether a cycle of class %v exists",
 			cycleSearchTimeout, open)
 	}
-	return res, nil
+	return res
 }
 
 func (a *Analysis) cycleViolation(h *history.History, c Cycle) checker.Violation {

@@ -161,9 +161,9 @@ func anyImplies(a string, targets map[string]bool) bool {
 	return false
 }
 
-// rules reports whether anomaly a rules out level.
-func rules(a, level string) bool {
-	ps, _ := Prohibited(level)
+// instanceOf reports whether anomaly a is one of those in ps or an
+// instance of one: whether it rules out a level that prohibits ps.
+func instanceOf(a string, ps []string) bool {
 	for x := range closure(impliedAnomalies, a) {
 		for _, p := range ps {
 			if p == x {
@@ -173,6 +173,35 @@ func rules(a, level string) bool {
 	}
 	return false
 }
+
+// AnomaliesCriterion names the verdict on the anomalies asked for by name
+// (ResultAnomalies) in reports.
+const AnomaliesCriterion = "anomalies"
+
+// Anomalies lists, sorted, the anomalies that can be asked for by name:
+// every anomaly the analysis reports, with the classes they are instances
+// of (G1, G2, G-single, …, and their -process and -realtime variants),
+// named as Elle names them.
+var Anomalies = func() []string {
+	set := map[string]bool{"G1a": true, "G1b": true, "internal": true, "duplicate-elements": true, "cyclic-versions": true}
+	for a, is := range impliedAnomalies {
+		set[a] = true
+		for _, x := range is {
+			set[x] = true
+		}
+	}
+	for _, ps := range proscribes {
+		for _, x := range ps {
+			set[x] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for a := range set {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}()
 
 // impliedBy reports whether some anomaly in found is an instance-maker of
 // name: finding it already shows name.

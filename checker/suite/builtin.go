@@ -24,6 +24,7 @@ func Builtin() []Model {
 		Bind(model.NewFIFOQueue),
 		Bind(model.NewUnorderedQueue),
 		Bind(model.NewCounter),
+		Bind(model.NewMultiRegister),
 		Transactional(elle.ListAppend),
 		Transactional(elle.RWRegister),
 	}

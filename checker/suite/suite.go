@@ -14,6 +14,7 @@ import (
 
 	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/elle"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
@@ -28,6 +29,10 @@ type Options struct {
 	// MaxViolations bounds how many violations a checker reports; 0 means
 	// the checker's default.
 	MaxViolations int
+	// Anomalies are the anomalies asked for by name, which a model that
+	// reports anomalies (Model.Anomalies) checks as the criterion
+	// elle.AnomaliesCriterion.
+	Anomalies []string
 	// MaxMemory bounds, in bytes, the memory a search may hold before it
 	// answers unknown; 0 means the checker's default (a quarter of the
 	// machine's memory), negative means no bound.
@@ -52,10 +57,16 @@ type Model struct {
 	// Default is the criterion checked when none is asked for; ""
 	// means linearizability.
 	Default string
+	// Anomalies reports that the model checks anomalies asked for by name
+	// (Options.Anomalies) as the criterion elle.AnomaliesCriterion.
+	Anomalies bool
 }
 
 // Supports reports whether m can check criterion.
 func (m Model) Supports(criterion string) bool {
+	if m.Anomalies && criterion == elle.AnomaliesCriterion {
+		return true
+	}
 	for _, c := range m.Criteria {
 		if c == criterion {
 			return true

@@ -22,14 +22,17 @@ func Transactional(w elle.Workload) Model {
 		Doc:   "a transaction: its micro-operations in order; reads carry what they returned",
 	}}}
 	var cache analysisCache
-	check := func(ctx context.Context, h *history.History, criterion string, _ model.Options, _ Options) (checker.Result, error) {
+	check := func(ctx context.Context, h *history.History, criterion string, _ model.Options, opts Options) (checker.Result, error) {
 		a, err := cache.get(ctx, h, w)
 		if err != nil {
 			return checker.Result{}, err
 		}
+		if criterion == elle.AnomaliesCriterion {
+			return a.ResultAnomalies(h, opts.Anomalies)
+		}
 		return a.Result(h, criterion)
 	}
-	return Model{Info: info, Check: check, Criteria: elle.Levels, Default: elle.StrictSerializable}
+	return Model{Info: info, Check: check, Criteria: elle.Levels, Default: elle.StrictSerializable, Anomalies: true}
 }
 
 var workloadDoc = map[elle.Workload]string{
