@@ -39,6 +39,7 @@ type checkOptions struct {
 	noCheck        bool
 	maxViolations  int
 	maxMemory      string
+	allRuns        bool
 	maxMemoryBytes int64
 	html           string
 	noCore         bool
@@ -83,6 +84,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.StringSliceVar(&o.anomalies, "anomalies", nil, "comma-separated anomalies to look for in a transactional history, named as Elle names them (G0, G1c, G2-item, lost-update, …)")
 	f.StringVar(&o.init, "init", "", `initial value: a number, nil, "" or a quoted string, true/false, or a word (default: the file's own, else the model's)`)
 	f.StringVar(&o.nilRead, "nil-read", "", "how a read of nil is judged: value (nil is a value like any other) or any (accepted in every state) (default: the file's own, else value)")
+	f.BoolVar(&o.allRuns, "all-runs", false, "for a Jepsen test directory (store/TEST), check every run in it, not only the newest")
 	f.BoolVar(&o.independent, "independent", false, "read each value as a Jepsen [key value] tuple and check each key on its own")
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit per history and criterion, e.g. 30s (0: none); when it runs out the verdict is unknown")
 	f.StringVarP(&o.output, "output", "o", "text", "output form: text, json, or junit (JUnit XML, one test case per file and criterion)")
@@ -200,6 +202,7 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 	code := ExitOK
 	// The collector keeps the heap within the budget while it can, so that
 	// only what the run holds counts against it, not garbage.
+	files = format.ExpandRuns(files, o.allRuns) // a Jepsen store directory: its runs' histories
 	mem := budget.For(o.maxMemoryBytes)
 	if mem != nil {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(mem.Limit()))

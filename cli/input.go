@@ -2,10 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"os"
 
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
@@ -31,9 +28,9 @@ func readHistory(ctx context.Context, e *env, file string, opts format.Options) 
 	if file == "-" {
 		name = stdinName
 	} else {
-		f, err := os.Open(file)
+		f, err := format.Open(file)
 		if err != nil {
-			return nil, &history.InputError{File: file, Msg: fmt.Sprintf("cannot open: %v", unwrapped(err))}
+			return nil, err
 		}
 		defer f.Close()
 		r = f
@@ -46,13 +43,6 @@ func readHistory(ctx context.Context, e *env, file string, opts format.Options) 
 		return nil, err
 	}
 	return &input{h: res.History, events: res.Events}, nil
-}
-
-func unwrapped(err error) error {
-	if u := errors.Unwrap(err); u != nil {
-		return u
-	}
-	return err
 }
 
 // formatNames lists the input formats --format accepts.

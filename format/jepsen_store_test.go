@@ -3,6 +3,8 @@ package format
 import (
 	"bytes"
 	"compress/gzip"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -99,5 +101,56 @@ func TestJepsenTxt(t *testing.T) {
 	}
 	if _, err := Read("history.txt", strings.NewReader("0\t:invoke\t:write\t4\n0\t:ok\t:write\t[4\n"), ""); err == nil {
 		t.Error("a bad value read without an error")
+	}
+}
+
+// TestRuns checks how a Jepsen store directory is read: a run directory
+// gives its history, a test directory its newest run (or every run), and
+// a directory with no run is an error that says so.
+func TestRuns(t *testing.T) {
+	store := t.TempDir()
+	test := filepath.Join(store, "etcd")
+	write := func(rel, text string) string {
+		p := filepath.Join(test, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	older := write("20261130T000000.000Z/history.edn", plainEDN)
+	newer := write("20261201T000000.000Z/history.edn.gz", gzipped(t, plainEDN))
+	write("20261201T000000.000Z/results.edn", "{:valid? true}")
+	write("notes/readme.txt", "not a run")
+	if err := os.Symlink("20261130T000000.000Z", filepath.Join(test, "latest")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		all  bool
+		want []string
+	}{
+		{filepath.Dir(older), false, []string{older}},
+		{test, false, []string{newer}},
+		{test, true, []string{older, newer}},
+	} {
+		got, err := Runs(tc.path, tc.all)
+		if err != nil || strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("Runs(%s, %v) = %v, %v; want %v", tc.path, tc.all, got, err, tc.want)
+		}
+	}
+	if _, err := Runs(store, false); err == nil || !strings.Contains(err.Error(), "no Jepsen run") {
+		t.Errorf("a store root: %v", err)
+	}
+	if got := ExpandRuns([]string{"a.json", test, store}, false); strings.Join(got, ",") != strings.Join([]string{"a.json", newer, store}, ",") {
+		t.Errorf("ExpandRuns = %v", got)
+	}
+	if _, err := ReadFile(store, ""); err == nil || !strings.Contains(err.Error(), "no Jepsen run") {
+		t.Errorf("reading a directory with no run: %v", err)
+	}
+	if _, err := ReadFile(newer, ""); err != nil {
+		t.Errorf("reading the newest run: %v", err)
 	}
 }

@@ -63,9 +63,9 @@ func ReadFileWith(path string, opts Options) (*history.History, error) {
 	if path == "-" {
 		return ReadWith("<stdin>", os.Stdin, opts)
 	}
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
-		return nil, &history.InputError{File: path, Msg: fmt.Sprintf("cannot open: %v", errors.Unwrap(err))}
+		return nil, err
 	}
 	defer f.Close()
 	return ReadWith(path, f, opts)

@@ -1,0 +1,96 @@
+package format
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/histcheck/histcheck/history"
+)
+
+// storeHistories are the files a Jepsen run directory keeps its history
+// in, in the order they are looked for.
+var storeHistories = []string{"history.edn", "history.edn.gz", "history.json", "history.jsonl", "history.txt"}
+
+// Runs returns the history files a Jepsen store directory holds: the
+// directory's own when it is a run (store/TEST/TIME/, holding
+// history.edn), else those of the runs in it (store/TEST/), the newest
+// only unless all is set. Jepsen names runs by their start time, so the
+// newest sorts last; the "latest" and "current" links are left out, as
+// they point at one of the runs.
+func Runs(dir string, all bool) ([]string, error) {
+	if f := runHistory(dir); f != "" {
+		return []string{f}, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &history.InputError{File: dir, Msg: fmt.Sprintf("cannot read the directory: %v", errors.Unwrap(err))}
+	}
+	var runs []string
+	for _, e := range entries {
+		if e.Name() == "latest" || e.Name() == "current" {
+			continue
+		}
+		if f := runHistory(filepath.Join(dir, e.Name())); f != "" {
+			runs = append(runs, f)
+		}
+	}
+	if len(runs) == 0 {
+		return nil, &history.InputError{File: dir, Msg: "a directory with no Jepsen run in it: expected history.edn in it, or in its run directories"}
+	}
+	sort.Strings(runs)
+	if !all {
+		runs = runs[len(runs)-1:]
+	}
+	return runs, nil
+}
+
+// runHistory returns the history file of run directory dir, or "".
+func runHistory(dir string) string {
+	for _, name := range storeHistories {
+		f := filepath.Join(dir, name)
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+			return f
+		}
+	}
+	return ""
+}
+
+// ExpandRuns replaces each directory among paths by the history files of
+// its Jepsen runs (Runs); other paths, and directories that hold no run
+// (Open says why when they are read), are kept as they are.
+func ExpandRuns(paths []string, all bool) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		runs, err := Runs(p, all)
+		if err != nil {
+			out = append(out, p)
+			continue
+		}
+		out = append(out, runs...)
+	}
+	return out
+}
+
+// Open opens a history file for reading. A directory is an input error
+// that says what it should have held.
+func Open(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &history.InputError{File: path, Msg: fmt.Sprintf("cannot open: %v", errors.Unwrap(err))}
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		if _, err := Runs(path, false); err != nil {
+			return nil, err
+		}
+		return nil, &history.InputError{File: path, Msg: "a directory; its Jepsen runs are read when it is given as it is"}
+	}
+	return f, nil
+}
