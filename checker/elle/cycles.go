@@ -1,10 +1,5 @@
 package elle
 
-import (
-	"gonum.org/v1/gonum/graph/simple"
-	"gonum.org/v1/gonum/graph/topo"
-)
-
 // Cycle is a cycle of dependencies: Txns[i] -> Txns[i+1] by Types[i], and
 // the last back to the first.
 type Cycle struct {
@@ -43,6 +38,8 @@ type searcher struct {
 	// comps caches, per edge mask, each transaction's strongly connected
 	// component (-1 when it is alone).
 	comps map[EdgeType][]int32
+	// acyclic says the whole graph has no cycle.
+	acyclic bool
 	// budget bounds the nodes all searches may visit together; when it
 	// runs out, the cycles found so far are kept, and a class whose
 	// existence only a search can show is reported as unsearched.
@@ -56,6 +53,7 @@ type searcher struct {
 }
 
 func newSearcher(g *Graph, budget int64) *searcher {
+	g.freeze()
 	n := g.Len()
 	return &searcher{g: g, comps: map[EdgeType][]int32{}, budget: budget,
 		seen: make([]uint32, 4*n), parent: make([]int32, 4*n), via: make([]EdgeType, 4*n)}
@@ -63,29 +61,22 @@ func newSearcher(g *Graph, budget int64) *searcher {
 
 // components returns each transaction's strongly connected component in
 // the graph of the edges of a kind in mask (-1 for one that is alone).
+// The components of the whole graph come first: when it has none, no
+// subgraph has any either, which settles a valid history at once.
 func (s *searcher) components(mask EdgeType) []int32 {
 	if c, ok := s.comps[mask]; ok {
 		return c
 	}
-	dg := simple.NewDirectedGraph()
-	for a := range s.g.out {
-		for _, e := range s.g.out[a] {
-			if e.types&mask != 0 {
-				dg.SetEdge(dg.NewEdge(simple.Node(a), simple.Node(int64(e.to))))
-			}
+	all := Data | Process | Realtime
+	if mask != all {
+		if whole := s.components(all); s.acyclic {
+			s.comps[mask] = whole
+			return whole
 		}
 	}
-	comp := make([]int32, s.g.Len())
-	for i := range comp {
-		comp[i] = -1
-	}
-	for i, scc := range topo.TarjanSCC(dg) {
-		if len(scc) < 2 {
-			continue
-		}
-		for _, n := range scc {
-			comp[n.ID()] = int32(i)
-		}
+	comp, any := tarjan(s.g, mask)
+	if mask == all && !any {
+		s.acyclic = true
 	}
 	s.comps[mask] = comp
 	return comp
@@ -97,11 +88,11 @@ func (s *searcher) components(mask EdgeType) []int32 {
 func (s *searcher) find(c class, extra EdgeType) (best Cycle, found, complete bool) {
 	required, allowed, scc := s.shape(c, extra)
 	comp := s.components(scc)
-	for a := range s.g.out {
+	for a := 0; a < s.g.Len(); a++ {
 		if comp[a] < 0 {
 			continue
 		}
-		for _, e := range s.g.out[a] {
+		for _, e := range s.g.out(a) {
 			b := int(e.to)
 			if e.types&required == 0 || comp[b] != comp[a] {
 				continue
@@ -160,7 +151,7 @@ func (s *searcher) path(from, to int, allowed EdgeType, comp []int32) ([]int, []
 	for qi := 0; qi < len(s.queue); qi++ {
 		u := s.queue[qi]
 		s.budget--
-		for _, e := range s.g.out[u] {
+		for _, e := range s.g.out(int(u)) {
 			v := e.to
 			t := pick(e.types & allowed)
 			if t == 0 || s.seen[v] == s.stamp || comp[v] != comp[from] {
@@ -224,7 +215,7 @@ func (s *searcher) nonadjacentPath(from, to int, allowed EdgeType, comp []int32)
 		x := s.queue[qi]
 		u, lastRW, two := x/4, x%2 == 1, x&2 != 0
 		s.budget--
-		for _, e := range s.g.out[u] {
+		for _, e := range s.g.out(int(u)) {
 			v := e.to
 			if comp[v] != comp[from] {
 				continue

@@ -58,6 +58,9 @@ func addRealtimeOrder(g *Graph, txns []txn.Txn, h *history.History) {
 	})
 	var frontier []int
 	preds := map[int][]int{}
+	// marked[f] == e.t+1 says f precedes the completing transaction e.t:
+	// marking its predecessors keeps the frontier's update linear.
+	marked := make([]int, len(txns))
 	for _, e := range evs {
 		if e.invoke {
 			if len(frontier) > 0 {
@@ -66,9 +69,12 @@ func addRealtimeOrder(g *Graph, txns []txn.Txn, h *history.History) {
 			continue
 		}
 		ps := preds[e.t]
+		for _, p := range ps {
+			marked[p] = e.t + 1
+		}
 		kept := frontier[:0]
 		for _, f := range frontier {
-			if !containsInt(ps, f) {
+			if marked[f] != e.t+1 {
 				kept = append(kept, f)
 			}
 		}
@@ -89,13 +95,4 @@ func addRealtimeOrder(g *Graph, txns []txn.Txn, h *history.History) {
 			g.add(p, t, Why{Type: Realtime})
 		}
 	}
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
