@@ -78,6 +78,8 @@ type Graph struct {
 	n        int
 	pend     []pending
 	evidence []Why
+	// tail are dependencies merged from another graph, after pend.
+	tail []pending
 	// After freezing: the arcs of transaction a are arcs[offs[a]:offs[a+1]].
 	frozen bool
 	offs   []int32
@@ -92,7 +94,9 @@ type whyKey struct {
 }
 
 func newGraph(n int) *Graph {
-	return &Graph{n: n}
+	// A few dependencies per transaction are the rule; room for them
+	// up front spares copying them as they grow.
+	return &Graph{n: n, pend: make([]pending, 0, 4*n), evidence: make([]Why, 0, 2*n)}
 }
 
 // add records a dependency a -> b; self-dependencies are dropped (they are
@@ -110,6 +114,21 @@ func (g *Graph) add(a, b int, w Why) {
 	g.frozen = false
 }
 
+// merge adds o's dependencies after g's; o carries no evidence (process
+// and real-time order).
+func (g *Graph) merge(o *Graph) {
+	g.tail = append(g.tail, o.pend...)
+	g.frozen = false
+}
+
+// pendingAt returns the i-th dependency added: pend, then tail.
+func (g *Graph) pendingAt(i int32) pending {
+	if int(i) < len(g.pend) {
+		return g.pend[i]
+	}
+	return g.tail[int(i)-len(g.pend)]
+}
+
 // freeze builds the adjacency from the pending dependencies: it groups
 // them by source, stably, and merges those between one pair into one arc,
 // keeping the first evidence of each kind.
@@ -119,19 +138,24 @@ func (g *Graph) freeze() {
 	}
 	g.frozen = true
 	g.offs = make([]int32, g.n+1)
+	total := len(g.pend) + len(g.tail)
 	for _, p := range g.pend {
+		g.offs[p.a+1]++
+	}
+	for _, p := range g.tail {
 		g.offs[p.a+1]++
 	}
 	for i := 0; i < g.n; i++ {
 		g.offs[i+1] += g.offs[i]
 	}
-	byFrom := make([]int32, len(g.pend))
+	byFrom := make([]int32, total)
 	fill := append([]int32(nil), g.offs[:g.n]...)
-	for i, p := range g.pend {
-		byFrom[fill[p.a]] = int32(i)
-		fill[p.a]++
+	for i := int32(0); i < int32(total); i++ {
+		a := g.pendingAt(i).a
+		byFrom[fill[a]] = i
+		fill[a]++
 	}
-	g.arcs = make([]arc, 0, len(g.pend))
+	g.arcs = make([]arc, 0, total)
 	g.why = map[whyKey]int32{}
 	// at[b] is the position of arc a -> b while a's arcs are merged,
 	// valid when mark[b] == a+1.
@@ -140,7 +164,7 @@ func (g *Graph) freeze() {
 	for a := 0; a < g.n; a++ {
 		lo := int32(len(g.arcs))
 		for _, pi := range byFrom[g.offs[a]:g.offs[a+1]] {
-			p := g.pend[pi]
+			p := g.pendingAt(pi)
 			if mark[p.b] != int32(a)+1 {
 				mark[p.b], at[p.b] = int32(a)+1, int32(len(g.arcs))
 				g.arcs = append(g.arcs, arc{to: p.b})
