@@ -107,7 +107,7 @@ func (b *bench) txnRows() error {
 		b.add(row{name: fmt.Sprintf("list-append, %s transactions, strict-serializable", thousandsInt(tc.n)),
 			histcheck: outcome(h), porcupine: "–", ratio: fmt.Sprintf("%.2f× read (%s)", h.Seconds/h.ReadSeconds, durSeconds(h.ReadSeconds)),
 			hMem: bytes(uint64(h.PeakRSS)) + " peak RSS", pMem: "–", target: tc.target, met: tc.met(h),
-			note: "30 clients, keys retire after 32 appends, 1% crashed, 1% failed; read time of the EDN file in the ratio column"})
+			note: "30 clients, keys retire after 32 appends, 1% crashed, 1% failed; read time of the JSON Lines file in the ratio column"})
 	}
 	return nil
 }
