@@ -84,7 +84,8 @@ type Graph struct {
 	frozen bool
 	offs   []int32
 	arcs   []arc
-	// why keeps the first evidence for each data dependency and kind.
+	// why keeps the first evidence for each data dependency and kind,
+	// built on the first call of Why: only explanations need it.
 	why map[whyKey]int32
 }
 
@@ -156,7 +157,7 @@ func (g *Graph) freeze() {
 		fill[a]++
 	}
 	g.arcs = make([]arc, 0, total)
-	g.why = map[whyKey]int32{}
+	g.why = nil
 	// at[b] is the position of arc a -> b while a's arcs are merged,
 	// valid when mark[b] == a+1.
 	at := make([]int32, g.n)
@@ -169,13 +170,7 @@ func (g *Graph) freeze() {
 				mark[p.b], at[p.b] = int32(a)+1, int32(len(g.arcs))
 				g.arcs = append(g.arcs, arc{to: p.b})
 			}
-			ap := &g.arcs[at[p.b]]
-			if ap.types&p.t == 0 {
-				ap.types |= p.t
-				if p.why >= 0 {
-					g.why[whyKey{int32(a), p.b, p.t}] = p.why
-				}
-			}
+			g.arcs[at[p.b]].types |= p.t
 		}
 		g.offs[a] = lo
 	}
@@ -203,6 +198,15 @@ func (g *Graph) Why(a, b int, t EdgeType) (Why, bool) {
 	g.freeze()
 	if t&Data == 0 {
 		return Why{Type: t}, g.Types(a, b)&t != 0
+	}
+	if g.why == nil {
+		g.why = map[whyKey]int32{}
+		for _, p := range g.pend {
+			k := whyKey{p.a, p.b, p.t}
+			if _, seen := g.why[k]; !seen && p.why >= 0 {
+				g.why[k] = p.why
+			}
+		}
 	}
 	i, ok := g.why[whyKey{int32(a), int32(b), t}]
 	if !ok {

@@ -134,6 +134,16 @@ func analyzeAppends(txns []txn.Txn) (*Graph, []Case, error) {
 // key's appends is read off its elements.
 func (a *appendAnalysis) indexWrites() error {
 	seenKey := map[history.Value]bool{}
+	// Room for every element up front spares growing the map.
+	appends := 0
+	for ti := range a.txns {
+		for _, m := range a.txns[ti].Mops {
+			if m.Kind == txn.Append {
+				appends++
+			}
+		}
+	}
+	a.writers = make(map[keyVal]elemWriter, appends)
 	for ti := range a.txns {
 		t := &a.txns[ti]
 		for _, m := range t.Mops {
