@@ -211,7 +211,7 @@ func (a *appendAnalysis) indexReads() {
 // one. Reads are short lists as a rule (keys retire after a few
 // appends), which a pairwise scan handles faster than a map.
 func duplicates(list []history.Value) (history.Value, bool) {
-	if len(list) <= 32 {
+	if len(list) <= 16 {
 		for j := 1; j < len(list); j++ {
 			for i := 0; i < j; i++ {
 				if list[i] == list[j] {
@@ -316,13 +316,13 @@ func equalLists(a, b []history.Value) bool {
 // every other read against it, and adds the key's dependencies.
 func (a *appendAnalysis) orderKey(k history.Value) {
 	reads := a.reads[k]
-	longest := a.longest(k, reads)
+	longest, prefix := a.longest(k, reads)
 	pos := make(map[history.Value]int, len(longest))
 	for i, v := range longest {
 		pos[v] = i
 	}
 	ver := a.newVersion(k, longest)
-	a.abortedAndIntermediate(ver, reads)
+	a.abortedAndIntermediate(ver, reads, prefix)
 	a.dirtyUpdates(ver)
 	// ww: each element's writer precedes the next element's; elements of
 	// failed transactions are skipped.
@@ -344,8 +344,8 @@ func (a *appendAnalysis) orderKey(k history.Value) {
 			a.g.add(prev, u.txn, Why{Type: WW, Key: k, Value: prevVal, Next: u.v, Appends: true})
 		}
 	}
-	for _, r := range reads {
-		if !r.external || !isPrefix(r.list, longest) {
+	for i, r := range reads {
+		if !r.external || !prefix[i] {
 			continue
 		}
 		a.readDeps(ver, r, unseen)
@@ -353,17 +353,18 @@ func (a *appendAnalysis) orderKey(k history.Value) {
 }
 
 // longest picks the longest committed read of k and reports every read
-// that is not a prefix of it (incompatible-order).
-func (a *appendAnalysis) longest(k history.Value, reads []readOf) []history.Value {
-	var longest []history.Value
+// that is not a prefix of it (incompatible-order); prefix[i] says whether
+// reads[i] is one.
+func (a *appendAnalysis) longest(k history.Value, reads []readOf) (longest []history.Value, prefix []bool) {
 	for _, r := range reads {
 		if len(r.list) > len(longest) {
 			longest = r.list
 		}
 	}
 	reported := map[string]bool{}
-	for _, r := range reads {
-		if isPrefix(r.list, longest) {
+	prefix = make([]bool, len(reads))
+	for i, r := range reads {
+		if prefix[i] = isPrefix(r.list, longest); prefix[i] {
 			continue
 		}
 		id := history.ListValue(r.list...).String()
@@ -374,7 +375,7 @@ func (a *appendAnalysis) longest(k history.Value, reads []readOf) []history.Valu
 		a.cases = append(a.cases, Case{Name: "incompatible-order", Txns: []int{r.txn}, Key: k, Mop: r.mop,
 			Values: []history.Value{history.ListValue(r.list...), history.ListValue(longest...)}})
 	}
-	return longest
+	return longest, prefix
 }
 
 func isPrefix(p, l []history.Value) bool {
@@ -439,18 +440,17 @@ func (a *appendAnalysis) readDeps(ver *version, r readOf, unseen []unseenAppend)
 // abortedAndIntermediate reports committed reads of elements that failed
 // transactions appended (G1a) and reads that end on an element its writer
 // followed with another append to the same key (G1b).
-func (a *appendAnalysis) abortedAndIntermediate(ver *version, reads []readOf) {
+func (a *appendAnalysis) abortedAndIntermediate(ver *version, reads []readOf, prefix []bool) {
 	k := ver.k
-	for _, r := range reads {
-		prefix := isPrefix(r.list, ver.longest)
+	for ri, r := range reads {
 		for i, v := range r.list {
-			w, ok := a.writer(ver, r.list, i, prefix)
+			w, ok := a.writer(ver, r.list, i, prefix[ri])
 			if ok && a.txns[w.txn].Status == history.Fail {
 				a.cases = append(a.cases, Case{Name: "G1a", Txns: []int{r.txn, w.txn}, Key: k, Mop: r.mop, Element: v})
 			}
 		}
 		if n := len(r.list); n > 0 {
-			w, ok := a.writer(ver, r.list, n-1, prefix)
+			w, ok := a.writer(ver, r.list, n-1, prefix[ri])
 			if ok && !w.final && w.txn != r.txn && a.txns[w.txn].Status != history.Fail {
 				a.cases = append(a.cases, Case{Name: "G1b", Txns: []int{r.txn, w.txn}, Key: k, Mop: r.mop, Element: r.list[n-1]})
 			}
