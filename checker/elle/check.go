@@ -162,13 +162,16 @@ func lostUpdates(txns []txn.Txn, w Workload) []Case {
 	type rv struct{ k, v history.Value }
 	by := map[rv][]int{}
 	var order []rv
+	// One transaction's first reads and writes per key; reused.
+	read := map[history.Value]history.Value{}
+	wrote := map[history.Value]bool{}
 	for ti := range txns {
 		t := &txns[ti]
 		if !t.Committed() {
 			continue
 		}
-		read := map[history.Value]history.Value{}
-		wrote := map[history.Value]bool{}
+		clear(read)
+		clear(wrote)
 		for _, m := range t.Mops {
 			switch {
 			case m.Kind == txn.Read && !wrote[m.Key]:
