@@ -1,5 +1,7 @@
 package elle
 
+import "math"
+
 // Cycle is a cycle of dependencies: Txns[i] -> Txns[i+1] by Types[i], and
 // the last back to the first.
 type Cycle struct {
@@ -49,6 +51,11 @@ type searcher struct {
 	stamp  uint32
 	parent []int32
 	via    []EdgeType
+	// maxLen bounds the steps of the path a search looks for: once a
+	// cycle is known, only a strictly shorter one can replace it, so
+	// searches stop where they could find none. Unbounded searches could
+	// be quadratic in a large component.
+	maxLen int
 	queue  []int32
 }
 
@@ -102,6 +109,10 @@ func (s *searcher) find(c class, extra EdgeType) (best Cycle, found, complete bo
 			}
 			var path []int
 			var types []EdgeType
+			s.maxLen = math.MaxInt
+			if found {
+				s.maxLen = len(best.Txns) - 2
+			}
 			if c == classGNonadjacent {
 				path, types = s.nonadjacentPath(b, a, allowed, comp)
 			} else {
@@ -148,7 +159,14 @@ func (s *searcher) path(from, to int, allowed EdgeType, comp []int32) ([]int, []
 	s.queue = append(s.queue[:0], int32(from))
 	s.seen[from] = s.stamp
 	s.parent[from] = -1
+	depth, levelEnd := 0, 1
 	for qi := 0; qi < len(s.queue); qi++ {
+		if qi == levelEnd {
+			depth, levelEnd = depth+1, len(s.queue)
+		}
+		if depth >= s.maxLen {
+			break
+		}
 		u := s.queue[qi]
 		s.budget--
 		for _, e := range s.g.out(int(u)) {
@@ -211,7 +229,14 @@ func (s *searcher) nonadjacentPath(from, to int, allowed EdgeType, comp []int32)
 	goal := state(int32(to), false, true)
 	s.queue = append(s.queue[:0], start)
 	s.seen[start], s.parent[start] = s.stamp, -1
+	depth, levelEnd := 0, 1
 	for qi := 0; qi < len(s.queue); qi++ {
+		if qi == levelEnd {
+			depth, levelEnd = depth+1, len(s.queue)
+		}
+		if depth >= s.maxLen {
+			break
+		}
 		x := s.queue[qi]
 		u, lastRW, two := x/4, x%2 == 1, x&2 != 0
 		s.budget--
