@@ -42,6 +42,10 @@ type Output struct {
 	// Plain is the verdict of "histcheck check FILE" with no flags at all,
 	// when it differs from Expect ("" when it is the same).
 	Plain string
+	// Criterion is what "histcheck check FILE" with no flags checks the
+	// history for: "" is linearizable; a transactional history's is
+	// strict-serializable.
+	Criterion string
 }
 
 // Scenario is one simulation as a command would dispatch it.
@@ -77,6 +81,7 @@ func ScenariosWith(check Checker) []Scenario {
 		quorumScenario(),
 		eventualScenario(check),
 		lockDesignsScenario(check),
+		txnScenario(),
 		randomScenario(),
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 func TestScenariosRunWithDefaults(t *testing.T) {
 	want := []string{"partition", "lag", "lockqueue", "fencing", "lease-ttl", "redis-lock", "redlock", "pacelc", "election", "check-then-write",
-		"setnx-expire", "failover", "quorum", "eventual", "lock-designs", "random"}
+		"setnx-expire", "failover", "quorum", "eventual", "lock-designs", "txn", "random"}
 	// The lock design review needs a checker; the command line's is tested
 	// in package cli. Here every cell passes.
 	all := ScenariosWith(func(*history.History, string) (string, error) { return "true", nil })

@@ -71,6 +71,17 @@ func Analyze(ctx context.Context, h *history.History, w Workload, budget int64) 
 	if err != nil {
 		return nil, err
 	}
+	// Process and real-time order depend on the operations alone: they
+	// are built meanwhile, on the other core, and added after the data
+	// dependencies, in the order a single pass would add them.
+	orders := &Graph{n: len(txns)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		addProcessOrder(orders, txns)
+		addRealtimeOrder(orders, txns, h)
+	}()
+	defer func() { <-done }()
 	var g *Graph
 	var cases []Case
 	if w == ListAppend {
@@ -85,8 +96,8 @@ func Analyze(ctx context.Context, h *history.History, w Workload, budget int64) 
 		return nil, err
 	}
 	cases = append(cases, lostUpdates(txns, w)...)
-	addProcessOrder(g, txns)
-	addRealtimeOrder(g, txns, h)
+	<-done
+	g.merge(orders)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -153,13 +164,16 @@ func lostUpdates(txns []txn.Txn, w Workload) []Case {
 	type rv struct{ k, v history.Value }
 	by := map[rv][]int{}
 	var order []rv
+	// One transaction's first reads and writes per key; reused.
+	read := map[history.Value]history.Value{}
+	wrote := map[history.Value]bool{}
 	for ti := range txns {
 		t := &txns[ti]
 		if !t.Committed() {
 			continue
 		}
-		read := map[history.Value]history.Value{}
-		wrote := map[history.Value]bool{}
+		clear(read)
+		clear(wrote)
 		for _, m := range t.Mops {
 			switch {
 			case m.Kind == txn.Read && !wrote[m.Key]:

@@ -1,9 +1,6 @@
 package elle
 
-import (
-	"gonum.org/v1/gonum/graph/simple"
-	"gonum.org/v1/gonum/graph/topo"
-)
+import "math"
 
 // Cycle is a cycle of dependencies: Txns[i] -> Txns[i+1] by Types[i], and
 // the last back to the first.
@@ -43,6 +40,8 @@ type searcher struct {
 	// comps caches, per edge mask, each transaction's strongly connected
 	// component (-1 when it is alone).
 	comps map[EdgeType][]int32
+	// acyclic says the whole graph has no cycle.
+	acyclic bool
 	// budget bounds the nodes all searches may visit together; when it
 	// runs out, the cycles found so far are kept, and a class whose
 	// existence only a search can show is reported as unsearched.
@@ -52,10 +51,16 @@ type searcher struct {
 	stamp  uint32
 	parent []int32
 	via    []EdgeType
+	// maxLen bounds the steps of the path a search looks for: once a
+	// cycle is known, only a strictly shorter one can replace it, so
+	// searches stop where they could find none. Unbounded searches could
+	// be quadratic in a large component.
+	maxLen int
 	queue  []int32
 }
 
 func newSearcher(g *Graph, budget int64) *searcher {
+	g.freeze()
 	n := g.Len()
 	return &searcher{g: g, comps: map[EdgeType][]int32{}, budget: budget,
 		seen: make([]uint32, 4*n), parent: make([]int32, 4*n), via: make([]EdgeType, 4*n)}
@@ -63,29 +68,22 @@ func newSearcher(g *Graph, budget int64) *searcher {
 
 // components returns each transaction's strongly connected component in
 // the graph of the edges of a kind in mask (-1 for one that is alone).
+// The components of the whole graph come first: when it has none, no
+// subgraph has any either, which settles a valid history at once.
 func (s *searcher) components(mask EdgeType) []int32 {
 	if c, ok := s.comps[mask]; ok {
 		return c
 	}
-	dg := simple.NewDirectedGraph()
-	for a := range s.g.out {
-		for _, e := range s.g.out[a] {
-			if e.types&mask != 0 {
-				dg.SetEdge(dg.NewEdge(simple.Node(a), simple.Node(int64(e.to))))
-			}
+	all := Data | Process | Realtime
+	if mask != all {
+		if whole := s.components(all); s.acyclic {
+			s.comps[mask] = whole
+			return whole
 		}
 	}
-	comp := make([]int32, s.g.Len())
-	for i := range comp {
-		comp[i] = -1
-	}
-	for i, scc := range topo.TarjanSCC(dg) {
-		if len(scc) < 2 {
-			continue
-		}
-		for _, n := range scc {
-			comp[n.ID()] = int32(i)
-		}
+	comp, any := tarjan(s.g, mask)
+	if mask == all && !any {
+		s.acyclic = true
 	}
 	s.comps[mask] = comp
 	return comp
@@ -97,11 +95,11 @@ func (s *searcher) components(mask EdgeType) []int32 {
 func (s *searcher) find(c class, extra EdgeType) (best Cycle, found, complete bool) {
 	required, allowed, scc := s.shape(c, extra)
 	comp := s.components(scc)
-	for a := range s.g.out {
+	for a := 0; a < s.g.Len(); a++ {
 		if comp[a] < 0 {
 			continue
 		}
-		for _, e := range s.g.out[a] {
+		for _, e := range s.g.out(a) {
 			b := int(e.to)
 			if e.types&required == 0 || comp[b] != comp[a] {
 				continue
@@ -111,6 +109,10 @@ func (s *searcher) find(c class, extra EdgeType) (best Cycle, found, complete bo
 			}
 			var path []int
 			var types []EdgeType
+			s.maxLen = math.MaxInt
+			if found {
+				s.maxLen = len(best.Txns) - 2
+			}
 			if c == classGNonadjacent {
 				path, types = s.nonadjacentPath(b, a, allowed, comp)
 			} else {
@@ -157,10 +159,17 @@ func (s *searcher) path(from, to int, allowed EdgeType, comp []int32) ([]int, []
 	s.queue = append(s.queue[:0], int32(from))
 	s.seen[from] = s.stamp
 	s.parent[from] = -1
+	depth, levelEnd := 0, 1
 	for qi := 0; qi < len(s.queue); qi++ {
+		if qi == levelEnd {
+			depth, levelEnd = depth+1, len(s.queue)
+		}
+		if depth >= s.maxLen {
+			break
+		}
 		u := s.queue[qi]
 		s.budget--
-		for _, e := range s.g.out[u] {
+		for _, e := range s.g.out(int(u)) {
 			v := e.to
 			t := pick(e.types & allowed)
 			if t == 0 || s.seen[v] == s.stamp || comp[v] != comp[from] {
@@ -220,11 +229,18 @@ func (s *searcher) nonadjacentPath(from, to int, allowed EdgeType, comp []int32)
 	goal := state(int32(to), false, true)
 	s.queue = append(s.queue[:0], start)
 	s.seen[start], s.parent[start] = s.stamp, -1
+	depth, levelEnd := 0, 1
 	for qi := 0; qi < len(s.queue); qi++ {
+		if qi == levelEnd {
+			depth, levelEnd = depth+1, len(s.queue)
+		}
+		if depth >= s.maxLen {
+			break
+		}
 		x := s.queue[qi]
 		u, lastRW, two := x/4, x%2 == 1, x&2 != 0
 		s.budget--
-		for _, e := range s.g.out[u] {
+		for _, e := range s.g.out(int(u)) {
 			v := e.to
 			if comp[v] != comp[from] {
 				continue

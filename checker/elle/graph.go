@@ -58,14 +58,35 @@ type arc struct {
 	types EdgeType
 }
 
+// pending is one dependency as added, before the graph is frozen: why
+// indexes Graph.evidence (-1: a process or realtime edge, which carries
+// no evidence beyond its kind).
+type pending struct {
+	a, b int32
+	t    EdgeType
+	why  int32
+}
+
 // Graph is the dependency graph over a history's transactions (numbered as
-// in the slice of txn.Txn it was built from).
+// in the slice of txn.Txn it was built from). Dependencies are collected
+// as they are found and frozen, on first use, into one adjacency array:
+// each transaction's arcs in the order their first dependency was added,
+// so that searches meet them in that order. A map from pairs of
+// transactions would cost more than everything else together on large
+// histories.
 type Graph struct {
-	out [][]arc
-	// index finds an arc by its two ends.
-	index map[uint64]int32
-	// why keeps the first evidence for each edge and kind.
-	why map[whyKey]Why
+	n        int
+	pend     []pending
+	evidence []Why
+	// tail are dependencies merged from another graph, after pend.
+	tail []pending
+	// After freezing: the arcs of transaction a are arcs[offs[a]:offs[a+1]].
+	frozen bool
+	offs   []int32
+	arcs   []arc
+	// why keeps the first evidence for each data dependency and kind,
+	// built on the first call of Why: only explanations need it.
+	why map[whyKey]int32
 }
 
 type whyKey struct {
@@ -74,10 +95,10 @@ type whyKey struct {
 }
 
 func newGraph(n int) *Graph {
-	return &Graph{out: make([][]arc, n), index: map[uint64]int32{}, why: map[whyKey]Why{}}
+	// A few dependencies per transaction are the rule; room for them
+	// up front spares copying them as they grow.
+	return &Graph{n: n, pend: make([]pending, 0, 4*n), evidence: make([]Why, 0, 2*n)}
 }
-
-func pairKey(a, b int) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
 // add records a dependency a -> b; self-dependencies are dropped (they are
 // the internal anomalies' business).
@@ -85,34 +106,114 @@ func (g *Graph) add(a, b int, w Why) {
 	if a == b || a < 0 || b < 0 {
 		return
 	}
-	k := pairKey(a, b)
-	i, ok := g.index[k]
-	if !ok {
-		i = int32(len(g.out[a]))
-		g.index[k] = i
-		g.out[a] = append(g.out[a], arc{to: int32(b)})
+	why := int32(-1)
+	if w.Type&Data != 0 {
+		why = int32(len(g.evidence))
+		g.evidence = append(g.evidence, w)
 	}
-	arcp := &g.out[a][i]
-	if arcp.types&w.Type == 0 {
-		arcp.types |= w.Type
-		g.why[whyKey{int32(a), int32(b), w.Type}] = w
+	g.pend = append(g.pend, pending{a: int32(a), b: int32(b), t: w.Type, why: why})
+	g.frozen = false
+}
+
+// merge adds o's dependencies after g's; o carries no evidence (process
+// and real-time order).
+func (g *Graph) merge(o *Graph) {
+	g.tail = append(g.tail, o.pend...)
+	g.frozen = false
+}
+
+// pendingAt returns the i-th dependency added: pend, then tail.
+func (g *Graph) pendingAt(i int32) pending {
+	if int(i) < len(g.pend) {
+		return g.pend[i]
 	}
+	return g.tail[int(i)-len(g.pend)]
+}
+
+// freeze builds the adjacency from the pending dependencies: it groups
+// them by source, stably, and merges those between one pair into one arc,
+// keeping the first evidence of each kind.
+func (g *Graph) freeze() {
+	if g.frozen {
+		return
+	}
+	g.frozen = true
+	g.offs = make([]int32, g.n+1)
+	total := len(g.pend) + len(g.tail)
+	for _, p := range g.pend {
+		g.offs[p.a+1]++
+	}
+	for _, p := range g.tail {
+		g.offs[p.a+1]++
+	}
+	for i := 0; i < g.n; i++ {
+		g.offs[i+1] += g.offs[i]
+	}
+	byFrom := make([]int32, total)
+	fill := append([]int32(nil), g.offs[:g.n]...)
+	for i := int32(0); i < int32(total); i++ {
+		a := g.pendingAt(i).a
+		byFrom[fill[a]] = i
+		fill[a]++
+	}
+	g.arcs = make([]arc, 0, total)
+	g.why = nil
+	// at[b] is the position of arc a -> b while a's arcs are merged,
+	// valid when mark[b] == a+1.
+	at := make([]int32, g.n)
+	mark := make([]int32, g.n)
+	for a := 0; a < g.n; a++ {
+		lo := int32(len(g.arcs))
+		for _, pi := range byFrom[g.offs[a]:g.offs[a+1]] {
+			p := g.pendingAt(pi)
+			if mark[p.b] != int32(a)+1 {
+				mark[p.b], at[p.b] = int32(a)+1, int32(len(g.arcs))
+				g.arcs = append(g.arcs, arc{to: p.b})
+			}
+			g.arcs[at[p.b]].types |= p.t
+		}
+		g.offs[a] = lo
+	}
+	g.offs[g.n] = int32(len(g.arcs))
+}
+
+// out returns the arcs from transaction a.
+func (g *Graph) out(a int) []arc {
+	return g.arcs[g.offs[a]:g.offs[a+1]]
 }
 
 // Types returns the kinds of dependency a -> b (0: none).
 func (g *Graph) Types(a, b int) EdgeType {
-	i, ok := g.index[pairKey(a, b)]
-	if !ok {
-		return 0
+	g.freeze()
+	for _, e := range g.out(a) {
+		if int(e.to) == b {
+			return e.types
+		}
 	}
-	return g.out[a][i].types
+	return 0
 }
 
 // Why returns the evidence for dependency a -> b of kind t.
 func (g *Graph) Why(a, b int, t EdgeType) (Why, bool) {
-	w, ok := g.why[whyKey{int32(a), int32(b), t}]
-	return w, ok
+	g.freeze()
+	if t&Data == 0 {
+		return Why{Type: t}, g.Types(a, b)&t != 0
+	}
+	if g.why == nil {
+		g.why = map[whyKey]int32{}
+		for _, p := range g.pend {
+			k := whyKey{p.a, p.b, p.t}
+			if _, seen := g.why[k]; !seen && p.why >= 0 {
+				g.why[k] = p.why
+			}
+		}
+	}
+	i, ok := g.why[whyKey{int32(a), int32(b), t}]
+	if !ok {
+		return Why{}, false
+	}
+	return g.evidence[i], true
 }
 
 // Len is the number of transactions.
-func (g *Graph) Len() int { return len(g.out) }
+func (g *Graph) Len() int { return g.n }

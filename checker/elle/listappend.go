@@ -37,6 +37,62 @@ type elemWriter struct {
 
 type keyVal struct{ k, v history.Value }
 
+// lastAppends returns, for a key, the position of the transaction's last
+// append to it (-1: none). Most transactions are a few micro-operations,
+// which a scan serves faster than a map built for each.
+func lastAppends(mops []txn.Mop) func(k history.Value) int {
+	if len(mops) <= 16 {
+		return func(k history.Value) int {
+			for i := len(mops) - 1; i >= 0; i-- {
+				if mops[i].Kind == txn.Append && mops[i].Key == k {
+					return i
+				}
+			}
+			return -1
+		}
+	}
+	last := map[history.Value]int{}
+	for mi, m := range mops {
+		if m.Kind == txn.Append {
+			last[m.Key] = mi
+		}
+	}
+	return func(k history.Value) int {
+		if i, ok := last[k]; ok {
+			return i
+		}
+		return -1
+	}
+}
+
+// version is key k's inferred order: its longest read, with the writer of
+// each element looked up once. Most reads are prefixes of the longest and
+// share those lookups, which spares a hash of every element of every read.
+type version struct {
+	k       history.Value
+	longest []history.Value
+	writers []elemWriter
+	known   []bool
+}
+
+func (a *appendAnalysis) newVersion(k history.Value, longest []history.Value) *version {
+	v := &version{k: k, longest: longest, writers: make([]elemWriter, len(longest)), known: make([]bool, len(longest))}
+	for i, e := range longest {
+		v.writers[i], v.known[i] = a.writers[keyVal{k, e}]
+	}
+	return v
+}
+
+// writer returns the writer of list[i]; prefix says that list is a prefix
+// of the longest read.
+func (a *appendAnalysis) writer(ver *version, list []history.Value, i int, prefix bool) (elemWriter, bool) {
+	if prefix {
+		return ver.writers[i], ver.known[i]
+	}
+	w, ok := a.writers[keyVal{ver.k, list[i]}]
+	return w, ok
+}
+
 // appendAnalysis is the list-append inference of one history.
 type appendAnalysis struct {
 	txns    []txn.Txn
@@ -78,18 +134,25 @@ func analyzeAppends(txns []txn.Txn) (*Graph, []Case, error) {
 // key's appends is read off its elements.
 func (a *appendAnalysis) indexWrites() error {
 	seenKey := map[history.Value]bool{}
+	// Room for every element up front spares growing the map.
+	appends := 0
+	for ti := range a.txns {
+		for _, m := range a.txns[ti].Mops {
+			if m.Kind == txn.Append {
+				appends++
+			}
+		}
+	}
+	a.writers = make(map[keyVal]elemWriter, appends)
 	for ti := range a.txns {
 		t := &a.txns[ti]
-		last := map[history.Value]int{}
-		for mi, m := range t.Mops {
+		for _, m := range t.Mops {
 			if !seenKey[m.Key] {
 				seenKey[m.Key] = true
 				a.keys = append(a.keys, m.Key)
 			}
-			if m.Kind == txn.Append {
-				last[m.Key] = mi
-			}
 		}
+		last := lastAppends(t.Mops)
 		for mi, m := range t.Mops {
 			if m.Kind != txn.Append {
 				continue
@@ -99,8 +162,9 @@ func (a *appendAnalysis) indexWrites() error {
 				return fmt.Errorf("%s is appended to key %s twice (transactions at operations %d and %d); "+
 					"list-append needs each key's elements to be unique", m.Value, m.Key, a.txns[prev.txn].Op, t.Op)
 			}
-			a.writers[kv] = elemWriter{txn: ti, mop: mi, final: last[m.Key] == mi}
-			if last[m.Key] == mi && t.Status != history.Fail {
+			final := last(m.Key) == mi
+			a.writers[kv] = elemWriter{txn: ti, mop: mi, final: final}
+			if final && t.Status != history.Fail {
 				a.appendsOf[m.Key] = append(a.appendsOf[m.Key], ti)
 			}
 		}
@@ -112,12 +176,13 @@ func (a *appendAnalysis) indexWrites() error {
 // reads against its own earlier micro-operations (internal) and for
 // repeated elements (duplicate-elements).
 func (a *appendAnalysis) indexReads() {
+	st := newInternalState()
 	for ti := range a.txns {
 		t := &a.txns[ti]
 		if !t.Committed() {
 			continue // the reads of a failed or crashed transaction are unknown
 		}
-		st := newInternalState()
+		st.reset()
 		for mi, m := range t.Mops {
 			if m.Kind == txn.Append {
 				st.append(m.Key, m.Value)
@@ -142,7 +207,20 @@ func (a *appendAnalysis) indexReads() {
 	}
 }
 
+// duplicates returns the first element of list that repeats an earlier
+// one. Reads are short lists as a rule (keys retire after a few
+// appends), which a pairwise scan handles faster than a map.
 func duplicates(list []history.Value) (history.Value, bool) {
+	if len(list) <= 16 {
+		for j := 1; j < len(list); j++ {
+			for i := 0; i < j; i++ {
+				if list[i] == list[j] {
+					return list[j], true
+				}
+			}
+		}
+		return history.Value{}, false
+	}
 	seen := make(map[history.Value]bool, len(list))
 	for _, v := range list {
 		if seen[v] {
@@ -166,6 +244,14 @@ type internalState struct {
 func newInternalState() *internalState {
 	return &internalState{known: map[history.Value][]history.Value{}, whole: map[history.Value]bool{},
 		wrote: map[history.Value]bool{}, suffix: map[history.Value][]history.Value{}}
+}
+
+// reset forgets what the previous transaction knew, keeping the maps.
+func (s *internalState) reset() {
+	clear(s.known)
+	clear(s.whole)
+	clear(s.wrote)
+	clear(s.suffix)
 }
 
 func (s *internalState) append(k, v history.Value) {
@@ -230,19 +316,20 @@ func equalLists(a, b []history.Value) bool {
 // every other read against it, and adds the key's dependencies.
 func (a *appendAnalysis) orderKey(k history.Value) {
 	reads := a.reads[k]
-	longest := a.longest(k, reads)
+	longest, prefix := a.longest(k, reads)
 	pos := make(map[history.Value]int, len(longest))
 	for i, v := range longest {
 		pos[v] = i
 	}
-	a.abortedAndIntermediate(k, reads)
-	a.dirtyUpdates(k, longest)
+	ver := a.newVersion(k, longest)
+	a.abortedAndIntermediate(ver, reads, prefix)
+	a.dirtyUpdates(ver)
 	// ww: each element's writer precedes the next element's; elements of
 	// failed transactions are skipped.
 	prev := -1
 	var prevVal history.Value
-	for _, v := range longest {
-		w, ok := a.writers[keyVal{k, v}]
+	for i, v := range longest {
+		w, ok := ver.writers[i], ver.known[i]
 		if !ok || a.txns[w.txn].Status == history.Fail {
 			continue
 		}
@@ -257,26 +344,27 @@ func (a *appendAnalysis) orderKey(k history.Value) {
 			a.g.add(prev, u.txn, Why{Type: WW, Key: k, Value: prevVal, Next: u.v, Appends: true})
 		}
 	}
-	for _, r := range reads {
-		if !r.external || !isPrefix(r.list, longest) {
+	for i, r := range reads {
+		if !r.external || !prefix[i] {
 			continue
 		}
-		a.readDeps(k, r, longest, unseen)
+		a.readDeps(ver, r, unseen)
 	}
 }
 
 // longest picks the longest committed read of k and reports every read
-// that is not a prefix of it (incompatible-order).
-func (a *appendAnalysis) longest(k history.Value, reads []readOf) []history.Value {
-	var longest []history.Value
+// that is not a prefix of it (incompatible-order); prefix[i] says whether
+// reads[i] is one.
+func (a *appendAnalysis) longest(k history.Value, reads []readOf) (longest []history.Value, prefix []bool) {
 	for _, r := range reads {
 		if len(r.list) > len(longest) {
 			longest = r.list
 		}
 	}
 	reported := map[string]bool{}
-	for _, r := range reads {
-		if isPrefix(r.list, longest) {
+	prefix = make([]bool, len(reads))
+	for i, r := range reads {
+		if prefix[i] = isPrefix(r.list, longest); prefix[i] {
 			continue
 		}
 		id := history.ListValue(r.list...).String()
@@ -287,7 +375,7 @@ func (a *appendAnalysis) longest(k history.Value, reads []readOf) []history.Valu
 		a.cases = append(a.cases, Case{Name: "incompatible-order", Txns: []int{r.txn}, Key: k, Mop: r.mop,
 			Values: []history.Value{history.ListValue(r.list...), history.ListValue(longest...)}})
 	}
-	return longest
+	return longest, prefix
 }
 
 func isPrefix(p, l []history.Value) bool {
@@ -323,10 +411,11 @@ func (a *appendAnalysis) unobserved(k history.Value, pos map[history.Value]int) 
 // readDeps adds the dependencies of one external read of k: wr from the
 // writer of its last element, rw to the writer of the next element (or to
 // every unobserved append when it read the whole list).
-func (a *appendAnalysis) readDeps(k history.Value, r readOf, longest []history.Value, unseen []unseenAppend) {
+func (a *appendAnalysis) readDeps(ver *version, r readOf, unseen []unseenAppend) {
+	k := ver.k
 	if n := len(r.list); n > 0 {
 		last := r.list[n-1]
-		if w, ok := a.writers[keyVal{k, last}]; ok && a.txns[w.txn].Status != history.Fail {
+		if w, ok := a.writer(ver, r.list, n-1, true); ok && a.txns[w.txn].Status != history.Fail {
 			a.g.add(w.txn, r.txn, Why{Type: WR, Key: k, Value: last, Appends: true})
 		}
 	}
@@ -334,8 +423,9 @@ func (a *appendAnalysis) readDeps(k history.Value, r readOf, longest []history.V
 	if n := len(r.list); n > 0 {
 		read = r.list[n-1]
 	}
-	for _, v := range longest[len(r.list):] {
-		w, ok := a.writers[keyVal{k, v}]
+	for i := len(r.list); i < len(ver.longest); i++ {
+		v := ver.longest[i]
+		w, ok := ver.writers[i], ver.known[i]
 		if !ok || a.txns[w.txn].Status == history.Fail {
 			continue
 		}
@@ -350,16 +440,17 @@ func (a *appendAnalysis) readDeps(k history.Value, r readOf, longest []history.V
 // abortedAndIntermediate reports committed reads of elements that failed
 // transactions appended (G1a) and reads that end on an element its writer
 // followed with another append to the same key (G1b).
-func (a *appendAnalysis) abortedAndIntermediate(k history.Value, reads []readOf) {
-	for _, r := range reads {
-		for _, v := range r.list {
-			w, ok := a.writers[keyVal{k, v}]
+func (a *appendAnalysis) abortedAndIntermediate(ver *version, reads []readOf, prefix []bool) {
+	k := ver.k
+	for ri, r := range reads {
+		for i, v := range r.list {
+			w, ok := a.writer(ver, r.list, i, prefix[ri])
 			if ok && a.txns[w.txn].Status == history.Fail {
 				a.cases = append(a.cases, Case{Name: "G1a", Txns: []int{r.txn, w.txn}, Key: k, Mop: r.mop, Element: v})
 			}
 		}
 		if n := len(r.list); n > 0 {
-			w, ok := a.writers[keyVal{k, r.list[n-1]}]
+			w, ok := a.writer(ver, r.list, n-1, prefix[ri])
 			if ok && !w.final && w.txn != r.txn && a.txns[w.txn].Status != history.Fail {
 				a.cases = append(a.cases, Case{Name: "G1b", Txns: []int{r.txn, w.txn}, Key: k, Mop: r.mop, Element: r.list[n-1]})
 			}
@@ -370,14 +461,16 @@ func (a *appendAnalysis) abortedAndIntermediate(k history.Value, reads []readOf)
 // dirtyUpdates reports an element of a failed transaction followed, in
 // the version order, by one a committed transaction appended: the
 // committed write built on an aborted one.
-func (a *appendAnalysis) dirtyUpdates(k history.Value, longest []history.Value) {
+func (a *appendAnalysis) dirtyUpdates(ver *version) {
+	k, longest := ver.k, ver.longest
 	for i, v := range longest {
-		w, ok := a.writers[keyVal{k, v}]
+		w, ok := ver.writers[i], ver.known[i]
 		if !ok || a.txns[w.txn].Status != history.Fail {
 			continue
 		}
-		for _, next := range longest[i+1:] {
-			nw, ok := a.writers[keyVal{k, next}]
+		for j := i + 1; j < len(longest); j++ {
+			next := longest[j]
+			nw, ok := ver.writers[j], ver.known[j]
 			if ok && a.txns[nw.txn].Committed() {
 				a.cases = append(a.cases, Case{Name: "dirty-update", Txns: []int{w.txn, nw.txn}, Key: k, Mop: -1,
 					Values: []history.Value{v, next}})

@@ -56,19 +56,28 @@ func addRealtimeOrder(g *Graph, txns []txn.Txn, h *history.History) {
 		}
 		return evs[i].invoke && !evs[j].invoke
 	})
-	var frontier []int
-	preds := map[int][]int{}
+	// Each transaction's predecessors are the frontier when it was
+	// invoked, kept in one arena: preds[t] = arena[from[t]:to[t]].
+	var frontier, arena []int
+	from := make([]int, len(txns))
+	to := make([]int, len(txns))
+	// marked[f] == e.t+1 says f precedes the completing transaction e.t:
+	// marking its predecessors keeps the frontier's update linear.
+	marked := make([]int, len(txns))
 	for _, e := range evs {
 		if e.invoke {
-			if len(frontier) > 0 {
-				preds[e.t] = append([]int(nil), frontier...)
-			}
+			from[e.t] = len(arena)
+			arena = append(arena, frontier...)
+			to[e.t] = len(arena)
 			continue
 		}
-		ps := preds[e.t]
+		ps := arena[from[e.t]:to[e.t]]
+		for _, p := range ps {
+			marked[p] = e.t + 1
+		}
 		kept := frontier[:0]
 		for _, f := range frontier {
-			if !containsInt(ps, f) {
+			if marked[f] != e.t+1 {
 				kept = append(kept, f)
 			}
 		}
@@ -76,26 +85,13 @@ func addRealtimeOrder(g *Graph, txns []txn.Txn, h *history.History) {
 		for _, p := range ps {
 			g.add(p, e.t, Why{Type: Realtime})
 		}
-		delete(preds, e.t)
+		from[e.t] = to[e.t] // its edges are added
 	}
-	// Crashed transactions never complete: their edges are added here.
-	crashed := make([]int, 0, len(preds))
-	for t := range preds {
-		crashed = append(crashed, t)
-	}
-	sort.Ints(crashed)
-	for _, t := range crashed {
-		for _, p := range preds[t] {
+	// Crashed transactions never complete: their edges are added here,
+	// in the order of the transactions.
+	for t := range txns {
+		for _, p := range arena[from[t]:to[t]] {
 			g.add(p, t, Why{Type: Realtime})
 		}
 	}
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,11 +24,14 @@ import (
 // and the outcome.
 type childResult struct {
 	Seconds float64 `json:"seconds"`
-	Verdict string  `json:"verdict"`
-	Reason  string  `json:"reason,omitempty"`
-	Method  string  `json:"method,omitempty"`
-	Ops     int     `json:"ops"`
-	Error   string  `json:"error,omitempty"`
+	// ReadSeconds is the time to read the history file (transactional
+	// rows only).
+	ReadSeconds float64 `json:"read_seconds,omitempty"`
+	Verdict     string  `json:"verdict"`
+	Reason      string  `json:"reason,omitempty"`
+	Method      string  `json:"method,omitempty"`
+	Ops         int     `json:"ops"`
+	Error       string  `json:"error,omitempty"`
 	// Set by the parent.
 	PeakRSS int64  `json:"-"` // bytes
 	Crashed string `json:"-"`
@@ -54,6 +58,9 @@ func childMain(args []string, stdout io.Writer) int {
 		if err := syscall.Setrlimit(syscall.RLIMIT_AS, lim); err != nil {
 			fmt.Fprintln(os.Stderr, "histbench child: setrlimit:", err)
 		}
+	}
+	if path, ok := strings.CutPrefix(spec, "txnfile="); ok {
+		return emit(stdout, txnChild(path))
 	}
 	w, err := generate(spec)
 	var res childResult

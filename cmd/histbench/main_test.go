@@ -83,3 +83,20 @@ func TestOutcomeAndUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestTxnChild checks the transactional row's child on a small file: it
+// reads and checks the generated history, which holds strict
+// serializability, and times both phases.
+func TestTxnChild(t *testing.T) {
+	path, err := writeTxnFile(t.TempDir(), 2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := txnChild(path)
+	if r.Error != "" || r.Verdict != "true" || r.Method != "elle" || r.Ops != 2000 || r.ReadSeconds <= 0 {
+		t.Errorf("txn child: %+v", r)
+	}
+	if got := thousandsInt(1_000_000); got != "1,000,000" {
+		t.Errorf("thousandsInt = %q", got)
+	}
+}
