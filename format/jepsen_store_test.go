@@ -150,7 +150,9 @@ func TestRuns(t *testing.T) {
 	if _, err := ReadFile(store, ""); err == nil || !strings.Contains(err.Error(), "no Jepsen run") {
 		t.Errorf("reading a directory with no run: %v", err)
 	}
-	if _, err := ReadFile(newer, ""); err != nil {
-		t.Errorf("reading the newest run: %v", err)
+	for _, p := range []string{newer, test} {
+		if _, err := ReadFile(p, ""); err != nil {
+			t.Errorf("reading %s: %v", p, err)
+		}
 	}
 }

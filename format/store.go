@@ -60,7 +60,7 @@ func runHistory(dir string) string {
 
 // ExpandRuns replaces each directory among paths by the history files of
 // its Jepsen runs (Runs); other paths, and directories that hold no run
-// (Open says why when they are read), are kept as they are.
+// (Open says why), are kept as they are.
 func ExpandRuns(paths []string, all bool) []string {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
@@ -78,19 +78,21 @@ func ExpandRuns(paths []string, all bool) []string {
 	return out
 }
 
-// Open opens a history file for reading. A directory is an input error
-// that says what it should have held.
+// Open opens a history file for reading. A Jepsen store directory opens
+// the history of its newest run (Runs); a directory with no run is an
+// input error that says what it should have held.
 func Open(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err == nil && st.IsDir() {
+		runs, err := Runs(path, false)
+		if err != nil {
+			return nil, err
+		}
+		path = runs[0]
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &history.InputError{File: path, Msg: fmt.Sprintf("cannot open: %v", errors.Unwrap(err))}
-	}
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		f.Close()
-		if _, err := Runs(path, false); err != nil {
-			return nil, err
-		}
-		return nil, &history.InputError{File: path, Msg: "a directory; its Jepsen runs are read when it is given as it is"}
 	}
 	return f, nil
 }

@@ -90,27 +90,26 @@ func stepReason(h *history.History, d checker.Dependency, a, b string, appends b
 // are its transactions, the one that observed first.
 func explainCase(h *history.History, name string, ops []int, c *checker.Anomaly) string {
 	label := func(i int) string { return h.Ops[ops[i]].Label() }
-	mop := func() string { return c.Mop }
 	switch name {
 	case "G1a":
 		return fmt.Sprintf("%s read %s in %s, which %s appended or wrote, but that transaction failed: an aborted read",
-			label(0), c.Element, mop(), label(1))
+			label(0), c.Element, c.Mop, label(1))
 	case "G1b":
 		return fmt.Sprintf("%s read %s in %s, an intermediate version of %s: %s wrote to %s again before it committed",
-			label(0), c.Element, mop(), c.Key, label(1), c.Key)
+			label(0), c.Element, c.Mop, c.Key, label(1), c.Key)
 	case "internal":
 		if c.Element == history.StringValue("suffix") {
-			return fmt.Sprintf("%s read %s, which does not end with its own appends %s", label(0), mop(), history.ListValue(c.Values...))
+			return fmt.Sprintf("%s read %s, which does not end with its own appends %s", label(0), c.Mop, history.ListValue(c.Values...))
 		}
 		expected := history.ListValue(c.Values...)
 		if !c.Appends {
 			expected = c.Values[0]
 		}
-		return fmt.Sprintf("%s read %s, although its own earlier micro-operations say %s is %s", label(0), mop(), c.Key, expected)
+		return fmt.Sprintf("%s read %s, although its own earlier micro-operations say %s is %s", label(0), c.Mop, c.Key, expected)
 	case "future-read":
-		return fmt.Sprintf("%s read %s, which holds %s, an element the transaction appends only later", label(0), mop(), c.Element)
+		return fmt.Sprintf("%s read %s, which holds %s, an element the transaction appends only later", label(0), c.Mop, c.Element)
 	case "duplicate-elements":
-		return fmt.Sprintf("%s read %s, in which %s appears more than once", label(0), mop(), c.Element)
+		return fmt.Sprintf("%s read %s, in which %s appears more than once", label(0), c.Mop, c.Element)
 	case "incompatible-order":
 		return fmt.Sprintf("%s read %s = %s, which is not a prefix of the longest read of %s, %s: the two cannot come from one order of appends",
 			label(0), c.Key, c.Values[0], c.Key, c.Values[1])
