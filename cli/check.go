@@ -200,9 +200,9 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 	}
 	rep := &report.Report{}
 	code := ExitOK
+	files = format.ExpandRuns(files, o.allRuns) // a Jepsen store directory: its runs' histories
 	// The collector keeps the heap within the budget while it can, so that
 	// only what the run holds counts against it, not garbage.
-	files = format.ExpandRuns(files, o.allRuns) // a Jepsen store directory: its runs' histories
 	mem := budget.For(o.maxMemoryBytes)
 	if mem != nil {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(mem.Limit()))
