@@ -65,8 +65,11 @@ func TestJepsenForms(t *testing.T) {
 	if v, _ := h.Ops[0].Value.Str(); v != "2026-12-01" {
 		t.Errorf("an unknown tag's value reads as %s, want the string it tags", h.Ops[0].Value)
 	}
-	if _, err := Read("h.gz", strings.NewReader("\x1f\x8bnot gzip"), ""); err == nil || !strings.Contains(err.Error(), "gzip") {
-		t.Errorf("a broken gzip input: %v", err)
+	broken := gzipped(t, plainEDN)
+	for _, bad := range []string{"\x1f\x8bnot gzip", broken[:len(broken)-6]} {
+		if _, err := Read("h.edn", strings.NewReader(bad), ""); err == nil || !strings.Contains(err.Error(), "reading gzip") {
+			t.Errorf("a broken gzip input: %v", err)
+		}
 	}
 }
 

@@ -199,7 +199,19 @@ func gunzip(name string, br *bufio.Reader) (*bufio.Reader, string, error) {
 	if err != nil {
 		return nil, name, history.Errorf(0, "reading gzip: %v", err)
 	}
-	return bufio.NewReaderSize(zr, sniffLimit), strings.TrimSuffix(name, ".gz"), nil
+	return bufio.NewReaderSize(gzipErrors{zr}, sniffLimit), strings.TrimSuffix(name, ".gz"), nil
+}
+
+// gzipErrors says that an error from decompressing is about the gzip
+// stream, which has no lines, rather than about the history in it.
+type gzipErrors struct{ r io.Reader }
+
+func (g gzipErrors) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = history.Errorf(0, "reading gzip: %v", err)
+	}
+	return n, err
 }
 
 // choose picks the format: the one named, else the one the extension

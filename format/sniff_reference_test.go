@@ -10,6 +10,12 @@ func sniffReference(src []byte) string {
 	if logMarker.Match(head) {
 		return JepsenLog
 	}
+	// Jepsen's history.txt, added after the registry: its first line is
+	// process, :type, f and value, tab-separated.
+	line, _, _ := bytes.Cut(bytes.TrimLeft(head, "\r\n"), []byte("\n"))
+	if txtLine.Match(bytes.TrimSuffix(line, []byte("\r"))) {
+		return JepsenTxt
+	}
 	// The first character that is not space or a comment line.
 	first, rest := byte(0), head
 	for len(rest) > 0 {
