@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,6 +133,11 @@ type Result struct {
 	PerKey bool
 	// Core is the violation's minimal core, when one was found.
 	Core *shrink.Core
+	// ImpliedBy, when set, names the checked criterion this verdict
+	// follows from along the ladder's implications (a pass flows to every
+	// weaker criterion, a failure to every stronger one): the criterion
+	// itself was not checked, or its check could not decide.
+	ImpliedBy string
 }
 
 // KeyCounts breaks a keyed history whose linearizability fails down by key.
@@ -376,15 +382,18 @@ func (r *run) checkAll() error {
 			results[c] = checker.Result{Criterion: c, Valid: Combine(vs...)}
 		}
 	}
+	if all {
+		l := ladder.Build(results)
+		r.out.Ladder = &l
+		filled := r.fillImplied(list, results, l)
+		skipped = slices.DeleteFunc(skipped, func(c string) bool { return filled[c] })
+		notLocal = slices.DeleteFunc(notLocal, func(c string) bool { return filled[c] })
+	}
 	if len(skipped) > 0 {
 		r.note(fmt.Sprintf("not checked: %s (%v)", strings.Join(skipped, ", "), skipErr), false)
 	}
 	if len(notLocal) > 0 {
 		r.note("not checked: "+notLocalMsg(notLocal...), false)
-	}
-	if all {
-		l := ladder.Build(results)
-		r.out.Ladder = &l
 	}
 	if res, ok := results[checker.Linearizable]; ok && res.Valid == checker.False {
 		done := r.progress("counting the failing keys of", "")

@@ -228,3 +228,20 @@ func TestExplain(t *testing.T) {
 		})
 	}
 }
+
+// TestImplication checks the words for a verdict derived along the
+// ladder, in both directions.
+func TestImplication(t *testing.T) {
+	for _, c := range []struct {
+		criterion, by string
+		v             checker.Verdict
+		want          string
+	}{
+		{"causal", "sequential", checker.True, "follows from sequential = true: sequential implies causal; not checked on its own"},
+		{"sequential", "pram", checker.False, "follows from pram = false: sequential implies pram; not checked on its own"},
+	} {
+		if got := Implication(c.criterion, c.by, c.v); got != c.want {
+			t.Errorf("%s by %s: %q, want %q", c.criterion, c.by, got, c.want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ func NewHistoryOf(file string, h *history.History, o check.Outcome) History {
 	hr.TTL = o.Options.TTL
 	for _, res := range o.Results {
 		r := NewResult(h, res.Result)
+		r.ImpliedBy = res.ImpliedBy
 		if res.Core != nil && len(r.Violations) > 0 {
 			r.Violations[0].Core = NewCore(h, *res.Core)
 		}

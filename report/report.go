@@ -87,6 +87,10 @@ type Result struct {
 	// Dropped are operations with unknown outcome left out of the witness.
 	Dropped    []Op        `json:"dropped,omitempty"`
 	Violations []Violation `json:"violations,omitempty"`
+	// ImpliedBy names the checked criterion the verdict follows from,
+	// when it was derived along the ladder's implications rather than
+	// checked (-c all).
+	ImpliedBy string `json:"implied_by,omitempty"`
 	// Reason says why the verdict is unknown, or how it was reached.
 	Reason    string  `json:"reason,omitempty"`
 	Method    string  `json:"method,omitempty"`

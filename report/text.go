@@ -142,6 +142,9 @@ func ObjectName(key any) string {
 }
 
 func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {
+	if r.ImpliedBy != "" {
+		line(w, indent, Implication(r.Consistency, r.ImpliedBy, r.Valid))
+	}
 	if len(r.Witness) > 0 {
 		line(w, indent, "witness: "+Chain(r.Witness, MaxWitnessSteps))
 	}
@@ -306,4 +309,15 @@ func wrap(s string, width int) []string {
 		}
 	}
 	return lines
+}
+
+// Implication says why criterion has verdict v without a check of its own:
+// it follows from the verdict of the checked criterion by, through the
+// ladder's implications.
+func Implication(criterion, by string, v checker.Verdict) string {
+	strong, weak := by, criterion
+	if v == checker.False {
+		strong, weak = criterion, by
+	}
+	return fmt.Sprintf("follows from %s = %s: %s implies %s; not checked on its own", by, v, strong, weak)
 }

@@ -1,0 +1,55 @@
+package check_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/histcheck/histcheck/check"
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
+)
+
+// TestRunImplied checks that -c all reports every criterion: those the
+// causal and session checkers do not apply to (a cas) follow from the
+// sequential verdict, named as implied, and no "not checked" note is left.
+func TestRunImplied(t *testing.T) {
+	one, two := history.IntValue(1), history.IntValue(2)
+	h, err := history.FromOps([]history.Op{
+		{Client: "A", F: "write", Value: one, Call: 0, Return: 1, Status: history.OK},
+		{Client: "B", F: "cas", Value: history.ListValue(one, two), Call: 2, Return: 3, Status: history.OK},
+		{Client: "C", F: "read", Value: one, Call: 4, Return: 5, Status: history.OK},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	note := func(n check.Note) { notes = append(notes, n.Text) }
+	out, err := check.Run(context.Background(), h, check.Request{Model: "cas-register", Criteria: []string{check.All}, NoCore: true, Note: note})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range out.Results {
+		names = append(names, r.Criterion)
+		want, by := checker.True, "sequential"
+		switch r.Criterion {
+		case checker.Linearizable:
+			want, by = checker.False, ""
+		case checker.Sequential:
+			by = ""
+		}
+		if r.Valid != want || r.ImpliedBy != by {
+			t.Errorf("%s: %v implied by %q, want %v implied by %q", r.Criterion, r.Valid, r.ImpliedBy, want, by)
+		}
+	}
+	if !slices.Equal(names, checker.AllCriteria) {
+		t.Errorf("criteria %v, want %v", names, checker.AllCriteria)
+	}
+	for _, n := range notes {
+		if strings.Contains(n, "not checked") {
+			t.Errorf("note %q", n)
+		}
+	}
+}
