@@ -204,17 +204,18 @@ func (p *ednFast) coll(depth int, close byte, kind history.ValueKind) (history.V
 	return history.ListValue(vs...), true
 }
 
-// opMap reads a form that is an op map, possibly tagged
-// (#jepsen.history.Op{…}), starting on line, with the same result as
-// ednEvent over ednParser's tree; ok is false when it gives up.
-func (p *ednFast) opMap(b []byte, line int) (e history.Event, ok bool) {
+// opMap reads an op map, possibly tagged (#jepsen.history.Op{…}), at
+// the start of b, on line, with the same result as ednEvent over
+// ednParser's tree, and returns where it ends; ok is false when it gives
+// up, or b ends first.
+func (p *ednFast) opMap(b []byte, line int) (e history.Event, end int, ok bool) {
 	p.b, p.i = b, 0
 	if len(b) > 1 && b[0] == '#' && b[1] != '{' && b[1] != '_' && b[1] != '#' {
 		p.i++
 		p.token() // the tag, which must touch its map
 	}
 	if p.i >= len(b) || b[p.i] != '{' {
-		return e, false
+		return e, 0, false
 	}
 	p.i++
 	e.Line = line
@@ -227,18 +228,18 @@ func (p *ednFast) opMap(b []byte, line int) (e history.Event, ok bool) {
 		}
 		key, ok := p.keyword()
 		if !ok {
-			return e, false
+			return e, 0, false
 		}
 		p.space()
 		bit, ok := p.field(&e, key)
 		if !ok || seen&bit != 0 {
-			return e, false
+			return e, 0, false
 		}
 		seen |= bit
 	}
 	// A missing field is left to the parser, which names it.
 	const must = seenProcess | seenType | seenF
-	return e, seen&must == must && p.i == len(b)
+	return e, p.i, seen&must == must
 }
 
 // field reads the value of the field named key into e. It returns the bit

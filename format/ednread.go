@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/histcheck/histcheck/budget"
@@ -234,16 +235,30 @@ func (rd *ednReader) node(depth int) (*ednNode, error) {
 }
 
 // event reads the next form, at depth, as an op map and pairs its event.
+// A plain op map within the window is read where it is; any other form is
+// framed first, and read by ednParser unless it is a plain op map after
+// all.
 func (rd *ednReader) event(depth int) error {
-	chunk, lines, err := rd.in.frame()
+	s := rd.in
+	if rd.fast != nil {
+		if e, n, ok := rd.fast.opMap(s.buf[s.off:], s.line); ok {
+			// ednFast takes no characters or escapes, so every newline
+			// in the form is one.
+			s.consume(n, bytes.Count(s.buf[s.off:s.off+n], []byte{'\n'}))
+			return rd.pr.Add(&e)
+		}
+	}
+	chunk, lines, err := s.frame()
 	if err != nil {
 		return err
 	}
-	line := rd.in.line
+	line := s.line
 	var e history.Event
 	ok := false
 	if rd.fast != nil {
-		e, ok = rd.fast.opMap(chunk, line)
+		var n int
+		e, n, ok = rd.fast.opMap(chunk, line)
+		ok = ok && n == len(chunk)
 	}
 	if !ok {
 		n, err := newEDNParser(chunk, line).form(depth)
@@ -254,7 +269,7 @@ func (rd *ednReader) event(depth int) error {
 			return err
 		}
 	}
-	rd.in.consume(len(chunk), lines)
+	s.consume(len(chunk), lines)
 	return rd.pr.Add(&e)
 }
 
