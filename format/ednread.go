@@ -31,7 +31,11 @@ type ednReader struct {
 // another, or a wrapper map with a :history entry, as a stream. fast says
 // whether to try ednFast on each op map before the exact ednParser.
 func readEDN(r io.Reader, mem *budget.Memory, fast bool) (*history.History, error) {
-	rd := &ednReader{in: newEDNStream(r, mem), pr: history.NewPairer()}
+	return readEDNStream(newEDNStream(r, mem), fast)
+}
+
+func readEDNStream(in *ednStream, fast bool) (*history.History, error) {
+	rd := &ednReader{in: in, pr: history.NewPairer()}
 	if fast {
 		rd.fast = newEDNFast()
 	}
@@ -241,7 +245,7 @@ func (rd *ednReader) node(depth int) (*ednNode, error) {
 func (rd *ednReader) event(depth int) error {
 	s := rd.in
 	if rd.fast != nil {
-		if e, n, ok := rd.fast.opMap(s.buf[s.off:], s.line); ok {
+		if e, n, ok := rd.fast.opMap(s.buf[s.off:], s.line); ok && n < s.limit {
 			// ednFast takes no characters or escapes, so every newline
 			// in the form is one.
 			s.consume(n, bytes.Count(s.buf[s.off:s.off+n], []byte{'\n'}))

@@ -83,12 +83,8 @@ func (s *ednStream) more() error {
 // grow doubles the window for a form longer than it, within the limit of
 // one form and the memory budget.
 func (s *ednStream) grow() error {
-	if len(s.buf) >= s.limit {
-		if s.mem.Limit() > 0 && s.limit < DocumentLimit {
-			return history.Errorf(s.line, "the form starting here is longer than %s, more than the memory budget allows for one value (%s, a %dth of it)",
-				budget.Size(int64(s.limit)), budget.Size(s.mem.Limit()), MaxValueShare)
-		}
-		return history.Errorf(s.line, "the form starting here is longer than %d bytes (the limit for one form)", s.limit)
+	if err := s.fits(len(s.buf)); err != nil {
+		return err
 	}
 	size := min(2*cap(s.buf), s.limit+1)
 	if err := s.mem.Allow(int64(size), "reading an EDN form"); err != nil {
@@ -98,6 +94,19 @@ func (s *ednStream) grow() error {
 	copy(buf, s.buf)
 	s.buf = buf
 	return nil
+}
+
+// fits refuses a form of n bytes, starting at the current line, that is
+// longer than one form may be.
+func (s *ednStream) fits(n int) error {
+	if n < s.limit {
+		return nil
+	}
+	if s.mem.Limit() > 0 && s.limit < DocumentLimit {
+		return history.Errorf(s.line, "the form starting here is longer than %s, more than the memory budget allows for one value (%s, a %dth of it)",
+			budget.Size(int64(s.limit)), budget.Size(s.mem.Limit()), MaxValueShare)
+	}
+	return history.Errorf(s.line, "the form starting here is longer than %d bytes (the limit for one form)", s.limit)
 }
 
 // ask asks the memory budget for what the history read so far may grow
@@ -166,7 +175,7 @@ func (s *ednStream) frame() (chunk []byte, lines int, err error) {
 	for {
 		end, lines, done := ednFrame(s.buf[s.off:], s.eof)
 		if done || s.eof {
-			return s.buf[s.off : s.off+end], lines, nil
+			return s.buf[s.off : s.off+end], lines, s.fits(end)
 		}
 		if err := s.more(); err != nil {
 			return nil, 0, err
