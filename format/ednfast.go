@@ -17,25 +17,16 @@ import (
 type ednFast struct {
 	b      []byte
 	i      int
-	intern map[string]string
+	intern interner
 	// lists[d] is reused for the elements of a collection at depth d.
 	lists [][]history.Value
 }
 
-func newEDNFast() *ednFast { return &ednFast{intern: map[string]string{}} }
+func newEDNFast() *ednFast { return &ednFast{intern: interner{}} }
 
 // name returns b as a string, shared with earlier equal names: field
 // names, keywords, processes.
-func (p *ednFast) name(b []byte) string {
-	if s, ok := p.intern[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	if len(p.intern) < maxInterned {
-		p.intern[s] = s
-	}
-	return s
-}
+func (p *ednFast) name(b []byte) string { return p.intern.name(b) }
 
 // space passes whitespace, commas and comments.
 func (p *ednFast) space() {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/histcheck/histcheck/format"
+	"github.com/histcheck/histcheck/history"
 )
 
 // The EDN row compares reading the same history as EDN and as JSON Lines:
@@ -38,7 +39,7 @@ func writeBenchFiles(dir string) childResult {
 	}
 	ednPath, jsonlPath := benchFiles(dir)
 	for _, f := range []struct{ path, to string }{{ednPath, format.EDN}, {jsonlPath, format.JSONL}} {
-		if err := writeHistory(f.path, f.to, w); err != nil {
+		if err := writeHistory(f.path, f.to, w.h); err != nil {
 			res.Error = err.Error()
 			return res
 		}
@@ -47,13 +48,14 @@ func writeBenchFiles(dir string) childResult {
 	return res
 }
 
-func writeHistory(path, to string, w *workload) error {
+// writeHistory writes h to path in format to.
+func writeHistory(path, to string, h *history.History) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriter(f)
-	err = format.Write(bw, w.h, to)
+	err = format.Write(bw, h, to)
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}
