@@ -49,8 +49,11 @@
 // JSON Lines, Jepsen logs and the notation are read line by line as a
 // stream, and Jepsen events are paired as they are read, so memory grows
 // with the operations, not with the text. A line longer than RecordLimit
-// (16 MiB) is an error, found without reading the rest of it. JSON and EDN
-// documents are read whole, up to DocumentLimit (1 GiB). Values may nest
+// (16 MiB) is an error, found without reading the rest of it. EDN is read
+// as a stream too, form by form, the op maps of a vector (or of a wrapper's
+// :history) one at a time; one form may be at most DocumentLimit (1 GiB),
+// or a MaxValueShare of the memory budget. JSON documents are read whole,
+// up to DocumentLimit. Values may nest
 // 1000 deep. Integers in values may have any size; times, indexes and
 // numeric processes must fit in 64 bits. Jepsen event times may not be
 // negative, and the events of one process must be in time order (other

@@ -16,11 +16,8 @@ var ednFormat = Format{
 	Extensions: []string{".edn"},
 	Events:     true,
 	Sniff:      sniffEDN,
-	Read: document(func(src []byte) (Result, error) {
-		h, err := readEDN(src)
-		return Result{History: h}, err
-	}),
-	Write: buffered(writeEDN),
+	Read:       readEDNInput,
+	Write:      buffered(writeEDN),
 }
 
 // sniffEDN claims input that starts with a ; comment, a list, a tagged
@@ -452,86 +449,6 @@ func (n *ednNode) describe() string {
 		return strconv.Quote(n.text)
 	}
 	return n.value().String()
-}
-
-// readEDN reads op maps: one vector or list of them, maps one after another,
-// or a wrapper map with a :history entry.
-func readEDN(src []byte) (*history.History, error) {
-	p := newEDNParser(src, 1)
-	var forms []*ednNode
-	for {
-		end, err := p.atEnd()
-		if err != nil {
-			return nil, err
-		}
-		if end {
-			break
-		}
-		f, err := p.form(0)
-		if err != nil {
-			return nil, err
-		}
-		forms = append(forms, f)
-	}
-	if len(forms) == 0 {
-		return nil, history.Errorf(p.line, "no EDN forms; expected op maps")
-	}
-	meta := map[string]history.Value{}
-	var ops []*ednNode
-	switch {
-	case len(forms) == 1 && (forms[0].kind == ednVector || forms[0].kind == ednList):
-		ops = forms[0].items
-	case len(forms) == 1 && forms[0].kind == ednMap && isWrapper(forms[0]):
-		w := forms[0]
-		var hist *ednNode
-		for i := 0; i < len(w.items); i += 2 {
-			k, ok := w.items[i].name()
-			if ok && k == "history" {
-				hist = w.items[i+1]
-				continue
-			}
-			if !ok {
-				return nil, history.Errorf(w.items[i].line, "wrapper keys must be keywords or strings, got %s", w.items[i].describe())
-			}
-			meta[k] = w.items[i+1].value()
-		}
-		if hist.kind != ednVector && hist.kind != ednList {
-			return nil, history.Errorf(hist.line, "the :history entry must be a vector of op maps, got %s", hist.describe())
-		}
-		ops = hist.items
-	default:
-		for _, f := range forms {
-			if f.kind != ednMap {
-				return nil, history.Errorf(f.line, "expected an op map {:process … :type … :f …}, got %s", f.describe())
-			}
-		}
-		ops = forms
-	}
-	events := make([]history.Event, 0, len(ops))
-	for _, m := range ops {
-		e, err := ednEvent(m)
-		if err != nil {
-			return nil, err
-		}
-		events = append(events, e)
-	}
-	h, err := history.Pair(events)
-	if err != nil {
-		return nil, err
-	}
-	if len(meta) > 0 {
-		h.Meta = meta
-	}
-	return h, nil
-}
-
-func isWrapper(m *ednNode) bool {
-	for i := 0; i < len(m.items); i += 2 {
-		if k, _ := m.items[i].name(); k == "history" {
-			return true
-		}
-	}
-	return false
 }
 
 // ednEvent reads one op map.

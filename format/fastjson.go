@@ -19,7 +19,7 @@ type fastJSON struct {
 	b      []byte
 	i      int
 	line   int // line of b[i], counting newlines passed in whitespace
-	intern map[string]string
+	intern interner
 }
 
 // fastDepth is how deep fastJSON follows nested values before it gives up;
@@ -30,20 +30,27 @@ const fastDepth = 64
 // extra field names).
 const maxInterned = 1 << 14
 
-func newFastJSON() *fastJSON { return &fastJSON{intern: map[string]string{}} }
+func newFastJSON() *fastJSON { return &fastJSON{intern: interner{}} }
 
 func (p *fastJSON) reset(b []byte, line int) {
 	p.b, p.i, p.line = b, 0, line
 }
 
 // name returns b as a string, shared with earlier equal names.
-func (p *fastJSON) name(b []byte) string {
-	if s, ok := p.intern[string(b)]; ok {
+func (p *fastJSON) name(b []byte) string { return p.intern.name(b) }
+
+// interner shares the text of repeated names (processes, operations, field
+// names), up to maxInterned of them.
+type interner map[string]string
+
+// name returns b as a string, shared with earlier equal names.
+func (in interner) name(b []byte) string {
+	if s, ok := in[string(b)]; ok {
 		return s
 	}
 	s := string(b)
-	if len(p.intern) < maxInterned {
-		p.intern[s] = s
+	if len(in) < maxInterned {
+		in[s] = s
 	}
 	return s
 }

@@ -163,3 +163,27 @@ func FuzzTuples(f *testing.F) {
 func FuzzWrapper(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkRead(t, "h", "", data) })
 }
+
+// FuzzEDNStream checks the streaming EDN reader against itself and the
+// whole-document reader it replaced: ednFast and ednParser give the same
+// history or the same error, and an input the whole-document reader takes
+// reads as the same history.
+func FuzzEDNStream(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fh, ferr := readEDN(bytes.NewReader(data), nil, true)
+		sh, serr := readEDN(bytes.NewReader(data), nil, false)
+		sameResult(t, fh, sh, ferr, serr)
+		if checkUTF8(data) != nil {
+			return
+		}
+		wh, werr := readEDNWhole(data)
+		switch {
+		case werr == nil && ferr == nil:
+			if !reflect.DeepEqual(fh, wh) {
+				t.Fatalf("stream: %+v\nwhole: %+v", fh, wh)
+			}
+		case werr == nil && !strings.Contains(ferr.Error(), "second :history entry"):
+			t.Fatalf("the stream refuses what the whole-document reader takes: %v", ferr)
+		}
+	})
+}

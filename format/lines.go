@@ -15,9 +15,9 @@ import (
 // the reader hold an unbounded line.
 const RecordLimit = 16 << 20
 
-// DocumentLimit is the largest whole-document input (a JSON array or an EDN
-// file), which is read into memory before it is parsed; long histories
-// belong in JSON Lines, which is read as a stream.
+// DocumentLimit is the largest whole-document input (a JSON array), which
+// is read into memory before it is parsed, and the longest EDN form; long
+// histories belong in JSON Lines or EDN, which are read as streams.
 const DocumentLimit = 1 << 30
 
 // lineReader hands out lines without their terminator ("\n" or "\r\n"),

@@ -39,8 +39,8 @@ type Options struct {
 	// order.
 	Order string
 	// Memory, when set, bounds what reading may hold: a document read
-	// whole asks it before its buffer grows, and a value may take at most
-	// MaxValueShare of it.
+	// whole asks it before its buffer grows, a stream of EDN as it reads,
+	// and a value (an EDN form) may take at most MaxValueShare of it.
 	Memory *budget.Memory
 }
 
@@ -108,7 +108,8 @@ func ReadResult(name string, r io.Reader, opts Options) (Result, error) {
 	return res, nil
 }
 
-// budgeted carries the memory budget to the readers of whole documents.
+// budgeted carries the memory budget to the readers of whole documents
+// and of EDN.
 type budgeted struct {
 	r   io.Reader
 	mem *budget.Memory

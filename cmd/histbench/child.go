@@ -39,6 +39,9 @@ type childResult struct {
 
 // childMain runs "histbench child SPEC TOOL TIMEOUT MAXMEM": TOOL is
 // histcheck, porcupine or none (generation only, the baseline memory).
+// SPEC txnfile=PATH reads and checks a transactional history file;
+// readfile=PATH only reads a history file; writebench=DIR writes the
+// files of the EDN row.
 func childMain(args []string, stdout io.Writer) int {
 	if len(args) != 4 {
 		fmt.Fprintln(os.Stderr, "usage: histbench child SPEC histcheck|porcupine|none TIMEOUT MAXMEM")
@@ -61,6 +64,12 @@ func childMain(args []string, stdout io.Writer) int {
 	}
 	if path, ok := strings.CutPrefix(spec, "txnfile="); ok {
 		return emit(stdout, txnChild(path))
+	}
+	if path, ok := strings.CutPrefix(spec, "readfile="); ok {
+		return emit(stdout, readChild(path))
+	}
+	if dir, ok := strings.CutPrefix(spec, "writebench="); ok {
+		return emit(stdout, writeBenchFiles(dir))
 	}
 	w, err := generate(spec)
 	var res childResult

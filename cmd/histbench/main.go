@@ -59,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.corpus, "corpus", "", "the corpus folder (default: shared/corpus beside the module)")
 	fs.IntVar(&o.reps, "reps", 11, "repetitions of each in-process measurement")
 	fs.IntVar(&o.childReps, "child-reps", 3, "repetitions of each child-process measurement")
-	fs.StringVar(&o.rows, "rows", "all", "comma-separated groups to run: corpus, files, kv, e2e, large, unique, budget, txn, or all")
+	fs.StringVar(&o.rows, "rows", "all", "comma-separated groups to run: corpus, files, kv, e2e, large, unique, budget, txn, edn, or all")
 	fs.StringVar(&o.plot, "plot", "", "write a PNG of check time against history size to this file")
 	fs.DurationVar(&o.pTimeout, "porcupine-timeout", time.Minute, "time limit for Porcupine on the generated workloads")
 	fs.Int64Var(&o.pMemory, "porcupine-memory", 8<<30, "address-space limit, in bytes, for Porcupine's child processes")
@@ -99,6 +99,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		{"unique", b.uniqueRow},
 		{"budget", b.budgetRows},
 		{"txn", b.txnRows},
+		{"edn", b.ednRows},
 	}
 	failed := false
 	for _, s := range steps {
@@ -273,20 +274,14 @@ func (b *bench) kvRows() error {
 // corpus. Porcupine has no command; its column is the in-process
 // equivalent: parsing with histcheck's reader, then Porcupine's check.
 func (b *bench) endToEnd() error {
-	root, err := moduleRoot()
-	if err != nil {
-		return err
-	}
 	dir, err := os.MkdirTemp("", "histbench")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "histcheck")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/histcheck")
-	build.Dir, build.Stderr = root, b.log
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("building histcheck: %w", err)
+	bin, err := buildHistcheck(dir, b.log)
+	if err != nil {
+		return err
 	}
 	rows, err := readExpected(filepath.Join(b.o.corpus, "porcupine-etcd"))
 	if err != nil {
@@ -345,6 +340,21 @@ func (b *bench) endToEnd() error {
 			hMem: bytes(uint64(median(rss))) + " peak RSS", pMem: "–", target: "≤ 1 s", met: h <= time.Second, note: note})
 	}
 	return nil
+}
+
+// buildHistcheck builds the histcheck command into dir.
+func buildHistcheck(dir string, log io.Writer) (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "histcheck")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/histcheck")
+	build.Dir, build.Stderr = root, log
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("building histcheck: %w", err)
+	}
+	return bin, nil
 }
 
 // childRow runs a generated workload with both tools in child processes.

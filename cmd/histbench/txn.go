@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -37,19 +36,7 @@ func writeTxnFile(dir string, n int) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, fmt.Sprintf("list-append-%d."+benchFormat, n))
-	f, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
-	w := bufio.NewWriter(f)
-	err = format.Write(w, h, benchFormat)
-	if ferr := w.Flush(); err == nil {
-		err = ferr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return path, err
+	return path, writeHistory(path, benchFormat, h)
 }
 
 // txnChild reads the file and checks it for strict serializability, the
