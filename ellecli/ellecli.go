@@ -164,7 +164,7 @@ func run(ctx context.Context, env Env, o *options, files []string) int {
 // directory's files; it returns the verdict.
 func checkFile(ctx context.Context, env Env, o *options, p *planned, file string) (checker.Verdict, error) {
 	if _, err := os.Stat(file); err != nil {
-		return checker.Unknown, fmt.Errorf("File not found: %s", history.Quote(file))
+		return checker.Unknown, fmt.Errorf("file not found: %s", history.Quote(file))
 	}
 	h, events, err := read(ctx, file, o.format)
 	if err != nil {

@@ -212,7 +212,7 @@ func (p *planned) check(ctx context.Context, h *history.History, file string, ev
 		return check.Outcome{Settled: true, Model: p.model}, nil
 	}
 	req := check.Request{Name: file, Model: p.model, Models: p.models, Criteria: p.criteria, Anomalies: p.anoms,
-		EventTimes: events, Limits: p.limits}
+		EventTimes: events, Limits: p.limits, NoCore: true}
 	if p.knossos {
 		req.Init, req.NilRead = history.NilValue, "any"
 	}
