@@ -166,7 +166,7 @@ func checkFile(ctx context.Context, env Env, o *options, p *planned, file string
 	if _, err := os.Stat(file); err != nil {
 		return checker.Unknown, fmt.Errorf("file not found: %s", history.Quote(file))
 	}
-	h, events, err := read(ctx, file, o.format)
+	h, events, err := read(file, o.format)
 	if err != nil {
 		return checker.Unknown, err
 	}
@@ -203,7 +203,7 @@ func verdict(p *planned, out check.Outcome) checker.Verdict {
 
 // read reads one history: in the format -f names, else the one its
 // extension names (.edn, .json), else the detected one.
-func read(ctx context.Context, file, name string) (*history.History, bool, error) {
+func read(file, name string) (*history.History, bool, error) {
 	if name == "" {
 		switch strings.ToLower(filepath.Ext(file)) {
 		case ".edn":
@@ -217,22 +217,9 @@ func read(ctx context.Context, file, name string) (*history.History, bool, error
 		return nil, false, err
 	}
 	defer f.Close()
-	res, err := format.ReadResult(file, &ctxReader{ctx: ctx, r: f}, format.Options{Format: name})
+	res, err := format.ReadResult(file, f, format.Options{Format: name})
 	if err != nil {
 		return nil, false, err
 	}
 	return res.History, res.Events, nil
-}
-
-// ctxReader stops reading once ctx is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, context.Cause(c.ctx)
-	}
-	return c.r.Read(p)
 }
