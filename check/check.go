@@ -39,6 +39,10 @@ type Limits struct {
 	Workers int
 	// CoreTime bounds the shrinking of each violation to its core.
 	CoreTime time.Duration
+	// CycleBudget bounds the nodes the cycle searches of a transactional
+	// history visit (0: elle.DefaultBudget); past it, the classes not
+	// searched are unknown.
+	CycleBudget int64
 }
 
 // Request says what to check a history for.
@@ -275,7 +279,7 @@ func (r *run) settle() error {
 		return err
 	}
 	r.sopts = suite.Options{Workers: r.req.Limits.Workers, Verify: r.req.Verify, MaxViolations: r.req.MaxViolations,
-		MaxMemory: r.mem.Limit(), Memory: r.mem, Anomalies: r.req.Anomalies}
+		MaxMemory: r.mem.Limit(), Memory: r.mem, Anomalies: r.req.Anomalies, CycleBudget: r.req.Limits.CycleBudget}
 	if r.mem == nil {
 		r.sopts.MaxMemory = -1 // no bound, where 0 would be the engines' default
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker/suite"
+	"github.com/histcheck/histcheck/ellecli"
 	"github.com/histcheck/histcheck/history"
 )
 
@@ -110,6 +111,9 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if errors.As(err, &xe) {
 		return int(xe.code)
 	}
+	if ee := (*ellecli.ExitError)(nil); errors.As(err, &ee) {
+		return ee.Code
+	}
 	fmt.Fprintf(stderr, "histcheck: %s\n", history.Escape(err.Error()))
 	if cmd, _, ferr := root.Find(args); ferr == nil && cmd != nil {
 		fmt.Fprintf(stderr, "run '%s --help' for usage\n", cmd.CommandPath())
@@ -148,6 +152,7 @@ func newRoot(e *env) *cobra.Command {
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newCheckCmd(e), newConvertCmd(e), newSimCmd(e), newModelsCmd(e), newVersionCmd(e))
+	root.AddCommand(newCheckCmd(e), newConvertCmd(e), newSimCmd(e), newModelsCmd(e), newVersionCmd(e),
+		ellecli.Command(ellecli.Env{Stdout: e.stdout, Stderr: e.stderr, Models: e.models, Version: Version}))
 	return root
 }

@@ -40,6 +40,9 @@ type Options struct {
 	// Memory, when set, is the run's budget for the whole process, which
 	// searches ask before their memos grow.
 	Memory *budget.Memory
+	// CycleBudget bounds the nodes the cycle searches of a transactional
+	// history visit; 0 means elle.DefaultBudget.
+	CycleBudget int64
 }
 
 // CheckFunc runs one criterion on h with the model built from mopts.

@@ -23,7 +23,7 @@ func Transactional(w elle.Workload) Model {
 	}}}
 	var cache analysisCache
 	check := func(ctx context.Context, h *history.History, criterion string, _ model.Options, opts Options) (checker.Result, error) {
-		a, err := cache.get(ctx, h, w)
+		a, err := cache.get(ctx, h, w, opts.CycleBudget)
 		if err != nil {
 			return checker.Result{}, err
 		}
@@ -45,24 +45,26 @@ var workloadValue = map[elle.Workload]string{
 	elle.RWRegister: "[[w k v] [r k v] ...] (or read, write)",
 }
 
-// analysisCache keeps the analysis of the last history checked.
+// analysisCache keeps the analysis of the last history checked, with the
+// budget it was searched with.
 type analysisCache struct {
-	mu  sync.Mutex
-	h   *history.History
-	n   int
-	out *elle.Analysis
+	mu     sync.Mutex
+	h      *history.History
+	n      int
+	budget int64
+	out    *elle.Analysis
 }
 
-func (c *analysisCache) get(ctx context.Context, h *history.History, w elle.Workload) (*elle.Analysis, error) {
+func (c *analysisCache) get(ctx context.Context, h *history.History, w elle.Workload, budget int64) (*elle.Analysis, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.h == h && c.n == len(h.Ops) && c.out != nil {
+	if c.h == h && c.n == len(h.Ops) && c.budget == budget && c.out != nil {
 		return c.out, nil
 	}
-	a, err := elle.Analyze(ctx, h, w, 0)
+	a, err := elle.Analyze(ctx, h, w, budget)
 	if err != nil {
 		return nil, err
 	}
-	c.h, c.n, c.out = h, len(h.Ops), a
+	c.h, c.n, c.budget, c.out = h, len(h.Ops), budget, a
 	return a, nil
 }

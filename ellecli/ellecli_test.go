@@ -1,0 +1,140 @@
+package ellecli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/elle"
+	"github.com/histcheck/histcheck/checker/suite"
+)
+
+// TestLine checks elle-cli's line byte for byte, and that a file name that
+// does not print as itself is quoted.
+func TestLine(t *testing.T) {
+	tests := []struct {
+		file string
+		v    checker.Verdict
+		want string
+	}{
+		{"histories/elle/rw-register.edn", checker.True, "histories/elle/rw-register.edn \t true\n"},
+		{"a.json", checker.False, "a.json \t false\n"},
+		{"a.edn", checker.Unknown, "a.edn \t unknown\n"},
+		{"a\x1b[2Jb.edn", checker.False, `"a\x1b[2Jb.edn"` + " \t false\n"},
+		{"two\nlines.edn", checker.True, `"two\nlines.edn"` + " \t true\n"},
+	}
+	for _, tt := range tests {
+		if got := Line(tt.file, tt.v); got != tt.want {
+			t.Errorf("Line(%q, %v) = %q, want %q", tt.file, tt.v, got, tt.want)
+		}
+	}
+}
+
+// TestPlan checks how -c and -a map onto histcheck's criteria and
+// anomalies, and the flags elle-cli refuses.
+func TestPlan(t *testing.T) {
+	tests := []struct {
+		name, model, levels, anomalies string
+		criteria, anoms                []string
+		nothing                        bool
+		msg                            string
+	}{
+		{name: "defaults: G0 is ruled out by strict serializability", model: "list-append", levels: "strict-serializable", anomalies: "G0",
+			criteria: []string{elle.StrictSerializable}},
+		{name: "anomalies only", model: "list-append", anomalies: "G-single-process", anoms: []string{"G-single-process"}},
+		{name: "nothing", model: "rw-register", nothing: true},
+		{name: "alias with anomalies", model: "list-append", levels: "consistent-view", anomalies: "G0",
+			criteria: []string{elle.CursorStability}, anoms: []string{"G-single", "G0"}},
+		{name: "alias", model: "list-append", levels: "strong-serializable,conflict-serializable",
+			criteria: []string{elle.StrictSerializable, elle.Serializable}},
+		{name: "unknown level", model: "list-append", levels: "sometimes", msg: "Unknown consistency model"},
+		{name: "unknown anomaly", model: "list-append", anomalies: "G9", msg: "unknown anomaly"},
+		{name: "unknown model", model: "nope", msg: `Failed to validate "--model nope"`},
+		{name: "knossos ignores -c", model: "cas-register", levels: "sometimes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := &options{model: tt.model, consistency: tt.levels, anomalies: tt.anomalies, output: "text", plotFormat: "svg", cycleSearchTimeout: 1000}
+			p, msg := plan(o, suite.Builtin())
+			if tt.msg != "" || msg != "" {
+				if !strings.Contains(msg, tt.msg) || tt.msg == "" {
+					t.Fatalf("message %q, want one with %q", msg, tt.msg)
+				}
+				return
+			}
+			slices.Sort(p.anoms)
+			slices.Sort(tt.anoms)
+			if !slices.Equal(p.criteria, tt.criteria) || !slices.Equal(p.anoms, tt.anoms) || p.nothing != tt.nothing {
+				t.Errorf("criteria %v, anomalies %v, nothing %v; want %v, %v, %v", p.criteria, p.anoms, p.nothing, tt.criteria, tt.anoms, tt.nothing)
+			}
+		})
+	}
+}
+
+// TestCycleBudget checks that --cycle-search-timeout's default is the
+// cycle search's default budget, and scales with it.
+func TestCycleBudget(t *testing.T) {
+	for ms, want := range map[int]int64{1000: elle.DefaultBudget, 10: elle.DefaultBudget / 100} {
+		o := &options{model: "list-append", consistency: "serializable", output: "text", plotFormat: "svg", cycleSearchTimeout: ms}
+		p, msg := plan(o, suite.Builtin())
+		if msg != "" || p.limits.CycleBudget != want {
+			t.Errorf("-s %d: budget %d (%q), want %d", ms, p.limits.CycleBudget, msg, want)
+		}
+	}
+}
+
+// TestRunExitCodes runs the command on small histories: 0 when valid, 1
+// when invalid, and the worst of several files.
+func TestRunExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	valid := filepath.Join(dir, "valid.edn")
+	invalid := filepath.Join(dir, "invalid.edn")
+	write(t, valid, `{:type :invoke, :f :txn, :value [[:append :x 1]], :process 0}
+{:type :ok, :f :txn, :value [[:append :x 1]], :process 0}
+{:type :invoke, :f :txn, :value [[:r :x nil]], :process 1}
+{:type :ok, :f :txn, :value [[:r :x [1]]], :process 1}
+`)
+	// A read of a failed transaction's append: G1a, invalid.
+	write(t, invalid, `{:type :invoke, :f :txn, :value [[:append :x 1]], :process 0}
+{:type :fail, :f :txn, :value [[:append :x 1]], :process 0}
+{:type :invoke, :f :txn, :value [[:r :x nil]], :process 1}
+{:type :ok, :f :txn, :value [[:r :x [1]]], :process 1}
+`)
+	tests := []struct {
+		files []string
+		code  int
+		out   string
+	}{
+		{[]string{valid}, ExitOK, Line(valid, checker.True)},
+		{[]string{invalid}, ExitInvalid, Line(invalid, checker.False)},
+		{[]string{invalid, valid}, ExitInvalid, Line(invalid, checker.False) + Line(valid, checker.True)},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		o := &options{model: "list-append", consistency: "strict-serializable", anomalies: "G0", output: "text", plotFormat: "svg", cycleSearchTimeout: 1000}
+		code := run(context.Background(), Env{Stdout: &out, Stderr: &errb, Models: suite.Builtin()}, o, tt.files)
+		if code != tt.code || out.String() != tt.out {
+			t.Errorf("%v: exit %d, %q (stderr %q); want %d, %q", tt.files, code, out.String(), errb.String(), tt.code, tt.out)
+		}
+	}
+}
+
+func TestFileName(t *testing.T) {
+	for in, want := range map[string]string{"G1c": "G1c", "G-single-item": "G-single-item", "../x y": "___x_y"} {
+		if got := fileName(in); got != want {
+			t.Errorf("fileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func write(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
