@@ -126,6 +126,15 @@ func TestVersionOrders(t *testing.T) {
 			return interleave(t, true, []int{0, 0, 1, 2, 2, 3, 3, 4, 4, 5, 5},
 				tx{"0", ok, "wx1"}, tx{"1", info, "rx"}, tx{"0", ok, "rx3"}, tx{"2", ok, "wy1"}, tx{"2", fail, "wy2"}, tx{"2", ok, "ry3"})
 		}, linK, map[string][]string{"x": {"1<3"}, "y": {"1<3"}}},
+		{"real-time ties overlap", func(t *testing.T) *history.History {
+			// T2 completes at 5, when T3 is invoked: the two overlap, so
+			// T3 follows only T1.
+			h := build(t, true, tx{"0", ok, "wx1"}, tx{"1", ok, "wx2"}, tx{"2", ok, "rx3"})
+			for i, span := range [][2]int64{{0, 1}, {2, 5}, {5, 6}} {
+				h.Ops[i].Call, h.Ops[i].Return = span[0], span[1]
+			}
+			return h
+		}, linK, map[string][]string{"x": {"1<2", "1<3"}}},
 		{"writes follow reads", concRegs("rx1wx2", "rxwy1", "ry2wy3"), wfr, map[string][]string{"x": {"1<2"}, "y": {"2<3"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
