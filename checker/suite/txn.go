@@ -23,7 +23,7 @@ func Transactional(w elle.Workload) Model {
 	}}}
 	var cache analysisCache
 	check := func(ctx context.Context, h *history.History, criterion string, _ model.Options, opts Options) (checker.Result, error) {
-		a, err := cache.get(ctx, h, w)
+		a, err := cache.get(ctx, h, w, opts.Assume)
 		if err != nil {
 			return checker.Result{}, err
 		}
@@ -32,7 +32,8 @@ func Transactional(w elle.Workload) Model {
 		}
 		return a.Result(h, criterion)
 	}
-	return Model{Info: info, Check: check, Criteria: elle.Levels, Default: elle.StrictSerializable, Anomalies: true}
+	return Model{Info: info, Check: check, Criteria: elle.Levels, Default: elle.StrictSerializable, Anomalies: true,
+		Assumes: w == elle.RWRegister}
 }
 
 var workloadDoc = map[elle.Workload]string{
@@ -45,24 +46,30 @@ var workloadValue = map[elle.Workload]string{
 	elle.RWRegister: "[[w k v] [r k v] ...] (or read, write)",
 }
 
-// analysisCache keeps the analysis of the last history checked.
+// analysisCache keeps the analysis of the last history checked, under
+// the assumptions it was made with.
 type analysisCache struct {
-	mu  sync.Mutex
-	h   *history.History
-	n   int
-	out *elle.Analysis
+	mu     sync.Mutex
+	h      *history.History
+	n      int
+	assume elle.Options
+	out    *elle.Analysis
 }
 
-func (c *analysisCache) get(ctx context.Context, h *history.History, w elle.Workload) (*elle.Analysis, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.h == h && c.n == len(h.Ops) && c.out != nil {
-		return c.out, nil
-	}
-	a, err := elle.Analyze(ctx, h, w, 0)
+func (c *analysisCache) get(ctx context.Context, h *history.History, w elle.Workload, assume []string) (*elle.Analysis, error) {
+	o, err := elle.ParseAssumptions(assume, elle.Options{})
 	if err != nil {
 		return nil, err
 	}
-	c.h, c.n, c.out = h, len(h.Ops), a
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h == h && c.n == len(h.Ops) && c.assume == o && c.out != nil {
+		return c.out, nil
+	}
+	a, err := elle.AnalyzeWith(ctx, h, w, o)
+	if err != nil {
+		return nil, err
+	}
+	c.h, c.n, c.assume, c.out = h, len(h.Ops), o, a
 	return a, nil
 }
