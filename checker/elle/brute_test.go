@@ -331,9 +331,9 @@ func events(rng *rand.Rand, ts []btxn) *history.History {
 			}
 			ts[i].process = r
 		}
-		for p, j := range pending {
+		for _, p := range sortedPending(pending) { // in order, so that a seed gives one history
 			if rng.Intn(3) == 0 && p != ts[i].process {
-				complete(j)
+				complete(pending[p])
 				break
 			}
 		}
