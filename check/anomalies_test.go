@@ -77,3 +77,32 @@ func TestRunAnomalies(t *testing.T) {
 		t.Errorf("register: %v", err)
 	}
 }
+
+// TestRunAssume checks that assumptions reach rw-register (Elle's wfr
+// case: serializable unless writes follow reads), and that another model
+// refuses them.
+func TestRunAssume(t *testing.T) {
+	h := readTxnHistory(t, "wfr.edn")
+	for _, c := range []struct {
+		assume []string
+		want   checker.Verdict
+	}{{nil, checker.True}, {[]string{"wfr-keys"}, checker.False}} {
+		out, err := check.Run(context.Background(), h, check.Request{Model: "rw-register", Criteria: []string{"serializable"}, Assume: c.assume})
+		if err != nil || out.Results[0].Valid != c.want {
+			t.Errorf("%v: %v %+v", c.assume, err, out.Results)
+		} else if c.want == checker.False && out.Results[0].Violations[0].Pattern != "G-single-item" {
+			t.Errorf("%v: %+v", c.assume, out.Results[0].Violations)
+		}
+	}
+	_, err := check.Run(context.Background(), h, check.Request{Model: "list-append", Assume: []string{"wfr-keys"}})
+	if err == nil || !strings.Contains(err.Error(), "applies to rw-register") {
+		t.Errorf("list-append: %v", err)
+	}
+	got, err := check.ParseAssumptions(" wfr-keys,,linearizable-keys,wfr-keys")
+	if err != nil || !slices.Equal(got, []string{"wfr-keys", "linearizable-keys"}) {
+		t.Errorf("parse: %v %v", got, err)
+	}
+	if _, err := check.ParseAssumptions("serial-keys"); err == nil || !strings.Contains(err.Error(), `unknown assumption "serial-keys"`) {
+		t.Errorf("parse: %v", err)
+	}
+}

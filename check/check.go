@@ -86,6 +86,11 @@ type Request struct {
 	// the criteria's, as the criterion "anomalies", and alone when no
 	// criterion is asked for.
 	Anomalies []string
+	// Assume names assumptions about the store that let rw-register
+	// infer more of its version orders (elle.Assumptions: wfr-keys,
+	// sequential-keys, linearizable-keys; see ParseAssumptions); only
+	// rw-register takes them.
+	Assume []string
 	// Note, when set, hears what the run has to tell besides its
 	// verdicts, as it happens: the model it detected, criteria it could
 	// not check, internal errors.
@@ -279,7 +284,8 @@ func (r *run) settle() error {
 		return err
 	}
 	r.sopts = suite.Options{Workers: r.req.Limits.Workers, Verify: r.req.Verify, MaxViolations: r.req.MaxViolations,
-		MaxMemory: r.mem.Limit(), Memory: r.mem, Anomalies: r.req.Anomalies, CycleBudget: r.req.Limits.CycleBudget}
+		MaxMemory: r.mem.Limit(), Memory: r.mem, Anomalies: r.req.Anomalies, CycleBudget: r.req.Limits.CycleBudget,
+		Assume: r.req.Assume}
 	if r.mem == nil {
 		r.sopts.MaxMemory = -1 // no bound, where 0 would be the engines' default
 	}
@@ -340,6 +346,9 @@ func (r *run) checkAll() error {
 	for _, obj := range r.objs {
 		if err := supported(obj.model, criteria); err != nil {
 			return err
+		}
+		if len(r.req.Assume) > 0 && !obj.model.Assumes {
+			return fmt.Errorf("model %s makes no assumptions: --assume applies to rw-register", obj.model.Info.Name)
 		}
 	}
 	list, all := expandObjects(r.objs, criteria)

@@ -113,14 +113,33 @@ func ParseCriteria(names []string) ([]string, error) {
 // ParseAnomalies checks a comma list of anomalies asked for by name (see
 // elle.Anomalies), and drops repeats and empty names.
 func ParseAnomalies(list string) ([]string, error) {
+	return parseNames(list, func(a string) error {
+		if !slices.Contains(elle.Anomalies, a) {
+			return fmt.Errorf("unknown anomaly %q (accepted: %s)", a, strings.Join(elle.Anomalies, ", "))
+		}
+		return nil
+	})
+}
+
+// ParseAssumptions checks a comma list of assumptions about the store
+// (see elle.Assumptions), and drops repeats and empty names.
+func ParseAssumptions(list string) ([]string, error) {
+	return parseNames(list, func(a string) error {
+		_, err := elle.ParseAssumptions([]string{a}, elle.Options{})
+		return err
+	})
+}
+
+// parseNames splits a comma list, checking each name once.
+func parseNames(list string, check func(string) error) ([]string, error) {
 	var out []string
 	for _, a := range strings.Split(list, ",") {
 		a = strings.TrimSpace(a)
 		if a == "" || slices.Contains(out, a) {
 			continue
 		}
-		if !slices.Contains(elle.Anomalies, a) {
-			return nil, fmt.Errorf("unknown anomaly %q (accepted: %s)", a, strings.Join(elle.Anomalies, ", "))
+		if err := check(a); err != nil {
+			return nil, err
 		}
 		out = append(out, a)
 	}

@@ -26,6 +26,7 @@ type checkOptions struct {
 	ttl            string
 	consistency    string
 	anomalies      []string
+	assume         []string
 	init           string
 	nilRead        string
 	independent    bool
@@ -82,6 +83,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.StringVarP(&o.consistency, "consistency", "c", checker.Linearizable,
 		"comma-separated criteria: "+strings.Join(check.Names(), ", ")+", or all")
 	f.StringSliceVar(&o.anomalies, "anomalies", nil, "comma-separated anomalies to look for in a transactional history, named as Elle names them (G0, G1c, G2-item, lost-update, …)")
+	f.StringSliceVar(&o.assume, "assume", nil, "comma-separated assumptions about the store that let rw-register infer more version order: wfr-keys, sequential-keys, linearizable-keys")
 	f.StringVar(&o.init, "init", "", `initial value: a number, nil, "" or a quoted string, true/false, or a word (default: the file's own, else the model's)`)
 	f.StringVar(&o.nilRead, "nil-read", "", "how a read of nil is judged: value (nil is a value like any other) or any (accepted in every state) (default: the file's own, else value)")
 	f.BoolVar(&o.allRuns, "all-runs", false, "for a Jepsen test directory (store/TEST), check every run in it, not only the newest")
@@ -153,6 +155,9 @@ func (o *checkOptions) validate(e *env) ([]string, error) {
 		return nil, err
 	}
 	if o.anomalies, err = check.ParseAnomalies(strings.Join(o.anomalies, ",")); err != nil {
+		return nil, &usageError{msg: err.Error()}
+	}
+	if o.assume, err = check.ParseAssumptions(strings.Join(o.assume, ",")); err != nil {
 		return nil, &usageError{msg: err.Error()}
 	}
 	if !o.criteriaSet {
@@ -303,7 +308,7 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 		Name: file, Criteria: criteria, Model: strings.Join(o.model, ","), Models: e.models,
 		Init: initFlag, NilRead: o.nilRead, TTL: o.ttl, EventTimes: in.events,
 		Limits: check.Limits{Timeout: o.timeout, Memory: o.maxMemoryBytes, Workers: o.workers, CoreTime: o.coreTime},
-		NoCore: o.noCore, NoCheck: o.noCheck, Verify: o.verify, MaxViolations: o.maxViolations, Anomalies: o.anomalies,
+		NoCore: o.noCore, NoCheck: o.noCheck, Verify: o.verify, MaxViolations: o.maxViolations, Anomalies: o.anomalies, Assume: o.assume,
 		Note: func(n check.Note) {
 			e.fileNote(file, "%s", n.Text)
 			if n.Bug {

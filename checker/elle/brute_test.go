@@ -11,20 +11,26 @@ import (
 	"github.com/histcheck/histcheck/history"
 )
 
-// This file holds an independent brute-force checker of list-append
-// histories, written from the definitions (serial executions for
-// serializability, a commit order with snapshots and first-committer-wins
-// for snapshot isolation) and knowing nothing of dependency graphs, and a
-// generator of small random histories from a simulated store that reads
-// stale snapshots, leaks failed writes, forgets a transaction's own
-// appends, and crashes transactions before or after they commit.
+// This file holds an independent brute-force checker of list-append and
+// rw-register histories, written from the definitions (serial executions
+// for serializability, a commit order with snapshots and
+// first-committer-wins for snapshot isolation) and knowing nothing of
+// dependency graphs, and a generator of small random histories from a
+// simulated store that reads stale snapshots, leaks failed writes, forgets
+// a transaction's own writes, and crashes transactions before or after
+// they commit. A register is kept as the list of its versions, so that
+// both workloads share the state and the searches: a write appends a
+// version, and a register read sees the last one.
 
 // bop is a micro-operation as the brute force sees it.
 type bop struct {
 	read bool
+	// reg marks a register micro-operation: a write ([w k val]) or a
+	// read of val (0: nil).
+	reg  bool
 	key  int
-	val  int   // appended element
-	list []int // what a read returned
+	val  int   // appended element, written value, or register read
+	list []int // what a list read returned
 }
 
 // btxn is a transaction as the brute force sees it.
@@ -63,7 +69,7 @@ func equalInts(a, b []int) bool {
 func (t *btxn) run(s state, check bool) (state, bool) {
 	for _, o := range t.ops {
 		if o.read {
-			if check && !equalInts(s[o.key], o.list) {
+			if check && !o.readsFrom(s) {
 				return nil, false
 			}
 			continue
@@ -71,6 +77,18 @@ func (t *btxn) run(s state, check bool) (state, bool) {
 		s = s.with(o.key, o.val)
 	}
 	return s, true
+}
+
+// readsFrom reports whether read o returns what s holds.
+func (o *bop) readsFrom(s state) bool {
+	if !o.reg {
+		return equalInts(s[o.key], o.list)
+	}
+	last := 0
+	if vs := s[o.key]; len(vs) > 0 {
+		last = vs[len(vs)-1]
+	}
+	return last == o.val
 }
 
 // bruteSerializable reports whether some serial order of the committed
@@ -203,8 +221,16 @@ type generated struct {
 }
 
 // generate simulates a store of list-append transactions.
-func generate(rng *rand.Rand) generated {
+func generate(rng *rand.Rand) generated { return generateWith(rng, false) }
+
+// generateWith simulates a store of list-append or (registers) rw-register
+// transactions. List-append histories end with a read of every key; half
+// the register histories do.
+func generateWith(rng *rand.Rand, registers bool) generated {
 	keys := 2 + rng.Intn(2)
+	if registers {
+		keys = 1 + rng.Intn(3)
+	}
 	procs := 2 + rng.Intn(2)
 	n := 3 + rng.Intn(3)
 	cur := make(state, keys)
@@ -214,20 +240,23 @@ func generate(rng *rand.Rand) generated {
 	for i := 0; i < n; i++ {
 		snap := states[len(states)-1-rng.Intn(min(3, len(states)))]
 		t := btxn{writes: map[int]bool{}, process: fmt.Sprint(rng.Intn(procs))}
-		forget := rng.Intn(20) == 0 // reads miss the transaction's own appends
+		forget := rng.Intn(20) == 0 // reads miss the transaction's own writes
 		view := snap
 		for m := 1 + rng.Intn(3); m > 0; m-- {
 			k := rng.Intn(keys)
 			if rng.Intn(2) == 0 {
+				if registers && rng.Intn(2) == 0 {
+					t.ops = append(t.ops, readOf(view, k, registers)) // read-modify-write
+				}
 				next++
-				t.ops = append(t.ops, bop{key: k, val: next})
+				t.ops = append(t.ops, bop{reg: registers, key: k, val: next})
 				t.writes[k] = true
 				if !forget {
 					view = view.with(k, next)
 				}
 				continue
 			}
-			t.ops = append(t.ops, bop{read: true, key: k, list: append([]int(nil), view[k]...)})
+			t.ops = append(t.ops, readOf(view, k, registers))
 		}
 		apply := true
 		switch rng.Intn(10) {
@@ -244,12 +273,27 @@ func generate(rng *rand.Rand) generated {
 		}
 		ts = append(ts, t)
 	}
-	final := btxn{status: history.OK, process: "final", writes: map[int]bool{}}
-	for k := 0; k < keys; k++ {
-		final.ops = append(final.ops, bop{read: true, key: k, list: append([]int(nil), cur[k]...)})
+	if !registers || rng.Intn(2) == 0 {
+		final := btxn{status: history.OK, process: "final", writes: map[int]bool{}}
+		for k := 0; k < keys; k++ {
+			final.ops = append(final.ops, readOf(cur, k, registers))
+		}
+		ts = append(ts, final)
 	}
-	ts = append(ts, final)
 	return generated{h: events(rng, ts), ts: ts, keys: keys}
+}
+
+// readOf is a read of key k in state s: the whole list, or the register's
+// last version (0: nil).
+func readOf(s state, k int, registers bool) bop {
+	if !registers {
+		return bop{read: true, key: k, list: append([]int(nil), s[k]...)}
+	}
+	o := bop{read: true, reg: true, key: k}
+	if vs := s[k]; len(vs) > 0 {
+		o.val = vs[len(vs)-1]
+	}
+	return o
 }
 
 // events writes the transactions as events: each invoked in turn, its
@@ -287,9 +331,9 @@ func events(rng *rand.Rand, ts []btxn) *history.History {
 			}
 			ts[i].process = r
 		}
-		for p, j := range pending {
+		for _, p := range sortedPending(pending) { // in order, so that a seed gives one history
 			if rng.Intn(3) == 0 && p != ts[i].process {
-				complete(j)
+				complete(pending[p])
 				break
 			}
 		}
@@ -337,12 +381,19 @@ func value(t *btxn, done bool) history.Value {
 	var out []history.Value
 	for _, o := range t.ops {
 		k := history.StringValue(string(rune('x' + o.key)))
-		if !o.read {
+		switch {
+		case !o.read && o.reg:
+			out = append(out, history.ListValue(history.StringValue("w"), k, history.IntValue(int64(o.val))))
+			continue
+		case !o.read:
 			out = append(out, history.ListValue(history.StringValue("append"), k, history.IntValue(int64(o.val))))
 			continue
 		}
 		v := history.NilValue
-		if done {
+		switch {
+		case done && o.reg && o.val != 0:
+			v = history.IntValue(int64(o.val))
+		case done && !o.reg:
 			var vs []history.Value
 			for _, e := range o.list {
 				vs = append(vs, history.IntValue(int64(e)))

@@ -2,8 +2,8 @@
 // way Elle does (Kingsbury and Alvaro, "Elle: Inferring Isolation
 // Anomalies from Experimental Observations"): it infers each key's version
 // order from what the transactions read (whole lists for list-append; the
-// initial state and each transaction's own read-then-write for
-// rw-register), builds the dependency graph over transactions (ww, wr and
+// initial state and, as asked (Options), writes-follow-reads, process and
+// real-time order for rw-register), builds the dependency graph over transactions (ww, wr and
 // rw edges, plus process and real-time order), and looks in each strongly
 // connected component for the smallest cycle of each class (G0, G1c,
 // G-single-item, G-nonadjacent-item, G2-item, and their -process and
@@ -62,11 +62,12 @@ type Analysis struct {
 	Unsearched []string
 }
 
-// Analyze reads h's transactions and finds their anomalies. budget bounds
-// the cycle searches (0: DefaultBudget). The error is an input error:
-// an operation that is not a transaction, or a value appended or written
-// twice to one key.
-func Analyze(ctx context.Context, h *history.History, w Workload, budget int64) (*Analysis, error) {
+// AnalyzeWith reads h's transactions and finds their anomalies, under
+// the assumptions o makes. The error is an input error: an operation
+// that is not a transaction, or a value appended or written twice to one
+// key.
+func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options) (*Analysis, error) {
+	budget := o.Budget
 	txns, err := txn.FromHistory(h)
 	if err != nil {
 		return nil, err
@@ -90,7 +91,7 @@ func Analyze(ctx context.Context, h *history.History, w Workload, budget int64) 
 		if err := noAppends(txns); err != nil {
 			return nil, err
 		}
-		g, cases, err = analyzeRegisters(txns)
+		g, cases, err = analyzeRegisters(txns, h, o)
 	}
 	if err != nil {
 		return nil, err

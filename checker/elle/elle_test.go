@@ -21,6 +21,8 @@ type expect struct {
 	name      string
 	h         func(t *testing.T) *history.History
 	registers bool
+	// assume are the analysis's assumptions (none by default).
+	assume    elle.Options
 	anomalies []string
 	holds     []string
 	fails     []string
@@ -33,7 +35,10 @@ func check(t *testing.T, c expect) {
 	if c.registers {
 		w = elle.RWRegister
 	}
-	a := analyze(t, h, w)
+	a, err := elle.AnalyzeWith(context.Background(), h, w, c.assume)
+	if err != nil {
+		t.Fatal(err)
+	}
 	got := names(a)
 	slices.Sort(got)
 	want := slices.Clone(c.anomalies)
@@ -159,8 +164,10 @@ func TestRWRegisterCases(t *testing.T) {
 			holds: []string{rc, si}, fails: []string{rr, ser}},
 		{name: "lost update", h: concRegs("rxwx1", "rxwx2"), anomalies: []string{"G2-item", "lost-update"},
 			fails: []string{si, rr}},
-		{name: "cyclic versions", h: concRegs("rx1wx2", "rx2wx3", "rx3wx1"),
-			anomalies: []string{"cyclic-versions", "G0"}, fails: []string{ru}},
+		{name: "cyclic versions (writes follow reads)", h: concRegs("rx1wx2", "rx2wx3", "rx3wx1"), assume: elle.Options{WFRKeys: true},
+			anomalies: []string{"cyclic-versions", "G1c"}, fails: []string{ru}},
+		{name: "no version order without writes follow reads", h: concRegs("rx1wx2", "rx2wx3", "rx3wx1"),
+			anomalies: []string{"G1c"}, holds: []string{ru}, fails: []string{rc}},
 		{name: "a read of a value nobody wrote tells nothing", h: concRegs("wx2", "rx3", "rx2"), holds: []string{ss}},
 	} {
 		c.registers = true

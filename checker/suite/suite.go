@@ -33,6 +33,9 @@ type Options struct {
 	// reports anomalies (Model.Anomalies) checks as the criterion
 	// elle.AnomaliesCriterion.
 	Anomalies []string
+	// Assume names the assumptions a model that makes them
+	// (Model.Assumes) infers more with (elle.Assumptions).
+	Assume []string
 	// MaxMemory bounds, in bytes, the memory a search may hold before it
 	// answers unknown; 0 means the checker's default (a quarter of the
 	// machine's memory), negative means no bound.
@@ -63,6 +66,9 @@ type Model struct {
 	// Anomalies reports that the model checks anomalies asked for by name
 	// (Options.Anomalies) as the criterion elle.AnomaliesCriterion.
 	Anomalies bool
+	// Assumes reports that the model takes assumptions about the store
+	// (Options.Assume).
+	Assumes bool
 }
 
 // Supports reports whether m can check criterion.

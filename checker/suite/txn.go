@@ -23,7 +23,7 @@ func Transactional(w elle.Workload) Model {
 	}}}
 	var cache analysisCache
 	check := func(ctx context.Context, h *history.History, criterion string, _ model.Options, opts Options) (checker.Result, error) {
-		a, err := cache.get(ctx, h, w, opts.CycleBudget)
+		a, err := cache.get(ctx, h, w, opts.Assume, opts.CycleBudget)
 		if err != nil {
 			return checker.Result{}, err
 		}
@@ -32,7 +32,8 @@ func Transactional(w elle.Workload) Model {
 		}
 		return a.Result(h, criterion)
 	}
-	return Model{Info: info, Check: check, Criteria: elle.Levels, Default: elle.StrictSerializable, Anomalies: true}
+	return Model{Info: info, Check: check, Criteria: elle.Levels, Default: elle.StrictSerializable, Anomalies: true,
+		Assumes: w == elle.RWRegister}
 }
 
 var workloadDoc = map[elle.Workload]string{
@@ -45,26 +46,30 @@ var workloadValue = map[elle.Workload]string{
 	elle.RWRegister: "[[w k v] [r k v] ...] (or read, write)",
 }
 
-// analysisCache keeps the analysis of the last history checked, with the
-// budget it was searched with.
+// analysisCache keeps the analysis of the last history checked, under
+// the assumptions and the cycle budget it was made with.
 type analysisCache struct {
 	mu     sync.Mutex
 	h      *history.History
 	n      int
-	budget int64
+	assume elle.Options
 	out    *elle.Analysis
 }
 
-func (c *analysisCache) get(ctx context.Context, h *history.History, w elle.Workload, budget int64) (*elle.Analysis, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.h == h && c.n == len(h.Ops) && c.budget == budget && c.out != nil {
-		return c.out, nil
-	}
-	a, err := elle.Analyze(ctx, h, w, budget)
+func (c *analysisCache) get(ctx context.Context, h *history.History, w elle.Workload, assume []string, budget int64) (*elle.Analysis, error) {
+	o, err := elle.ParseAssumptions(assume, elle.Options{Budget: budget})
 	if err != nil {
 		return nil, err
 	}
-	c.h, c.n, c.budget, c.out = h, len(h.Ops), budget, a
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h == h && c.n == len(h.Ops) && c.assume == o && c.out != nil {
+		return c.out, nil
+	}
+	a, err := elle.AnalyzeWith(ctx, h, w, o)
+	if err != nil {
+		return nil, err
+	}
+	c.h, c.n, c.assume, c.out = h, len(h.Ops), o, a
 	return a, nil
 }

@@ -1,0 +1,32 @@
+package elle
+
+import (
+	"slices"
+
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/txn"
+)
+
+// VersionOrders runs the rw-register inference on h under o and returns
+// each key's inferred version pairs ("1<2"), sorted, leaving out those
+// from the initial state (nil before a version), with the cases found.
+func VersionOrders(h *history.History, o Options) (map[string][]string, []Case, error) {
+	txns, err := txn.FromHistory(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := inferRegisters(txns, h, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := map[string][]string{}
+	for k, vo := range a.versions {
+		for _, p := range vo.pairs {
+			if !p.v.IsNil() {
+				out[k.String()] = append(out[k.String()], p.v.String()+"<"+p.next.String())
+			}
+		}
+		slices.Sort(out[k.String()])
+	}
+	return out, a.cases, nil
+}
