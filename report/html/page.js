@@ -656,6 +656,7 @@
       c.ops.forEach(function (i) { ops.appendChild(opChip(i, false)); });
       c.weakened.forEach(function (i) { ops.appendChild(opChip(i, true)); });
       box.appendChild(ops);
+      if (v.steps) box.appendChild(stepsPanel(v.steps));
       if (c.timeline) {
         var pre = el("pre", "timeline", c.timeline.replace(/\s+$/, ""));
         if (n > 8) {
@@ -677,12 +678,12 @@
       var vops = el("div", "ops");
       v.ops.forEach(function (i) { vops.appendChild(opChip(i, false)); });
       box.appendChild(vops);
+      if (v.steps) box.appendChild(stepsPanel(v.steps));
     }
     if (v.cycle) box.appendChild(cycleSVG(v.cycle));
     // With a core, the checker's words are among its facts.
     if (v.explanation && !c) box.appendChild(el("p", "story words", v.explanation));
     wrap.appendChild(box);
-    if (v.steps) wrap.appendChild(stepsPanel(v.steps));
     return wrap;
   }
 
@@ -690,7 +691,7 @@
 
   function stepsPanel(st) {
     var wrap = el("div", "steps-wrap");
-    wrap.appendChild(el("h2", "", "Longest legal order before the failure"));
+    wrap.appendChild(el("h3", "", "Longest legal order before the failure"));
     var shown = st.ops.length, skipped = st.total - shown;
     var note = st.total + " operation" + (st.total === 1 ? "" : "s") + " took effect in this order";
     note += st.stuck >= 0 ? "; then the marked one could not." : ".";
