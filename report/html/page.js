@@ -752,9 +752,15 @@
   // showStep shows step j in the side panel; from the timeline, the row
   // is scrolled into view.
   function showStep(j, scroll) {
+    var st = selSteps(), box = $("side"), now = box.querySelector(".state-now");
     S.step = j;
-    side();
-    var row = $("side").querySelector(".step.on");
+    if (!st || !now) { side(); return; }
+    // In place, so that the list keeps its scroll position.
+    now.parentNode.replaceChild(stateNow(st, j), now);
+    Array.prototype.forEach.call(box.querySelectorAll(".step[data-step]"), function (r) {
+      r.classList.toggle("on", r.getAttribute("data-step") === String(j));
+    });
+    var row = box.querySelector(".step.on");
     if (row && scroll) row.scrollIntoView({ block: "nearest" });
   }
 
