@@ -111,6 +111,11 @@ type Violation struct {
 	// Prefix, for search-based checkers, is the longest order of operations
 	// found legal before the failure (positions in History.Ops).
 	Prefix []int `json:"prefix,omitempty"`
+	// States are the model's descriptions of its state after each of the
+	// last len(States) operations of Prefix (at most MaxStates), for
+	// reports that show the state step by step; empty when the checker
+	// keeps none.
+	States []string `json:"states,omitempty"`
 	// Keys names the partition (object) the violation is in, when keyed.
 	Key string `json:"key,omitempty"`
 

@@ -97,6 +97,9 @@ type htmlOps struct {
 	Status []string `json:"status"`
 	Label  []string `json:"label"`
 	Index  []int64  `json:"index"`
+	// Key is each operation's key, as shown; absent when no operation
+	// has one (the page then has no lanes by key).
+	Key []string `json:"key,omitempty"`
 }
 
 type htmlResult struct {
@@ -112,11 +115,13 @@ type htmlResult struct {
 }
 
 type htmlViolation struct {
-	Ops         []int     `json:"ops"`
-	Explanation string    `json:"explanation"`
-	Pattern     string    `json:"pattern,omitempty"`
-	Key         string    `json:"key,omitempty"`
-	Core        *htmlCore `json:"core"`
+	Ops         []int      `json:"ops"`
+	Explanation string     `json:"explanation"`
+	Pattern     string     `json:"pattern,omitempty"`
+	Key         string     `json:"key,omitempty"`
+	Core        *htmlCore  `json:"core"`
+	Steps       *htmlSteps `json:"steps,omitempty"`
+	Cycle       *htmlCycle `json:"cycle,omitempty"`
 }
 
 type htmlCore struct {
@@ -187,6 +192,7 @@ func (b *htmlBuilder) addSource() {
 			ret = o.Return - b.t0
 		}
 		b.push(l, o.Call-b.t0, ret, o.Status.String(), o.Label(), o.Index)
+		b.key(i, o.Key.String())
 		if _, dup := b.byIndex[o.Index]; !dup {
 			b.byIndex[o.Index] = i
 		}
@@ -230,8 +236,24 @@ func (b *htmlBuilder) bar(op Op) int {
 		ret = *op.Return - b.t0
 	}
 	i := b.push(l, op.Call-b.t0, ret, op.Type, op.Label, op.Index)
+	if op.Key != nil {
+		b.key(i, valueText(op.Key))
+	}
 	b.byIndex[op.Index] = i
 	return i
+}
+
+// key sets the key of bar i; the column is made at the first key, with
+// no key for the bars before it.
+func (b *htmlBuilder) key(i int, key string) {
+	ops := &b.out.Ops
+	if key == "" && ops.Key == nil {
+		return
+	}
+	for len(ops.Key) <= i {
+		ops.Key = append(ops.Key, "")
+	}
+	ops.Key[i] = key
 }
 
 func (b *htmlBuilder) bars(ops []Op) []int {
@@ -260,7 +282,8 @@ func (b *htmlBuilder) result(r *Result) htmlResult {
 	}
 	for i := range r.Violations {
 		v := &r.Violations[i]
-		hv := htmlViolation{Ops: b.bars(v.Ops), Explanation: v.Explanation, Pattern: v.Pattern, Key: v.Key}
+		hv := htmlViolation{Ops: b.bars(v.Ops), Explanation: v.Explanation, Pattern: v.Pattern, Key: v.Key,
+			Steps: b.steps(v.steps), Cycle: b.cycle(v)}
 		if c := v.Core; c != nil {
 			hv.Core = &htmlCore{
 				Ops:      b.bars(c.Ops),

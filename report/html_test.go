@@ -206,8 +206,10 @@ func browser(t *testing.T) string {
 // rendered is what the browser made of a page.
 type rendered struct {
 	body   map[string]string // the body element's data- attributes
+	dom    string            // the DOM once the script has run
 	stderr string
 	shot   string // screenshot file
+	w, h   int    // the window's size
 }
 
 var bodyAttr = regexp.MustCompile(`data-([a-z-]+)="([^"]*)"`)
@@ -215,6 +217,13 @@ var bodyAttr = regexp.MustCompile(`data-([a-z-]+)="([^"]*)"`)
 // render loads a page in headless Chromium, takes a screenshot and returns
 // the DOM's body attributes once the page's script has run.
 func render(t *testing.T, bin string, page []byte, name string) rendered {
+	t.Helper()
+	return renderSized(t, bin, page, name, 1400, 900)
+}
+
+// renderSized is render in a window of w by h pixels, with Chromium's
+// further flags.
+func renderSized(t *testing.T, bin string, page []byte, name string, w, h int, flags ...string) rendered {
 	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, name+".html")
@@ -226,12 +235,13 @@ func render(t *testing.T, bin string, page []byte, name string) rendered {
 	defer cancel()
 	// One process and no zygote: the browser then starts and exits in a
 	// few seconds, where the usual process tree lingers at shutdown.
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--single-process", "--no-zygote",
+	args := append([]string{"--headless", "--no-sandbox", "--single-process", "--no-zygote",
 		"--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--disable-breakpad", "--disable-extensions",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1400,900",
-		"--enable-logging=stderr", "--v=0",
-		"--screenshot="+shot, "--dump-dom", "file://"+file)
+		"--user-data-dir=" + filepath.Join(dir, "profile"), fmt.Sprintf("--window-size=%d,%d", w, h),
+		"--enable-logging=stderr", "--v=0"}, flags...)
+	args = append(args, "--screenshot="+shot, "--dump-dom", "file://"+file)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
@@ -242,7 +252,7 @@ func render(t *testing.T, bin string, page []byte, name string) rendered {
 	if body == "" {
 		t.Fatalf("no body in the rendered DOM:\n%s", tail(stdout.String(), 2000))
 	}
-	r := rendered{body: map[string]string{}, stderr: stderr.String(), shot: shot}
+	r := rendered{body: map[string]string{}, dom: stdout.String(), stderr: stderr.String(), shot: shot, w: w, h: h}
 	for _, m := range bodyAttr.FindAllStringSubmatch(body, -1) {
 		r.body[m[1]] = m[2]
 	}
@@ -302,8 +312,8 @@ func checkRender(t *testing.T, r rendered, bars, highlighted int) {
 		t.Fatalf("screenshot: %v", err)
 	}
 	b := img.Bounds()
-	if b.Dx() != 1400 || b.Dy() != 900 {
-		t.Errorf("screenshot is %dx%d, want 1400x900", b.Dx(), b.Dy())
+	if b.Dx() != r.w || b.Dy() != r.h {
+		t.Errorf("screenshot is %dx%d, want %dx%d", b.Dx(), b.Dy(), r.w, r.h)
 	}
 	colours := map[uint32]bool{}
 	for y := b.Min.Y; y < b.Max.Y; y += 7 {

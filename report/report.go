@@ -145,6 +145,33 @@ type Violation struct {
 	// Cycle, for a transactional anomaly that is a cycle, holds its
 	// dependencies in order, the last leading back to the first.
 	Cycle []Dependency `json:"cycle,omitempty"`
+
+	// steps is the longest legal order a search found before the
+	// failure, for the HTML report; not part of the JSON form.
+	steps *prefixSteps
+}
+
+// prefixSteps is a search's longest legal order before a failure: the
+// operations (positions in History.Source), the model's state after each
+// of the last len(states), and the operation that could not follow with
+// what the model said about it (stuck is -1 when none is known).
+type prefixSteps struct {
+	ops    []int
+	states []string
+	stuck  int
+	said   string
+}
+
+// newPrefixSteps keeps v's longest legal order, when it has one.
+func newPrefixSteps(v *checker.Violation) *prefixSteps {
+	if len(v.Prefix) == 0 && len(v.Stuck) == 0 {
+		return nil
+	}
+	s := &prefixSteps{ops: v.Prefix, states: v.States, stuck: -1}
+	if len(v.Stuck) > 0 {
+		s.stuck, s.said = v.Stuck[0].Op, said(v.Stuck[0], "illegal in state ")
+	}
+	return s
 }
 
 // Dependency is one step of a cycle of transactions: To depends on From.
@@ -309,6 +336,7 @@ func NewResult(h *history.History, r checker.Result) Result {
 			Pattern:     v.Pattern,
 			Key:         v.Key,
 			Cycle:       dependencies(h, v.Cycle),
+			steps:       newPrefixSteps(&v),
 		})
 	}
 	return out

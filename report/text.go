@@ -131,14 +131,20 @@ func ObjectName(key any) string {
 	if key == nil {
 		return "no key"
 	}
-	if s, ok := key.(string); ok {
-		return "key " + history.Quote(s)
+	return "key " + valueText(key)
+}
+
+// valueText shows a value of the JSON form as input text is shown: a
+// string quoted when it must be, anything else as JSON, escaped.
+func valueText(v any) string {
+	if s, ok := v.(string); ok {
+		return history.Quote(s)
 	}
-	b, err := json.Marshal(key)
+	b, err := json.Marshal(v)
 	if err != nil {
-		return "key " + history.Escape(fmt.Sprintf("%v", key))
+		return history.Escape(fmt.Sprintf("%v", v))
 	}
-	return "key " + history.Escape(string(b))
+	return history.Escape(string(b))
 }
 
 func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {

@@ -192,13 +192,19 @@ func tallyParts[S comparable](parts []*part[S]) tally[S] {
 // violations describes a refuted partition, from whichever algorithm
 // refuted it.
 func (p *part[S]) violations(h *history.History, keyed bool) []checker.Violation {
+	var vs []checker.Violation
 	switch {
 	case p.zones != nil:
-		return []checker.Violation{zones.Violation(p.zones, h, p.comp, p.m, keyed, p.key)}
+		vs = []checker.Violation{zones.Violation(p.zones, h, p.comp, p.m, keyed, p.key)}
 	case p.direct != nil:
-		return directViolations(p, keyed)
+		vs = directViolations(p, keyed)
+	default:
+		vs = []checker.Violation{violation(p.m, p, keyed)}
 	}
-	return []checker.Violation{violation(p.m, p, keyed)}
+	for i := range vs {
+		vs[i].States = checker.PrefixStates(p.m, p.comp, p.init, vs[i].Prefix)
+	}
+	return vs
 }
 
 // stopReason says why the searches ended undecided (err is what stopped

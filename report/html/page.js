@@ -6,6 +6,7 @@
   "use strict";
 
   var LABEL_W = 120; // lane names column
+  var MAX_LABEL = 60; // characters of an operation's label in the side panel; the rest on hover
   var LEFT_PAD = 14; // room before the first call
   var AXIS_H = 30; // time axis
   var LANE_H = 28;
@@ -28,9 +29,11 @@
   var S = {
     hi: 0, // history shown
     H: null, // its layout
+    by: "process", // lanes: one per "process", or per "key" with the process in each label
+    step: -1, // step of the longest legal order shown in the side panel, -1 the last
     scale: 1, // px per unit of the axis
     axis: "time",
-    order: -1, // result whose witness numbers the bars, -1 none
+    order: -1, // result whose witness numbers the bars, -1 none, -2 the selected violation's longest legal order
     sel: null, // {r, v}: the violation highlighted
     hover: -1,
     drawn: 0
@@ -38,16 +41,24 @@
 
   // --- layout ---------------------------------------------------------
 
-  function layout(h) {
-    var ops = h.ops, n = ops.lane.length;
-    var lanes = h.lanes.map(function (l) { return { name: l.name, client: l.client, ops: [] }; });
+  // A lane is drawn as one or more tracks: a process's lane is one track;
+  // a key's lane has as many tracks as its operations need so that none
+  // overlap. Tracks of one lane share its group number.
+  function layout(h, by) {
+    var ops = h.ops, n = ops.lane.length, i;
+    var keyed = by === "key" && hasKeys(h);
+    var lanes = keyed ? keyTracks(ops, n) : h.lanes.map(function (l, g) {
+      return { name: l.name, client: l.client, group: g, first: true, ops: [] };
+    });
     var end = 0;
-    for (var i = 0; i < n; i++) {
-      lanes[ops.lane[i]].ops.push(i);
+    for (i = 0; i < n; i++) {
+      if (!keyed) lanes[ops.lane[i]].ops.push(i);
       end = Math.max(end, ops.call[i], ops.ret[i]);
     }
-    lanes.forEach(function (l) {
+    var trackOf = new Int32Array(n);
+    lanes.forEach(function (l, t) {
       l.ops.sort(function (a, b) { return ops.call[a] - ops.call[b] || a - b; });
+      l.ops.forEach(function (j) { trackOf[j] = t; });
     });
     // Event order: every distinct call and return time gets a slot.
     var times = [];
@@ -61,19 +72,50 @@
     var durs = [];
     for (i = 0; i < n; i++) if (ops.ret[i] >= 0) durs.push(ops.ret[i] - ops.call[i]);
     durs.sort(function (a, b) { return a - b; });
-    var short = ops.label.map(function (lab, k) {
-      var c = lanes[ops.lane[k]].client + ":";
+    // In a process's lane the label need not repeat the process; in a
+    // key's lane it names it.
+    var short = keyed ? ops.label : ops.label.map(function (lab, k) {
+      var c = h.lanes[ops.lane[k]].client + ":";
       return lab.indexOf(c) === 0 ? lab.slice(c.length) : lab;
     });
     var busy = 0;
     for (i = 0; i < durs.length; i++) busy += durs[i];
     return {
-      h: h, ops: ops, n: n, lanes: lanes, end: end, uniq: uniq, short: short,
+      h: h, ops: ops, n: n, lanes: lanes, end: end, uniq: uniq, short: short, keyed: keyed, trackOf: trackOf,
+      groups: lanes.length ? lanes[lanes.length - 1].group + 1 : 0,
       medianDur: durs.length ? durs[Math.floor(durs.length / 2)] : 1,
       // The share of lane time that operations fill: low when they are
       // short bursts far apart, where the event order reads better.
       occupancy: end > 0 && lanes.length ? busy / (end * lanes.length) : 1
     };
+  }
+
+  function hasKeys(h) { return !!(h.ops.key && h.ops.key.length); }
+
+  // keyTracks makes a lane per key, in the order keys first appear, each
+  // with the fewest tracks a first fit by call gives.
+  function keyTracks(ops, n) {
+    var byKey = new Map(), keys = [], tracks = [];
+    for (var i = 0; i < n; i++) {
+      var k = ops.key[i] || "";
+      if (!byKey.has(k)) { byKey.set(k, []); keys.push(k); }
+      byKey.get(k).push(i);
+    }
+    keys.forEach(function (k, g) {
+      var list = byKey.get(k), ends = [], rows = [];
+      list.sort(function (a, b) { return ops.call[a] - ops.call[b] || a - b; });
+      list.forEach(function (j) {
+        var r = 0;
+        while (r < ends.length && !(ends[r] < ops.call[j])) r++;
+        if (r === ends.length) { ends.push(0); rows.push([]); }
+        ends[r] = ops.ret[j] < 0 ? Infinity : ops.ret[j];
+        rows[r].push(j);
+      });
+      rows.forEach(function (ids, r) {
+        tracks.push({ name: k === "" ? "(no key)" : "key " + k, client: "", group: g, first: r === 0, ops: ids });
+      });
+    });
+    return tracks;
   }
 
   function rank(H, t) {
@@ -109,8 +151,19 @@
     return m;
   }
 
+  // selSteps is the selected violation's longest legal order, or null.
+  function selSteps() {
+    if (!S.sel) return null;
+    return S.H.h.results[S.sel.r].violations[S.sel.v].steps || null;
+  }
+
   function steps() {
     var m = new Map();
+    if (S.order === -2) {
+      var st = selSteps();
+      if (st) st.ops.forEach(function (i, k) { m.set(i, st.total - st.ops.length + k + 1); });
+      return m;
+    }
     if (S.order < 0) return m;
     S.H.h.results[S.order].witness.forEach(function (i, k) { m.set(i, k + 1); });
     return m;
@@ -194,8 +247,12 @@
     // Lane stripes.
     for (var l = first; l <= last; l++) {
       var y = AXIS_H + l * LANE_H - sy;
-      ctx.fillStyle = l % 2 ? COLORS.laneB : COLORS.laneA;
+      ctx.fillStyle = H.lanes[l].group % 2 ? COLORS.laneB : COLORS.laneA;
       ctx.fillRect(LABEL_W, y, w - LABEL_W, LANE_H);
+      if (H.keyed && H.lanes[l].first && l > 0) {
+        ctx.fillStyle = COLORS.grid;
+        ctx.fillRect(0, y, w, 1);
+      }
     }
     // Grid lines under the bars.
     var tick = axisTicks(u0, u1);
@@ -237,6 +294,7 @@
     ctx.beginPath(); ctx.moveTo(LABEL_W - 0.5, AXIS_H); ctx.lineTo(LABEL_W - 0.5, h); ctx.stroke();
     ctx.font = MONO;
     for (l = first; l <= last; l++) {
+      if (!H.lanes[l].first && l !== first) continue; // a key's name on its first track in view
       var yl = AXIS_H + l * LANE_H - sy + LANE_H / 2;
       ctx.fillStyle = COLORS.ink;
       ctx.fillText(clip(H.lanes[l].name, LABEL_W - 16), 10, yl);
@@ -383,8 +441,8 @@
       a = Math.min(a, uCall(H, i));
       var r = uRet(H, i);
       b = Math.max(b, r === Infinity ? uCall(H, i) : r);
-      l0 = Math.min(l0, H.ops.lane[i]);
-      l1 = Math.max(l1, H.ops.lane[i]);
+      l0 = Math.min(l0, H.trackOf[i]);
+      l1 = Math.max(l1, H.trackOf[i]);
     });
     var span = Math.max(b - a, 1e-9);
     S.scale = clampScale((viewW() - LABEL_W - RIGHT_PAD - 40) / (span * 1.1));
@@ -398,7 +456,7 @@
 
   function status() {
     var H = S.H, n = H.n;
-    var s = n + " operation" + (n === 1 ? "" : "s") + " in " + H.lanes.length + " lane" + (H.lanes.length === 1 ? "" : "s");
+    var s = n + " operation" + (n === 1 ? "" : "s") + " in " + H.groups + (H.keyed ? " key" : "") + " lane" + (H.groups === 1 ? "" : "s");
     s += " \u00b7 zoom " + fmtNum(S.scale / fitScale()) + "\u00d7";
     s += " \u00b7 Ctrl+wheel or +/\u2212 to zoom, drag the scroll bars or use the wheel to move";
     if (S.axis === "time") s += " \u00b7 t0 = " + H.h.t0;
@@ -425,6 +483,47 @@
     return -1;
   }
 
+  // laneAt is the track under the lane names column, or -1.
+  function laneAt(ev) {
+    var r = scroller.getBoundingClientRect();
+    var x = ev.clientX - r.left, y = ev.clientY - r.top;
+    if (x >= LABEL_W || y < AXIS_H) return -1;
+    var l = Math.floor((y - AXIS_H + scroller.scrollTop) / LANE_H);
+    return l >= 0 && l < S.H.lanes.length ? l : -1;
+  }
+
+  function placeTip(ev) {
+    var r = stage.getBoundingClientRect();
+    var x = ev.clientX - r.left + 14, y = ev.clientY - r.top + 14;
+    if (x + tip.offsetWidth > r.width) x = Math.max(0, ev.clientX - r.left - tip.offsetWidth - 10);
+    if (y + tip.offsetHeight > r.height) y = Math.max(0, ev.clientY - r.top - tip.offsetHeight - 10);
+    tip.style.left = x + "px";
+    tip.style.top = y + "px";
+  }
+
+  // showLaneTip gives a lane's full name, which the column may cut.
+  function showLaneTip(ev, l) {
+    var lane = S.H.lanes[l], n = 0;
+    S.H.lanes.forEach(function (t) { if (t.group === lane.group) n += t.ops.length; });
+    tip.textContent = lane.name + "\n" + n + " operation" + (n === 1 ? "" : "s");
+    tip.hidden = false;
+    placeTip(ev);
+  }
+
+  // stepLines says where operation i stands in the selected violation's
+  // longest legal order, and the model's state after it.
+  function stepLines(i) {
+    var st = selSteps(), out = [];
+    if (!st) return out;
+    var k = st.ops.indexOf(i);
+    if (k >= 0) {
+      out.push("step " + (st.total - st.ops.length + k + 1) + " of the longest legal order (" + st.total + " steps)");
+      if (stateOf(st, k) !== null) out.push("state after it: " + stateOf(st, k));
+    }
+    if (i === st.stuck) out.push("cannot take effect next" + (st.said ? ": " + st.said : ""));
+    return out;
+  }
+
   function absTime(off) {
     try { return (BigInt(S.H.h.t0) + BigInt(off)).toString(); } catch (e) { return String(off); }
   }
@@ -433,21 +532,18 @@
     var H = S.H, ops = H.ops;
     if (i < 0) { tip.hidden = true; return; }
     var ret = ops.ret[i] < 0 ? "\u221e (outcome unknown)" : absTime(ops.ret[i]);
-    var lines = [ops.label[i], "process " + H.lanes[ops.lane[i]].name + ", " + ops.status[i],
+    var lines = [ops.label[i], "process " + H.h.lanes[ops.lane[i]].name + ", " + ops.status[i],
       "called " + absTime(ops.call[i]) + ", returned " + ret, "index " + ops.index[i]];
     var st = steps().get(i);
     if (st) lines.push("step " + st + " of the " + H.h.results[S.order].consistency + " witness");
     var kind = highlighted().get(i);
     if (kind === "core") lines.push("in the violating core");
     if (kind === "weak") lines.push("in the core, weakened: may take effect at any time, or never");
+    if (H.keyed && ops.key[i]) lines.push("key " + ops.key[i]);
+    lines = lines.concat(stepLines(i));
     tip.textContent = lines.join("\n");
     tip.hidden = false;
-    var r = stage.getBoundingClientRect();
-    var x = ev.clientX - r.left + 14, y = ev.clientY - r.top + 14;
-    if (x + tip.offsetWidth > r.width) x = Math.max(0, ev.clientX - r.left - tip.offsetWidth - 10);
-    if (y + tip.offsetHeight > r.height) y = Math.max(0, ev.clientY - r.top - tip.offsetHeight - 10);
-    tip.style.left = x + "px";
-    tip.style.top = y + "px";
+    placeTip(ev);
   }
 
   // --- side panel -----------------------------------------------------
@@ -459,10 +555,20 @@
     return e;
   }
 
+  // cut shows text in node, at most max characters; the full text is
+  // then the node's title, shown on hover.
+  function cut(node, text, max) {
+    if (text.length <= max) { node.textContent = text; return node; }
+    node.textContent = text.slice(0, max - 1) + "\u2026";
+    node.title = text;
+    node.classList.add("cut");
+    return node;
+  }
+
   function opChip(i, weak) {
-    var b = el("button", "op" + (weak ? " weak" : ""), S.H.ops.label[i]);
+    var b = cut(el("button", "op" + (weak ? " weak" : "")), S.H.ops.label[i], MAX_LABEL);
     b.type = "button";
-    b.title = weak ? "weakened: may take effect at any time, or never" : "show in the timeline";
+    b.title = (b.title ? b.title + "\n" : "") + (weak ? "weakened: may take effect at any time, or never" : "show in the timeline");
     b.addEventListener("click", function () { focus([i]); });
     return b;
   }
@@ -513,6 +619,27 @@
       box.appendChild(p);
     }
     if (S.sel) box.appendChild(explanation(h.results[S.sel.r], h.results[S.sel.r].violations[S.sel.v]));
+    mark();
+  }
+
+  // mark records on the body what the side panel shows, for tests and
+  // tools that read the page.
+  function mark() {
+    var box = $("side"), b = document.body;
+    b.setAttribute("data-steps", String(box.querySelectorAll(".step[data-step]").length));
+    b.setAttribute("data-states", String(box.querySelectorAll(".step[data-step] .st").length));
+    b.setAttribute("data-truncated", String(document.querySelectorAll(".cut[title], text[data-cut]").length));
+    b.setAttribute("data-cycles", String(box.querySelectorAll("svg.cycle").length));
+    b.setAttribute("data-cycle-edges", String(box.querySelectorAll("svg.cycle g.edge").length));
+    fits();
+  }
+
+  // fits records whether the side panel lies wholly within the window.
+  function fits() {
+    var r = $("side").getBoundingClientRect(), w = window.innerWidth, h = window.innerHeight;
+    var ok = r.width > 0 && r.height > 0 && r.left >= -0.5 && r.top >= -0.5 && r.right <= w + 0.5 && r.bottom <= h + 0.5;
+    document.body.setAttribute("data-side-fits", ok ? "1" : "0");
+    document.body.setAttribute("data-side-box", [r.left, r.top, r.right, r.bottom, w, h].map(Math.round).join(" "));
   }
 
   function explanation(r, v) {
@@ -529,6 +656,7 @@
       c.ops.forEach(function (i) { ops.appendChild(opChip(i, false)); });
       c.weakened.forEach(function (i) { ops.appendChild(opChip(i, true)); });
       box.appendChild(ops);
+      if (v.steps) box.appendChild(stepsPanel(v.steps));
       if (c.timeline) {
         var pre = el("pre", "timeline", c.timeline.replace(/\s+$/, ""));
         if (n > 8) {
@@ -550,11 +678,189 @@
       var vops = el("div", "ops");
       v.ops.forEach(function (i) { vops.appendChild(opChip(i, false)); });
       box.appendChild(vops);
+      if (v.steps) box.appendChild(stepsPanel(v.steps));
     }
+    if (v.cycle) box.appendChild(cycleSVG(v.cycle));
     // With a core, the checker's words are among its facts.
-    if (v.explanation && !c) box.appendChild(el("p", "story", v.explanation));
+    if (v.explanation && !c) box.appendChild(el("p", "story words", v.explanation));
     wrap.appendChild(box);
     return wrap;
+  }
+
+  // --- the longest legal order, step by step --------------------------
+
+  function stepsPanel(st) {
+    var wrap = el("div", "steps-wrap");
+    wrap.appendChild(el("h3", "", "Longest legal order before the failure"));
+    var shown = st.ops.length, skipped = st.total - shown;
+    var note = st.total + " operation" + (st.total === 1 ? "" : "s") + " took effect in this order";
+    note += st.stuck >= 0 ? "; then the marked one could not." : ".";
+    if (skipped > 0) note += " Only the last " + shown + " steps are shown, to keep the page light.";
+    if (shown && !st.states.length) note += " The checker kept no states for this order.";
+    else if (st.states_from > 0) note += " States are kept for the last " + st.states.length + " steps only.";
+    if (st.states_cut) note += " " + st.states_cut + " long states are shortened.";
+    wrap.appendChild(el("div", "sub", note));
+    var k = S.step >= 0 && S.step < shown ? S.step : shown - 1;
+    if (k >= 0) wrap.appendChild(stateNow(st, k));
+    var list = el("div", "steps");
+    list.setAttribute("role", "list");
+    st.ops.forEach(function (i, j) { list.appendChild(stepRow(st, i, j, j === k)); });
+    if (st.stuck >= 0) {
+      var row = el("div", "step stuck");
+      row.setAttribute("role", "listitem");
+      row.appendChild(el("span", "n", "\u2717"));
+      row.appendChild(cut(el("span", "lab"), S.H.ops.label[st.stuck], MAX_LABEL));
+      row.appendChild(cut(el("span", "st"), "cannot take effect" + (st.said ? ": " + st.said : ""), 90));
+      row.addEventListener("click", function () { focus([st.stuck]); });
+      list.appendChild(row);
+    }
+    wrap.appendChild(list);
+    return wrap;
+  }
+
+  function stepNumber(st, j) { return st.total - st.ops.length + j + 1; }
+
+  // stateOf is the model's state after step j, or null when not kept.
+  function stateOf(st, j) {
+    var k = j - st.states_from;
+    return k >= 0 && k < st.states.length ? st.states[k] : null;
+  }
+
+  // stateNow is the model's state after step j, in full.
+  function stateNow(st, j) {
+    var box = el("div", "state-now");
+    var head = el("div", "sub");
+    head.appendChild(document.createTextNode("state after step " + stepNumber(st, j) + ", "));
+    head.appendChild(cut(el("span", "mono"), S.H.ops.label[st.ops[j]], MAX_LABEL));
+    box.appendChild(head);
+    var now = stateOf(st, j);
+    box.appendChild(el("pre", "state" + (now === null ? " none" : ""), now === null ? "(not kept)" : now));
+    return box;
+  }
+
+  function stepRow(st, i, j, on) {
+    var row = el("div", "step" + (on ? " on" : ""));
+    row.setAttribute("role", "listitem");
+    row.setAttribute("data-step", String(j));
+    row.appendChild(el("span", "n", String(stepNumber(st, j))));
+    row.appendChild(cut(el("span", "lab"), S.H.ops.label[i], MAX_LABEL));
+    if (stateOf(st, j) !== null) row.appendChild(cut(el("span", "st"), "\u2192 " + stateOf(st, j), 90));
+    row.addEventListener("click", function () { showStep(j, false); focus([i]); });
+    return row;
+  }
+
+  // showStep shows step j in the side panel; from the timeline, the row
+  // is scrolled into view.
+  function showStep(j, scroll) {
+    var st = selSteps(), box = $("side"), now = box.querySelector(".state-now");
+    S.step = j;
+    if (!st || !now) { side(); return; }
+    // In place, so that the list keeps its scroll position.
+    now.parentNode.replaceChild(stateNow(st, j), now);
+    Array.prototype.forEach.call(box.querySelectorAll(".step[data-step]"), function (r) {
+      r.classList.toggle("on", r.getAttribute("data-step") === String(j));
+    });
+    var row = box.querySelector(".step.on");
+    if (row && scroll) row.scrollIntoView({ block: "nearest" });
+  }
+
+  // --- a transactional anomaly's cycle, drawn -------------------------
+
+  // The SVG namespace, from an svg element the HTML parser made: the page
+  // names no address.
+  var SVG = $("svg-ns").namespaceURI;
+  var CYC = { w: 470, x: 8, boxW: 300, line: 15, pad: 7, gap: 44, maxMops: 10, mopChars: 44, headChars: 38, edgeChars: 22 };
+
+  function svgEl(tag, attrs, text) {
+    var e = document.createElementNS(SVG, tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, String(attrs[k])); });
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  // svgText is a line of text cut to max characters, its full text in a
+  // title when cut.
+  function svgText(x, y, cls, text, max) {
+    var t = svgEl("text", { x: x, y: y, "class": cls });
+    if (text.length > max) {
+      t.textContent = text.slice(0, max - 1) + "\u2026";
+      t.appendChild(svgEl("title", {}, text));
+      t.setAttribute("data-cut", "1");
+    } else {
+      t.textContent = text;
+    }
+    return t;
+  }
+
+  // cycleSVG draws a cycle's transactions as boxes, one under the other
+  // in the cycle's order, with its dependencies as labelled arrows: down
+  // from each transaction to the next, and around on the right back up.
+  function cycleSVG(c) {
+    var y = 8, boxes = [];
+    c.nodes.forEach(function (n) {
+      var lines = Math.min(n.mops.length, CYC.maxMops) + (n.mops.length > CYC.maxMops ? 1 : 0);
+      var h = CYC.pad * 2 + CYC.line * (1 + lines);
+      boxes.push({ y: y, h: h });
+      y += h + CYC.gap;
+    });
+    var height = y - CYC.gap + 8 + (c.edges.length - c.nodes.length + 1) * 10;
+    var svg = svgEl("svg", { "class": "cycle", viewBox: "0 0 " + CYC.w + " " + height, width: "100%",
+      role: "img", "aria-label": "a cycle of " + c.nodes.length + " transactions", "data-edges": c.edges.length });
+    svg.style.maxWidth = CYC.w + "px";
+    c.nodes.forEach(function (n, k) { svg.appendChild(txnBox(n, k, boxes[k])); });
+    var around = 0;
+    c.edges.forEach(function (e) {
+      var down = e.to === e.from + 1;
+      svg.appendChild(edgeArrow(c, e, boxes, down ? 0 : around++));
+    });
+    return svg;
+  }
+
+  function txnBox(n, k, b) {
+    var g = svgEl("g", { "class": "txn", "data-bar": n.bar });
+    g.appendChild(svgEl("title", {}, "T" + (k + 1) + " = " + n.label));
+    g.appendChild(svgEl("rect", { x: CYC.x, y: b.y, width: CYC.boxW, height: b.h, rx: 5 }));
+    var tx = CYC.x + 8, ty = b.y + CYC.pad + 11;
+    g.appendChild(svgText(tx, ty, "head", "T" + (k + 1) + "  " + n.label, CYC.headChars));
+    n.mops.slice(0, CYC.maxMops).forEach(function (m, j) {
+      g.appendChild(svgText(tx + 6, ty + CYC.line * (j + 1), "mop", m, CYC.mopChars));
+    });
+    if (n.mops.length > CYC.maxMops) {
+      g.appendChild(svgEl("text", { x: tx + 6, y: ty + CYC.line * (CYC.maxMops + 1), "class": "mop more" },
+        "\u2026 " + (n.mops.length - CYC.maxMops) + " more"));
+    }
+    if (n.bar >= 0) g.addEventListener("click", function () { focus([n.bar]); });
+    return g;
+  }
+
+  // edgeArrow draws dependency e: straight down between consecutive
+  // boxes, else around the right of the boxes (lane-th such arrow).
+  function edgeArrow(c, e, boxes, lane) {
+    var g = svgEl("g", { "class": "edge e-" + e.type, "data-type": e.type });
+    var a = boxes[e.from], b = boxes[e.to], text = e.type + (e.detail ? "  " + e.detail : "");
+    g.appendChild(svgEl("title", {}, "T" + (e.from + 1) + " \u2192 T" + (e.to + 1) + ": " + text));
+    var path, hx, hy, dir, lx, ly;
+    if (e.to === e.from + 1) {
+      hx = CYC.x + 40;
+      path = "M" + hx + " " + (a.y + a.h) + " V" + (b.y - 1);
+      hy = b.y - 1; dir = "down";
+      lx = hx + 10; ly = a.y + a.h + CYC.gap / 2 + 4;
+    } else {
+      var right = CYC.x + CYC.boxW, vx = right + 18 + lane * 12;
+      var y0 = a.y + a.h / 2 + 6, y1 = b.y + b.h / 2 - 6;
+      path = "M" + right + " " + y0 + " H" + vx + " V" + y1 + " H" + (right + 1);
+      hx = right + 1; hy = y1; dir = "left";
+      lx = vx + 6; ly = (y0 + y1) / 2 + 4;
+    }
+    g.appendChild(svgEl("path", { d: path, fill: "none" }));
+    g.appendChild(svgEl("path", { "class": "head", d: arrowHead(hx, hy, dir) }));
+    g.appendChild(svgText(lx, ly, "label", text, e.to === e.from + 1 ? 60 : CYC.edgeChars));
+    return g;
+  }
+
+  function arrowHead(x, y, dir) {
+    if (dir === "down") return "M" + (x - 5) + " " + (y - 8) + " L" + x + " " + y + " L" + (x + 5) + " " + (y - 8) + " Z";
+    return "M" + (x + 8) + " " + (y - 5) + " L" + x + " " + y + " L" + (x + 8) + " " + (y + 5) + " Z";
   }
 
   // --- state changes --------------------------------------------------
@@ -568,6 +874,8 @@
 
   function select(sel, zoom) {
     S.sel = sel;
+    S.step = -1;
+    if (S.order === -2 && !selSteps()) setOrder(-1);
     document.body.setAttribute("data-highlighted", String(highlighted().size));
     side();
     if (sel && zoom) focus(Array.from(highlighted().keys()));
@@ -577,7 +885,10 @@
   function show(hi) {
     S.hi = hi;
     var h = data.histories[hi];
-    S.H = layout(h);
+    S.by = hasKeys(h) ? "key" : "process";
+    S.H = layout(h, S.by);
+    $("lanes-group").hidden = !hasKeys(h);
+    Array.prototype.forEach.call(document.querySelectorAll("input[name=lanes]"), function (r) { r.checked = r.value === S.by; });
     $("file").textContent = h.file + " \u00b7 " + h.model;
     $("summary").textContent = h.summary;
     // Numbers: the first witness; highlight: the first violation.
@@ -595,15 +906,22 @@
       sel.appendChild(o);
       if (S.order < 0) S.order = ri;
     });
-    sel.value = String(S.order);
     h.results.some(function (r, ri) {
       if (r.violations.length) { S.sel = { r: ri, v: 0 }; return true; }
       return false;
     });
+    S.step = -1;
+    if (h.results.some(function (r) { return r.violations.some(function (v) { return !!v.steps; }); })) {
+      var lo = el("option", "", "longest legal order of the violation shown");
+      lo.value = "-2";
+      sel.appendChild(lo);
+      if (S.order < 0 && selSteps()) S.order = -2;
+    }
+    sel.value = String(S.order);
     S.axis = S.H.occupancy < 0.1 ? "order" : "time";
     Array.prototype.forEach.call(document.querySelectorAll("input[name=axis]"), function (r) { r.checked = r.value === S.axis; });
     document.body.setAttribute("data-bars", String(S.H.n));
-    document.body.setAttribute("data-lanes", String(S.H.lanes.length));
+    marklanes();
     document.body.setAttribute("data-highlighted", String(highlighted().size));
     // Start where one can read the bars: the whole history when it is
     // small, else a zoom at which a typical operation is about 40 px wide,
@@ -619,6 +937,12 @@
     if (S.sel && S.H.n > 60) focus(Array.from(highlighted().keys()));
     status();
     draw();
+  }
+
+  function marklanes() {
+    document.body.setAttribute("data-lanes", String(S.H.groups));
+    document.body.setAttribute("data-tracks", String(S.H.lanes.length));
+    document.body.setAttribute("data-lanes-by", S.H.keyed ? "key" : "process");
   }
 
   // --- wiring ---------------------------------------------------------
@@ -648,7 +972,16 @@
   scroller.addEventListener("mousemove", function (ev) {
     var i = hit(ev);
     if (i !== S.hover) { S.hover = i; schedule(); }
-    showTip(ev, i);
+    var l = i < 0 ? laneAt(ev) : -1;
+    if (l >= 0) showLaneTip(ev, l);
+    else showTip(ev, i);
+  });
+  // A click on a step of the longest legal order shows its state.
+  scroller.addEventListener("click", function (ev) {
+    var i = hit(ev), st = selSteps();
+    if (i < 0 || !st) return;
+    var j = st.ops.indexOf(i);
+    if (j >= 0) showStep(j, true);
   });
   scroller.addEventListener("mouseleave", function () { S.hover = -1; tip.hidden = true; schedule(); });
   scroller.addEventListener("keydown", function (ev) {
@@ -674,7 +1007,17 @@
       draw();
     });
   });
-  window.addEventListener("resize", function () { S.scale = clampScale(S.scale); resize(); status(); draw(); });
+  Array.prototype.forEach.call(document.querySelectorAll("input[name=lanes]"), function (r) {
+    r.addEventListener("change", function () {
+      S.by = r.value;
+      S.H = layout(S.H.h, S.by);
+      marklanes();
+      resize();
+      status();
+      draw();
+    });
+  });
+  window.addEventListener("resize", function () { S.scale = clampScale(S.scale); resize(); status(); draw(); fits(); });
 
   // Open on the first history with a violation: that is what one looks for.
   var start = 0;
