@@ -26,6 +26,7 @@ type checkOptions struct {
 	ttl            string
 	consistency    string
 	anomalies      []string
+	modelOpts      []string
 	init           string
 	nilRead        string
 	independent    bool
@@ -82,6 +83,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.StringVarP(&o.consistency, "consistency", "c", checker.Linearizable,
 		"comma-separated criteria: "+strings.Join(check.Names(), ", ")+", or all")
 	f.StringSliceVar(&o.anomalies, "anomalies", nil, "comma-separated anomalies to look for in a transactional history, named as Elle names them (G0, G1c, G2-item, lost-update, …)")
+	f.StringSliceVar(&o.modelOpts, "model-option", nil, "the model's own options, NAME=VALUE, comma-separated (bank: total-amount, negative-balances; long-fork: group-size; set-full: linearizable)")
 	f.StringVar(&o.init, "init", "", `initial value: a number, nil, "" or a quoted string, true/false, or a word (default: the file's own, else the model's)`)
 	f.StringVar(&o.nilRead, "nil-read", "", "how a read of nil is judged: value (nil is a value like any other) or any (accepted in every state) (default: the file's own, else value)")
 	f.BoolVar(&o.allRuns, "all-runs", false, "for a Jepsen test directory (store/TEST), check every run in it, not only the newest")
@@ -304,6 +306,7 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 		Init: initFlag, NilRead: o.nilRead, TTL: o.ttl, EventTimes: in.events,
 		Limits: check.Limits{Timeout: o.timeout, Memory: o.maxMemoryBytes, Workers: o.workers, CoreTime: o.coreTime},
 		NoCore: o.noCore, NoCheck: o.noCheck, Verify: o.verify, MaxViolations: o.maxViolations, Anomalies: o.anomalies,
+		ModelOptions: o.modelOpts,
 		Note: func(n check.Note) {
 			e.fileNote(file, "%s", n.Text)
 			if n.Bug {

@@ -60,6 +60,9 @@ type Model struct {
 	// Anomalies reports that the model checks anomalies asked for by name
 	// (Options.Anomalies) as the criterion elle.AnomaliesCriterion.
 	Anomalies bool
+	// Options are the names of the model's own options
+	// (model.Options.Settings); a model without any takes none.
+	Options []string
 }
 
 // Supports reports whether m can check criterion.
