@@ -125,14 +125,14 @@ const (
 // BankError is one read that breaks the bank's rules: its accounts are
 // not the expected ones (Accounts are the unexpected ones), some balance
 // is nil (Accounts are those), its balances do not sum to the total
-// (Total is their sum), or some balance is negative (Accounts and
-// Balances are the negative ones).
+// (Total is their sum, Expected the total to keep), or some balance is
+// negative (Accounts and Balances are the negative ones).
 type BankError struct {
-	Op       int
-	Type     string
-	Total    int64
-	Accounts []history.Value
-	Balances []int64
+	Op              int
+	Type            string
+	Total, Expected int64
+	Accounts        []history.Value
+	Balances        []int64
 }
 
 // BankErrorGroup counts one kind of bank error; First, Worst and Last

@@ -142,6 +142,9 @@ func ObjectName(key any) string {
 }
 
 func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {
+	if r.Jepsen != nil {
+		line(w, indent, jepsenCounts(r.Jepsen))
+	}
 	if len(r.Witness) > 0 {
 		line(w, indent, "witness: "+Chain(r.Witness, MaxWitnessSteps))
 	}

@@ -102,7 +102,7 @@ func balances(h *history.History, r int) ([]balance, error) {
 
 // judgeRead gives a read's error, the first kind that applies.
 func judgeRead(r int, bs []balance, accounts map[history.Value]bool, total int64, negative bool) (checker.BankError, bool) {
-	e := checker.BankError{Op: r}
+	e := checker.BankError{Op: r, Expected: total}
 	var sum int64
 	for _, b := range bs {
 		switch {
