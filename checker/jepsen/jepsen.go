@@ -16,6 +16,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
@@ -126,4 +128,34 @@ func sortedValues(set map[history.Value]bool) []history.Value {
 	}
 	sort.Slice(out, func(i, j int) bool { return history.Compare(out[i], out[j]) < 0 })
 	return out
+}
+
+// IntervalSet writes a set of integers as Jepsen writes its sets'
+// elements: sorted, runs of consecutive integers as "a..b", "#{0..2 5}".
+// Values that are not integers are written as they are, after them.
+func IntervalSet(vs []history.Value) string {
+	var ints []int64
+	var others []string
+	for _, v := range vs {
+		if n, ok := v.Int(); ok {
+			ints = append(ints, n)
+		} else {
+			others = append(others, v.String())
+		}
+	}
+	sort.Slice(ints, func(i, j int) bool { return ints[i] < ints[j] })
+	var parts []string
+	for i := 0; i < len(ints); {
+		j := i
+		for j+1 < len(ints) && ints[j+1] <= ints[j]+1 {
+			j++
+		}
+		if ints[i] == ints[j] {
+			parts = append(parts, strconv.FormatInt(ints[i], 10))
+		} else {
+			parts = append(parts, strconv.FormatInt(ints[i], 10)+".."+strconv.FormatInt(ints[j], 10))
+		}
+		i = j + 1
+	}
+	return "#{" + strings.Join(append(parts, others...), " ") + "}"
 }
