@@ -53,12 +53,12 @@ func checkLongFork(h *history.History, opts Options) checker.Result {
 	t := &checker.LongForkTally{GroupSize: opts.GroupSize}
 	tally := &checker.JepsenTally{Checker: LongFork, LongFork: t}
 	reads, maps := longForkReads(h, t)
+	if t.GroupSize == 0 && len(reads) > 0 {
+		t.GroupSize = len(maps[reads[0]])
+	}
 	if k, ok := writtenTwice(h); ok {
 		t.MultipleWrites = k
 		return unknown(fmt.Sprintf("key %s is written more than once; long forks need one write per key", k), tally)
-	}
-	if t.GroupSize == 0 && len(reads) > 0 {
-		t.GroupSize = len(maps[reads[0]])
 	}
 	groups, err := readGroups(h, reads, maps, t.GroupSize)
 	if err != nil {
