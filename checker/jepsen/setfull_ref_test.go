@@ -37,46 +37,51 @@ func setFullReference(h *history.History) map[history.Value]refElement {
 	}
 	out := map[history.Value]refElement{}
 	for e, s := range start {
-		known, knownT := int64(-1), int64(0)
-		knowAt := func(pos, t int64) {
-			if known < 0 || pos < known {
-				known, knownT = pos, t
-			}
-		}
-		lastP, lastA, pT, aT := int64(-1), int64(-1), int64(0), int64(0)
-		for i := range h.Ops {
-			o := &h.Ops[i]
-			if o.Status != history.OK || o.Return < s {
-				continue
-			}
-			switch {
-			case o.F == "add" && o.Value == e:
-				knowAt(o.Return, o.Times.Return)
-			case o.F == "read" && contains(o.Value, e):
-				knowAt(o.Return, o.Times.Return)
-				if o.Call > lastP {
-					lastP, pT = o.Call, o.Times.Call
-				}
-			case o.F == "read" && o.Call > lastA:
-				lastA, aT = o.Call, o.Times.Call
-			}
-		}
-		r := refElement{outcome: checker.NeverRead, stable: -1, lostLat: -1}
-		switch {
-		case lastP >= 0 && lastA < lastP:
-			r.outcome, r.stable = checker.Stable, 0
-			if lastA >= 0 {
-				r.stable = max(0, aT+1-knownT) / 1e6
-			}
-		case known >= 0 && lastA >= 0 && lastP < lastA && known < lastA:
-			r.outcome, r.lostLat = checker.Lost, max(0, -knownT)/1e6
-			if lastP >= 0 {
-				r.lostLat = max(0, pT+1-knownT) / 1e6
-			}
-		}
-		out[e] = r
+		out[e] = refOne(h, e, s)
 	}
 	return out
+}
+
+// refOne judges element e, whose life started at position s.
+func refOne(h *history.History, e history.Value, s int64) refElement {
+	known, knownT := int64(-1), int64(0)
+	knowAt := func(pos, t int64) {
+		if known < 0 || pos < known {
+			known, knownT = pos, t
+		}
+	}
+	lastP, lastA, pT, aT := int64(-1), int64(-1), int64(0), int64(0)
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		if o.Status != history.OK || o.Return < s {
+			continue
+		}
+		switch {
+		case o.F == "add" && o.Value == e:
+			knowAt(o.Return, o.Times.Return)
+		case o.F == "read" && contains(o.Value, e):
+			knowAt(o.Return, o.Times.Return)
+			if o.Call > lastP {
+				lastP, pT = o.Call, o.Times.Call
+			}
+		case o.F == "read" && o.Call > lastA:
+			lastA, aT = o.Call, o.Times.Call
+		}
+	}
+	r := refElement{outcome: checker.NeverRead, stable: -1, lostLat: -1}
+	switch {
+	case lastP >= 0 && lastA < lastP:
+		r.outcome, r.stable = checker.Stable, 0
+		if lastA >= 0 {
+			r.stable = max(0, aT+1-knownT) / 1e6
+		}
+	case known >= 0 && lastA >= 0 && lastP < lastA && known < lastA:
+		r.outcome, r.lostLat = checker.Lost, max(0, -knownT)/1e6
+		if lastP >= 0 {
+			r.lostLat = max(0, pT+1-knownT) / 1e6
+		}
+	}
+	return r
 }
 
 func contains(set, e history.Value) bool {
