@@ -95,10 +95,7 @@ func counterPossible(h *history.History, read int) map[int64]bool {
 // least and greatest value the brute force allows, and, with adds of 1
 // (where every value between is reachable), each read's judgement.
 func TestCounterAgainstBruteForce(t *testing.T) {
-	n := 1500
-	if testing.Short() {
-		n = 400
-	}
+	n := trials()
 	r := rand.New(rand.NewPCG(21, 1))
 	var valid, invalid, crashed int
 	for i := 0; i < n; i++ {
@@ -142,6 +139,14 @@ func TestCounterAgainstBruteForce(t *testing.T) {
 	if valid < n/10 || invalid < n/10 || crashed < n/4 {
 		t.Errorf("too few kinds of histories: %d valid, %d invalid, %d with crashes", valid, invalid, crashed)
 	}
+}
+
+// trials is how many random histories a comparison checks.
+func trials() int {
+	if testing.Short() {
+		return 400
+	}
+	return 1500
 }
 
 func extremes(m map[int64]bool) (lo, hi int64) {

@@ -109,23 +109,25 @@ func (el *element) result() checker.SetFullElement {
 		el.present.pos < el.absent.pos && el.known.pos < el.absent.pos
 	switch {
 	case stable:
-		out.Outcome = checker.Stable
-		at := int64(0)
-		if el.absent.op != checker.None {
-			at = el.absent.time + 1
-		}
-		out.StableLatency = millis(at - el.known.time)
+		out.Outcome, out.StableLatency = checker.Stable, el.since(el.absent)
 	case lost:
-		out.Outcome = checker.Lost
-		at := int64(0)
-		if el.present.op != checker.None {
-			at = el.present.time + 1
-		}
-		out.LostLatency = millis(at - el.known.time)
+		out.Outcome, out.LostLatency = checker.Lost, el.since(el.present)
 	default:
 		out.Outcome = checker.NeverRead
 	}
 	return out
+}
+
+// since is the latency from the element being known to just after the
+// read invoked at m (to time 0 without one, as Jepsen counts it): the
+// stable latency after the last read that missed it, the lost latency
+// after the last that saw it.
+func (el *element) since(m mark) int64 {
+	at := int64(0)
+	if m.op != checker.None {
+		at = m.time + 1
+	}
+	return millis(at - el.known.time)
 }
 
 // millis turns nanoseconds into whole milliseconds, at least 0.

@@ -97,10 +97,7 @@ func contains(set, e history.Value) bool {
 // latencies, and the verdict, with the reference on random histories of
 // few elements, added again and read with duplicates now and then.
 func TestSetFullAgainstReference(t *testing.T) {
-	n := 1500
-	if testing.Short() {
-		n = 400
-	}
+	n := trials()
 	r := rand.New(rand.NewPCG(22, 2))
 	seen := map[string]int{}
 	for i := 0; i < n; i++ {
