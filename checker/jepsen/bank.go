@@ -2,6 +2,7 @@ package jepsen
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
@@ -63,12 +64,10 @@ func checkBank(h *history.History, opts Options) checker.Result {
 	return res
 }
 
+// sortByReturn orders operations by their completion, as Jepsen's
+// history holds them.
 func sortByReturn(h *history.History, ops []int) {
-	for i := 1; i < len(ops); i++ {
-		for j := i; j > 0 && h.Ops[ops[j]].Return < h.Ops[ops[j-1]].Return; j-- {
-			ops[j], ops[j-1] = ops[j-1], ops[j]
-		}
-	}
+	sort.SliceStable(ops, func(i, j int) bool { return h.Ops[ops[i]].Return < h.Ops[ops[j]].Return })
 }
 
 // balance is one account of a read; ok is false for a nil balance.
