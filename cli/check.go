@@ -81,7 +81,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.StringVar(&o.ttl, "ttl", "", "lease length (`TTL`) for the lease model: a number in the history's time unit, or a duration such as 10s\n"+
 		"when the unit is known (the file's time_unit; Jepsen event times are nanoseconds) (default: the file's ttl, else each acquire's ttl field)")
 	f.StringVarP(&o.consistency, "consistency", "c", checker.Linearizable,
-		"comma-separated criteria: "+strings.Join(check.Names(), ", ")+", or all")
+		"comma-separated criteria: "+strings.Join(check.Names(), ", ")+", jepsen (the rule of Jepsen's checkers, see models), or all")
 	f.StringSliceVar(&o.anomalies, "anomalies", nil, "comma-separated anomalies to look for in a transactional history, named as Elle names them (G0, G1c, G2-item, lost-update, …)")
 	f.StringSliceVar(&o.modelOpts, "model-option", nil, "the model's own options, NAME=VALUE, comma-separated (bank: total-amount, negative-balances; long-fork: group-size; set-full: linearizable)")
 	f.StringVar(&o.init, "init", "", `initial value: a number, nil, "" or a quoted string, true/false, or a word (default: the file's own, else the model's)`)
