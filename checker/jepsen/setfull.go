@@ -35,28 +35,52 @@ type element struct {
 // missed) with the linearizable option; with no stable element and
 // nothing invalid the verdict is unknown.
 func checkSetFull(h *history.History, opts Options) checker.Result {
-	elems := map[history.Value]*element{}
-	dups := map[history.Value]int{}
+	tr := &tracker{ids: map[history.Value]int{}, dups: map[history.Value]int{}}
 	for _, e := range events(h) {
 		o := &h.Ops[e.op]
 		switch {
 		case o.F == "add" && !e.done:
-			elems[o.Value] = &element{value: o.Value, known: noMark, present: noMark, absent: noMark}
+			tr.start(o.Value)
 		case o.F == "add" && o.Status == history.OK:
-			if el := elems[o.Value]; el != nil && el.known.op == checker.None {
-				el.known = completion(h, e.op)
+			if id, ok := tr.ids[o.Value]; ok && tr.els[id].known.op == checker.None {
+				tr.els[id].known = completion(h, e.op)
 			}
 		case o.F == "read" && e.done && o.Status == history.OK:
-			readAll(h, e.op, elems, dups)
+			tr.read(h, e.op)
 		}
 	}
-	results := make([]checker.SetFullElement, 0, len(elems))
-	for _, el := range elems {
+	results := make([]checker.SetFullElement, 0, len(tr.els))
+	for _, el := range tr.els {
 		results = append(results, el.result())
 	}
 	sort.Slice(results, func(i, j int) bool { return history.Compare(results[i].Element, results[j].Element) < 0 })
-	t := setFullTally(results, dups, opts.Linearizable)
+	t := setFullTally(results, tr.dups, opts.Linearizable)
 	return setFullResult(h, t)
+}
+
+// tracker follows every element added so far, each by a dense id, so
+// that a read marks the elements it saw rather than looking each up.
+type tracker struct {
+	ids map[history.Value]int
+	els []*element
+	// seenBy[id] is the number of the latest read that saw element id,
+	// times how many times it returned it.
+	seenBy, times []int
+	reads         int
+	dups          map[history.Value]int
+}
+
+// start begins (or begins again) an element's life at its add's
+// invocation.
+func (tr *tracker) start(v history.Value) {
+	el := &element{value: v, known: noMark, present: noMark, absent: noMark}
+	if id, ok := tr.ids[v]; ok {
+		tr.els[id] = el
+		return
+	}
+	tr.ids[v] = len(tr.els)
+	tr.els = append(tr.els, el)
+	tr.seenBy, tr.times = append(tr.seenBy, 0), append(tr.times, 0)
 }
 
 // completion marks the completion of h.Ops[i].
@@ -69,25 +93,35 @@ func completion(h *history.History, i int) mark {
 	return m
 }
 
-// readAll records what the read h.Ops[r] saw and missed.
-func readAll(h *history.History, r int, elems map[history.Value]*element, dups map[history.Value]int) {
+// read records what the read h.Ops[r] saw and missed, and the elements
+// it returned more than once.
+func (tr *tracker) read(h *history.History, r int) {
 	o := &h.Ops[r]
-	seen := map[history.Value]int{}
+	tr.reads++
+	var untracked map[history.Value]int
 	for _, v := range o.Value.Elems() {
-		seen[v]++
-	}
-	for v, n := range seen {
-		if n > 1 && n > dups[v] {
-			dups[v] = n
+		id, ok := tr.ids[v]
+		if !ok {
+			if untracked == nil {
+				untracked = map[history.Value]int{}
+			}
+			untracked[v]++
+			tr.duplicate(v, untracked[v])
+			continue
 		}
+		if tr.seenBy[id] != tr.reads {
+			tr.seenBy[id], tr.times[id] = tr.reads, 0
+		}
+		tr.times[id]++
+		tr.duplicate(v, tr.times[id])
 	}
 	inv := mark{op: r, pos: o.Call}
 	if h.Timed {
 		inv.time = o.Times.Call
 	}
-	for v, el := range elems {
+	for id, el := range tr.els {
 		switch {
-		case seen[v] > 0:
+		case tr.seenBy[id] == tr.reads:
 			if el.known.op == checker.None {
 				el.known = completion(h, r)
 			}
@@ -97,6 +131,13 @@ func readAll(h *history.History, r int, elems map[history.Value]*element, dups m
 		case el.absent.pos < inv.pos:
 			el.absent = inv
 		}
+	}
+}
+
+// duplicate notes that one read returned v n times.
+func (tr *tracker) duplicate(v history.Value, n int) {
+	if n > 1 && n > tr.dups[v] {
+		tr.dups[v] = n
 	}
 }
 
