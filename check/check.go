@@ -81,6 +81,11 @@ type Request struct {
 	// MaxViolations bounds the violations reported per criterion (0: the
 	// checker's default).
 	MaxViolations int
+	// ModelOptions are the model's own options, NAME=VALUE (see
+	// ParseModelOptions): a bank's total-amount and negative-balances,
+	// long-fork's group-size, set-full's linearizable. Options not given
+	// are taken from the history's settings of the same names.
+	ModelOptions []string
 	// Anomalies asks a transactional model for specific anomalies, named
 	// as Elle names them (see ParseAnomalies): their verdict comes after
 	// the criteria's, as the criterion "anomalies", and alone when no
@@ -278,6 +283,12 @@ func (r *run) settle() error {
 	r.spec = spec
 	mopts, nilRead, err := r.modelOptions()
 	if err != nil {
+		return err
+	}
+	if mopts.Settings, err = ParseModelOptions(r.req.ModelOptions); err != nil {
+		return err
+	}
+	if err := checkModelOptions(r.objs, mopts.Settings); err != nil {
 		return err
 	}
 	if mopts.TTL, err = r.ttl(); err != nil {

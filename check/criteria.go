@@ -7,6 +7,7 @@ import (
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/elle"
+	"github.com/histcheck/histcheck/checker/jepsen"
 	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/checker/suite"
 )
@@ -87,10 +88,12 @@ func hasCore(name string) bool {
 	return ok && c.Cores
 }
 
-// ParseCriteria checks a list of criterion names (or All), drops repeats
+// ParseCriteria checks a list of criterion names (or All, or the rule of
+// Jepsen's checkers, jepsen.Criterion, which is a model's own check rather
+// than a criterion of the ladder), drops repeats
 // and empty names, and gives linearizability for an empty list.
 func ParseCriteria(names []string) ([]string, error) {
-	accepted := append(Names(), All)
+	accepted := append(Names(), jepsen.Criterion, All)
 	var out []string
 	for _, c := range names {
 		c = strings.TrimSpace(c)

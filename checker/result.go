@@ -96,6 +96,8 @@ type Result struct {
 	Method  string        `json:"method,omitempty"`
 	Stats   Stats         `json:"stats"`
 	Elapsed time.Duration `json:"-"`
+	// Jepsen holds the counts of one of Jepsen's own checkers.
+	Jepsen *JepsenTally `json:"-"`
 }
 
 // Violation is one reason a history fails a criterion, as facts (see
@@ -159,6 +161,9 @@ type Violation struct {
 	Cycle []Dependency `json:"cycle,omitempty"`
 	// Anomaly holds a transactional anomaly's facts besides its cycle.
 	Anomaly *Anomaly `json:"-"`
+	// Jepsen holds the facts of a violation found by one of Jepsen's
+	// own checkers.
+	Jepsen *JepsenFact `json:"-"`
 }
 
 // Anomaly is what a transactional anomaly rests on (package elle), for

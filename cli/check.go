@@ -27,6 +27,7 @@ type checkOptions struct {
 	consistency    string
 	anomalies      []string
 	assume         []string
+	modelOpts      []string
 	init           string
 	nilRead        string
 	independent    bool
@@ -81,9 +82,10 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.StringVar(&o.ttl, "ttl", "", "lease length (`TTL`) for the lease model: a number in the history's time unit, or a duration such as 10s\n"+
 		"when the unit is known (the file's time_unit; Jepsen event times are nanoseconds) (default: the file's ttl, else each acquire's ttl field)")
 	f.StringVarP(&o.consistency, "consistency", "c", checker.Linearizable,
-		"comma-separated criteria: "+strings.Join(check.Names(), ", ")+", or all")
+		"comma-separated criteria: "+strings.Join(check.Names(), ", ")+", jepsen (the rule of Jepsen's checkers, see models), or all")
 	f.StringSliceVar(&o.anomalies, "anomalies", nil, "comma-separated anomalies to look for in a transactional history, named as Elle names them (G0, G1c, G2-item, lost-update, …)")
 	f.StringSliceVar(&o.assume, "assume", nil, "comma-separated assumptions about the store that let rw-register infer more version order: wfr-keys, sequential-keys, linearizable-keys")
+	f.StringSliceVar(&o.modelOpts, "model-option", nil, "the model's own options, NAME=VALUE, comma-separated (bank: total-amount, negative-balances; long-fork: group-size; set-full: linearizable)")
 	f.StringVar(&o.init, "init", "", `initial value: a number, nil, "" or a quoted string, true/false, or a word (default: the file's own, else the model's)`)
 	f.StringVar(&o.nilRead, "nil-read", "", "how a read of nil is judged: value (nil is a value like any other) or any (accepted in every state) (default: the file's own, else value)")
 	f.BoolVar(&o.allRuns, "all-runs", false, "for a Jepsen test directory (store/TEST), check every run in it, not only the newest")
@@ -309,6 +311,7 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 		Init: initFlag, NilRead: o.nilRead, TTL: o.ttl, EventTimes: in.events,
 		Limits: check.Limits{Timeout: o.timeout, Memory: o.maxMemoryBytes, Workers: o.workers, CoreTime: o.coreTime},
 		NoCore: o.noCore, NoCheck: o.noCheck, Verify: o.verify, MaxViolations: o.maxViolations, Anomalies: o.anomalies, Assume: o.assume,
+		ModelOptions: o.modelOpts,
 		Note: func(n check.Note) {
 			e.fileNote(file, "%s", n.Text)
 			if n.Bug {

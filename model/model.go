@@ -255,6 +255,10 @@ type Options struct {
 	// the one rule every criterion follows). checker/suite sets it from the
 	// history; other models ignore it.
 	Versions bool
+	// Settings are the model's own options by name (Jepsen's checkers:
+	// a bank's total, long-fork's group size); models without options
+	// take none.
+	Settings map[string]string
 }
 
 // Table interns values to dense ids, so models compare small integers. Id 0

@@ -16,6 +16,9 @@ import (
 // the same relations, kept here so that engines give facts only.
 func Explain(h *history.History, criterion string, v checker.Violation) string {
 	w := &words{h: h, v: &v}
+	if v.Jepsen != nil {
+		return w.jepsen()
+	}
 	switch v.Pattern {
 	case "ThinAirRead", "CyclicCO", "CyclicCF", "CyclicHB", "WriteCOInitRead", "WriteCORead", "WriteHBInitRead":
 		return w.causal()

@@ -97,6 +97,8 @@ type Result struct {
 	ElapsedMS float64 `json:"elapsed_ms"`
 	// Stats are the checker's counters, when it kept any.
 	Stats *Stats `json:"stats,omitempty"`
+	// Jepsen holds the counts of one of Jepsen's own checkers.
+	Jepsen *Jepsen `json:"jepsen,omitempty"`
 }
 
 // KeyCounts break a failing linearizability check of a keyed history down
@@ -324,6 +326,7 @@ func NewResult(h *history.History, r checker.Result) Result {
 		Reason:      r.Reason,
 		Method:      r.Method,
 		ElapsedMS:   float64(r.Elapsed) / float64(time.Millisecond),
+		Jepsen:      newJepsen(h, r.Jepsen),
 	}
 	if r.Stats != (checker.Stats{}) {
 		out.Stats = &Stats{States: r.Stats.States, MemoSize: r.Stats.MemoSize,

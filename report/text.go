@@ -151,6 +151,9 @@ func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {
 	if r.ImpliedBy != "" {
 		line(w, indent, Implication(r.Consistency, r.ImpliedBy, r.Valid))
 	}
+	if r.Jepsen != nil {
+		line(w, indent, jepsenCounts(r.Jepsen))
+	}
 	if len(r.Witness) > 0 {
 		line(w, indent, "witness: "+Chain(r.Witness, MaxWitnessSteps))
 	}

@@ -10,9 +10,9 @@ import (
 // also get the causal criteria and the session guarantees, since their
 // operations are reads and writes; the others get linearizability and
 // sequential consistency. The transactional workloads get the isolation
-// levels.
+// levels; Jepsen's own checkers come last, each with its own rule.
 func Builtin() []Model {
-	return []Model{
+	return append([]Model{
 		ReadWrite(Bind(model.NewRegister), history.NilValue),
 		ReadWrite(Bind(model.NewCASRegister), history.NilValue),
 		ReadWrite(Bind(model.NewKV), history.NilValue),
@@ -27,5 +27,5 @@ func Builtin() []Model {
 		Bind(model.NewMultiRegister),
 		Transactional(elle.ListAppend),
 		Transactional(elle.RWRegister),
-	}
+	}, JepsenModels()...)
 }

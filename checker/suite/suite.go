@@ -69,6 +69,9 @@ type Model struct {
 	// Assumes reports that the model takes assumptions about the store
 	// (Options.Assume).
 	Assumes bool
+	// Options are the names of the model's own options
+	// (model.Options.Settings); a model without any takes none.
+	Options []string
 }
 
 // Supports reports whether m can check criterion.

@@ -1,0 +1,125 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/histcheck/histcheck/checker/jepsen"
+	"github.com/histcheck/histcheck/format"
+	"github.com/histcheck/histcheck/history"
+)
+
+// jepsenHistory reads events written "PROCESS TYPE F VALUE" (EDN).
+func jepsenHistory(t *testing.T, events ...string) *history.History {
+	t.Helper()
+	var sb strings.Builder
+	for i, e := range events {
+		p := strings.SplitN(e, " ", 4)
+		fmt.Fprintf(&sb, "{:process %s, :type :%s, :f :%s, :value %s, :time %d}\n", p[0], p[1], p[2], p[3], int64(i)*1_000_000)
+	}
+	h, err := format.Read("t.edn", strings.NewReader(sb.String()), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestExplainJepsen says each kind of violation of Jepsen's checkers in
+// words: which read, which elements, by how much.
+func TestExplainJepsen(t *testing.T) {
+	tests := []struct {
+		model    string
+		settings map[string]string
+		events   []string
+		pattern  string
+		words    []string
+	}{
+		{jepsen.Counter, nil, []string{"0 invoke add 2", "0 ok add 2", "0 invoke read nil", "0 ok read 1"},
+			"counter-out-of-bounds", []string{"returned 1, 1 below the lowest value it could read", "sum to 2", "sums to 2"}},
+		{jepsen.Counter, nil, []string{"0 invoke add 2", "1 invoke read nil", "1 ok read 7"},
+			"counter-out-of-bounds", []string{"returned 7, 5 above the highest", "sum to 0", "sums to 2"}},
+		{jepsen.Set, nil, []string{"0 invoke add 1", "0 ok add 1", "0 invoke add 2", "0 ok add 2", "0 invoke read nil", "0 ok read [2]"},
+			"set-lost", []string{"lacks 1 element whose add was acknowledged", "lost: 1"}},
+		{jepsen.Set, nil, []string{"0 invoke read nil", "0 ok read [9]"},
+			"set-unexpected", []string{"returned 1 element that no add attempted: 9"}},
+		{jepsen.SetFull, nil, []string{"0 invoke add 1", "0 ok add 1", "0 invoke read nil", "0 ok read []"},
+			"set-full-lost", []string{"1 element was lost", ": 1"}},
+		{jepsen.SetFull, map[string]string{"linearizable": "true"}, []string{"0 invoke add 1", "0 ok add 1",
+			"0 invoke read nil", "0 ok read []", "0 invoke read nil", "0 ok read [1]"},
+			"set-full-stale", []string{"1 element was stale", "only 1 ms after"}},
+		{jepsen.SetFull, nil, []string{"0 invoke add 1", "0 ok add 1", "0 invoke read nil", "0 ok read [1 1]"},
+			"set-full-duplicated", []string{"1 (2 times)"}},
+		{jepsen.Bank, nil, []string{"0 invoke read nil", "0 ok read {0 5 1 5}", "0 invoke read nil", "0 ok read {0 5 1 8}"},
+			"bank-wrong-total", []string{"sum to 13, not the total of 10: 3 too much"}},
+		{jepsen.Bank, nil, []string{"0 invoke read nil", "0 ok read {0 5 1 5}", "0 invoke read nil", "0 ok read {0 -2 1 12}"},
+			"bank-negative-value", []string{"account 0 holds -2"}},
+		{jepsen.Bank, nil, []string{"0 invoke read nil", "0 ok read {0 5 1 5}", "0 invoke read nil", "0 ok read {0 5 1 5 7 0}"},
+			"bank-unexpected-key", []string{"1 account the first read did not: 7"}},
+		{jepsen.Bank, nil, []string{"0 invoke read nil", "0 ok read {0 5 1 5}", "0 invoke read nil", "0 ok read {0 10 1 nil}"},
+			"bank-nil-balance", []string{"no balance (nil) for 1 account: 1"}},
+		{jepsen.LongFork, nil, []string{"0 invoke read [[:r 0 nil] [:r 1 nil]]", "0 ok read [[:r 0 1] [:r 1 nil]]",
+			"1 invoke read [[:r 0 nil] [:r 1 nil]]", "1 ok read [[:r 0 nil] [:r 1 1]]"},
+			"long-fork", []string{"the first saw the write of key 0", "the second saw the write of key 1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			h := jepsenHistory(t, tt.events...)
+			res, err := jepsen.Check(context.Background(), tt.model, h, tt.settings, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := NewResult(h, res)
+			if len(r.Violations) != 1 || r.Violations[0].Pattern != tt.pattern {
+				t.Fatalf("violations %+v", r.Violations)
+			}
+			for _, w := range tt.words {
+				if !strings.Contains(r.Violations[0].Explanation, w) {
+					t.Errorf("%q lacks %q", r.Violations[0].Explanation, w)
+				}
+			}
+			if r.Jepsen == nil || r.Jepsen.Checker != tt.model || jepsenCounts(r.Jepsen) == "" {
+				t.Errorf("counts %+v", r.Jepsen)
+			}
+		})
+	}
+}
+
+// TestJepsenJSON: the counts are in the JSON report under Jepsen's
+// names, and the text form prints them escaped.
+func TestJepsenJSON(t *testing.T) {
+	h := jepsenHistory(t, "0 invoke add \"\x1b[31m\"", "0 ok add \"\x1b[31m\"", "0 invoke read nil", "0 ok read []")
+	res, err := jepsen.Check(context.Background(), jepsen.Set, h, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr := NewHistory("t.edn", jepsen.Set, h)
+	hr.Results = append(hr.Results, NewResult(h, res))
+	rep := &Report{Histories: []History{hr}}
+	rep.Finish()
+	var js bytes.Buffer
+	if err := JSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"jepsen": {`, `"checker": "jepsen-set"`, `"lost_count": 1`, `"acknowledged_count": 1`, `"final_read": 2`} {
+		if !strings.Contains(js.String(), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, js.String())
+		}
+	}
+	var back Report
+	dec := json.NewDecoder(&js)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&back); err != nil || back.Histories[0].Results[0].Jepsen.Set.LostCount != 1 {
+		t.Errorf("decoding: %v", err)
+	}
+	var text bytes.Buffer
+	if err := Text(&text, rep); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text.String(), "\x1b") || !strings.Contains(text.String(), "lost 1") {
+		t.Errorf("text:\n%s", text.String())
+	}
+}
