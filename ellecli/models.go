@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/histcheck/histcheck/checker/jepsen"
+
 	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker/elle"
 	"github.com/histcheck/histcheck/checker/suite"
@@ -91,6 +93,8 @@ type planned struct {
 	criteria []string
 	anoms    []string
 	limits   check.Limits
+	// options are the Jepsen checkers' options (jepsen.Opt*), NAME=VALUE.
+	options []string
 	// nothing is set when neither a consistency model nor an anomaly is
 	// asked for: Elle then reports nothing, and every history is valid.
 	nothing  bool
@@ -116,7 +120,7 @@ func plan(o *options, models []suite.Model) (*planned, string) {
 	case o.groupSize < 0:
 		return nil, fmt.Sprintf("Failed to validate \"--group-size %d\": Must be 0 or more", o.groupSize)
 	}
-	p := &planned{target: t, name: o.model, models: models}
+	p := &planned{target: t, name: o.model, models: models, options: jepsenOptions(o)}
 	if t.txn {
 		p.limits.CycleBudget = int64(o.cycleSearchTimeout) * nodesPerMS
 		if msg := p.txnCriteria(o.consistency, o.anomalies); msg != "" {
@@ -212,7 +216,7 @@ func (p *planned) check(ctx context.Context, h *history.History, file string, ev
 		return check.Outcome{Settled: true, Model: p.model}, nil
 	}
 	req := check.Request{Name: file, Model: p.model, Models: p.models, Criteria: p.criteria, Anomalies: p.anoms,
-		EventTimes: events, Limits: p.limits, NoCore: true}
+		EventTimes: events, Limits: p.limits, NoCore: true, ModelOptions: p.options}
 	if p.knossos {
 		req.Init, req.NilRead = history.NilValue, "any"
 	}
@@ -237,4 +241,27 @@ func (p *planned) known() bool {
 		}
 	}
 	return false
+}
+
+// jepsenOptions passes the bank's and long-fork's flags on to the models
+// that take them, as elle-cli passes them to Jepsen's checkers.
+func jepsenOptions(o *options) []string {
+	var out []string
+	switch o.model {
+	case "bank":
+		if o.negativeBalances {
+			out = append(out, jepsen.OptNegativeBalances+"=true")
+		}
+		if o.totalAmountSet {
+			out = append(out, fmt.Sprintf("%s=%d", jepsen.OptTotalAmount, o.totalAmount))
+		}
+		if o.maxTransferSet {
+			out = append(out, fmt.Sprintf("%s=%d", jepsen.OptMaxTransfer, o.maxTransfer))
+		}
+	case "long-fork":
+		if o.groupSize > 0 {
+			out = append(out, fmt.Sprintf("%s=%d", jepsen.OptGroupSize, o.groupSize))
+		}
+	}
+	return out
 }

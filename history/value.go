@@ -282,8 +282,10 @@ func (v Value) String() string {
 func (v Value) GoString() string { return fmt.Sprintf("history.Value{%s %s}", v.kind, v.String()) }
 
 // JSON returns the value as a JSON-compatible Go value (nil, bool, json.Number
-// text as string for big numbers, string, []any, map[string]any). Maps with
-// non-string keys are rendered as lists of [key value] pairs.
+// text as string for big numbers, string, []any, map[string]any). Maps
+// whose keys are strings or integers are objects (integer keys written as
+// their digits, as Jepsen writes them); other maps are lists of [key
+// value] pairs.
 func (v Value) JSON() any {
 	switch v.kind {
 	case None, Nil:
@@ -311,20 +313,10 @@ func (v Value) JSON() any {
 		}
 		return out
 	case Map:
-		es := v.Elems()
-		allStrings := true
-		for i := 0; i < len(es); i += 2 {
-			if es[i].kind != String {
-				allStrings = false
-			}
-		}
-		if allStrings {
-			m := make(map[string]any, len(es)/2)
-			for i := 0; i < len(es); i += 2 {
-				m[es[i].text] = es[i+1].JSON()
-			}
+		if m, ok := v.jsonObject(); ok {
 			return m
 		}
+		es := v.Elems()
 		out := make([]any, 0, len(es)/2)
 		for i := 0; i < len(es); i += 2 {
 			out = append(out, []any{es[i].JSON(), es[i+1].JSON()})
@@ -332,6 +324,25 @@ func (v Value) JSON() any {
 		return out
 	}
 	return nil
+}
+
+// jsonObject renders a map whose keys are strings or integers as a JSON
+// object, the integers written as their digits, as Jepsen's JSON does
+// (a bank's balances by account); it reports false when a key is of
+// another kind or two keys would share their text.
+func (v Value) jsonObject() (map[string]any, bool) {
+	es := v.Elems()
+	m := make(map[string]any, len(es)/2)
+	for i := 0; i < len(es); i += 2 {
+		if k := es[i].kind; k != String && k != Int {
+			return nil, false
+		}
+		if _, dup := m[es[i].text]; dup {
+			return nil, false
+		}
+		m[es[i].text] = es[i+1].JSON()
+	}
+	return m, true
 }
 
 // jsonNumber marshals as a bare JSON number of any size.
