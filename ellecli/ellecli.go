@@ -196,7 +196,7 @@ func verdict(p *planned, out check.Outcome) checker.Verdict {
 	}
 	vs := make([]checker.Verdict, len(out.Results))
 	for i, r := range out.Results {
-		vs[i] = r.Valid
+		vs[i] = anomaliesVerdict(r, p.anoms)
 	}
 	return check.Combine(vs...)
 }

@@ -138,3 +138,29 @@ func write(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestReportable checks which anomalies elle-cli counts when asked for
+// some by name: the expansions of those asked for, then the worse ones.
+func TestReportable(t *testing.T) {
+	for _, c := range []struct {
+		asked   []string
+		in, out []string
+	}{
+		{[]string{"G-single-process"}, []string{"G-single-process", "G1c-process", "G0-process", "G2"}, []string{"G-single", "G-single-realtime"}},
+		{[]string{"G2"}, []string{"G2", "G-single", "G1c", "G0", "G-nonadjacent"}, []string{"G2-process"}},
+		{[]string{"G1"}, []string{"G1a", "G1b", "G1c", "G0"}, []string{"G-single"}},
+		{[]string{"G0"}, []string{"G0"}, []string{"G1c"}},
+	} {
+		got := reportable(c.asked)
+		for _, a := range c.in {
+			if !got[a] {
+				t.Errorf("%v: %s not reported", c.asked, a)
+			}
+		}
+		for _, a := range c.out {
+			if got[a] {
+				t.Errorf("%v: %s reported", c.asked, a)
+			}
+		}
+	}
+}

@@ -75,6 +75,27 @@ var aliases = map[string]alias{
 	"update-serializable":     {level: elle.CursorStability, anomalies: []string{"G-single"}},
 	"monotonic-view":          {level: elle.ReadCommitted},
 	"monotonic-snapshot-read": {level: elle.ReadCommitted},
+	// Adya's names for the levels, as Elle accepts them.
+	"PL-1": {level: elle.ReadUncommitted}, "PL-2": {level: elle.ReadCommitted},
+	"PL-2.99": {level: elle.RepeatableRead}, "PL-3": {level: elle.Serializable},
+	"PL-SI": {level: elle.SnapshotIsolation}, "PL-SS": {level: elle.StrictSerializable},
+	"PL-CS": {level: elle.CursorStability}, "PL-2+": {level: elle.CursorStability, anomalies: []string{"G-single"}},
+	"PL-FCV": {level: elle.CursorStability, anomalies: []string{"G-single"}},
+	"PL-3U":  {level: elle.CursorStability, anomalies: []string{"G-single"}},
+	"PL-2L":  {level: elle.ReadCommitted}, "PL-MSR": {level: elle.ReadCommitted},
+	"view-serializable": {level: elle.ReadUncommitted}, "1SR": {level: elle.ReadUncommitted},
+	"session-serializable": {level: elle.ReadUncommitted},
+	// Cerone's models: Elle rules out internal and aborted reads (and,
+	// for read atomic, future reads) in them.
+	"causal-cerone":               {anomalies: []string{"internal", "G1a"}},
+	"parallel-snapshot-isolation": {anomalies: []string{"internal", "G1a"}},
+	"prefix":                      {anomalies: []string{"internal", "G1a"}},
+	"read-atomic":                 {level: elle.MonotonicAtomicView, anomalies: []string{"internal", "G1a", "future-read"}},
+	"update-atomic":               {level: elle.MonotonicAtomicView, anomalies: []string{"internal", "G1a", "future-read"}},
+	// Elle's single-object models rule out no anomaly of a transactional
+	// history by themselves.
+	"linearizable": {}, "sequential": {}, "causal": {}, "PRAM": {},
+	"writes-follow-reads": {}, "monotonic-reads": {}, "monotonic-writes": {}, "read-your-writes": {},
 }
 
 // unsearched are anomalies elle-cli accepts that histcheck does not look
@@ -135,7 +156,9 @@ func (p *planned) txnCriteria(levels, anomalies string) string {
 	var extra []string
 	for _, l := range split(levels) {
 		if a, ok := aliases[l]; ok {
-			p.criteria = append(p.criteria, a.level)
+			if a.level != "" {
+				p.criteria = append(p.criteria, a.level)
+			}
 			extra = append(extra, a.anomalies...)
 			continue
 		}
