@@ -59,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.corpus, "corpus", "", "the corpus folder (default: shared/corpus beside the module)")
 	fs.IntVar(&o.reps, "reps", 11, "repetitions of each in-process measurement")
 	fs.IntVar(&o.childReps, "child-reps", 3, "repetitions of each child-process measurement")
-	fs.StringVar(&o.rows, "rows", "all", "comma-separated groups to run: corpus, files, kv, e2e, large, unique, budget, txn, or all")
+	fs.StringVar(&o.rows, "rows", "all", "comma-separated groups to run: corpus, files, kv, e2e, large, unique, writes, budget, txn, or all")
 	fs.StringVar(&o.plot, "plot", "", "write a PNG of check time against history size to this file")
 	fs.DurationVar(&o.pTimeout, "porcupine-timeout", time.Minute, "time limit for Porcupine on the generated workloads")
 	fs.Int64Var(&o.pMemory, "porcupine-memory", 8<<30, "address-space limit, in bytes, for Porcupine's child processes")
@@ -97,6 +97,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		{"e2e", b.endToEnd},
 		{"large", b.largeRows},
 		{"unique", b.uniqueRow},
+		{"writes", b.writesRows},
 		{"budget", b.budgetRows},
 		{"txn", b.txnRows},
 	}
@@ -428,6 +429,26 @@ func (b *bench) uniqueRow() error {
 		"< 10 s (zones)", 0, 0, b.o.pTimeout, func(h, _ childResult) bool {
 			return h.Verdict == "true" && h.Seconds < 10 && h.Method == "zones"
 		})
+}
+
+// writesRows times write-only registers whose one write of the initial
+// value takes them to the register sweep, every write overlapping every
+// other.
+func (b *bench) writesRows() error {
+	for _, c := range []struct {
+		ops   int
+		limit float64
+	}{{10000, 2}, {30000, 5}} {
+		spec := fmt.Sprintf("writes/ops=%d/initwrite", c.ops)
+		err := b.childRow(fmt.Sprintf("write-only register, %s overlapping writes, one of the initial value", thousandsInt(c.ops)), spec,
+			fmt.Sprintf("≤ %g s", c.limit), time.Minute, 0, b.o.pTimeout, func(h, _ childResult) bool {
+				return h.Verdict == "true" && h.Seconds <= c.limit
+			})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (b *bench) budgetRows() error {
