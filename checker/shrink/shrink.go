@@ -183,7 +183,11 @@ func MinimizeFor(ctx context.Context, h *history.History, m model.Info, check Ch
 	}
 	s.last = res
 	s.criterion = res.Criterion
-	if s.criterion == checker.Linearizable {
+	grown, err := s.grow(res, max(minCheckBudget, growFactor*firstCheck))
+	if err != nil {
+		return Core{}, err
+	}
+	if s.criterion == checker.Linearizable && !grown {
 		cut := s.prefixCut
 		if keyed {
 			cut = func() error {
@@ -269,6 +273,10 @@ const (
 	minCheckBudget    = 250 * time.Millisecond
 	checkBudgetFactor = 10
 )
+
+// Growing a core (see grow) may take growFactor times what the whole
+// history took, but at least minCheckBudget.
+const growFactor = 4
 
 // Looking for the failing key that fails earliest may take keyScanFactor
 // times what the whole history took, but at least minKeyScan, once one
@@ -675,24 +683,40 @@ func registerOp(m model.Info, o *history.Op) bool {
 type keyed struct{ key, val history.Value }
 
 // dropUnobserved deletes weakened writes and cas whose value (per key)
-// no completed read returns and no cas expects. While a register holds
-// such a value only operations blind to it can take effect, so removing
-// the optional operation that stored it keeps every order legal: the
-// deletion changes no verdict. It applies only to histories of reads,
+// no operation kept observes (a completed read that returns it, a cas that
+// expects it), and of those whose value k kept operations observe, all but
+// the k called first. While a register holds a value nobody observes only
+// operations blind to it can take effect, so removing the optional
+// operation that stored it keeps every order legal; and of the optional
+// writes of an observed value an order needs at most one before each
+// observer, which the earliest called can stand in for (see grow.go). The
+// deletions change no verdict. It applies only to histories of reads,
 // writes and cas without fencing tokens, and is kept only if the checker
 // still rejects the result.
 func (s *shrinker) dropUnobserved() error {
 	if s.done() {
 		return nil
 	}
-	observed := make(map[keyed]bool)
-	for i, f := range s.forms {
+	next, ok := s.surplus(s.forms)
+	if !ok || formsKey(next) == formsKey(s.forms) {
+		return nil
+	}
+	_, err := s.accept(next)
+	return err
+}
+
+// surplus returns forms without the weakened writes and cas that
+// dropUnobserved deletes, and false when the history is not one of reads,
+// writes and cas without fencing tokens.
+func (s *shrinker) surplus(forms []form) ([]form, bool) {
+	needs := make(map[keyed]int)
+	for i, f := range forms {
 		if f == dropped {
 			continue
 		}
 		o := &s.h.Ops[i]
 		if !registerOp(s.m, o) || !o.Token.IsNone() {
-			return nil
+			return nil, false
 		}
 		if f == weak {
 			// A weakened cas is an optional write of its new value: it
@@ -700,29 +724,36 @@ func (s *shrinker) dropUnobserved() error {
 			continue
 		}
 		if v, ok := s.m.ReadResult(o); ok {
-			observed[keyed{o.Key, v}] = true
+			needs[keyed{o.Key, v}]++
 		}
 		if v, ok := s.m.Expected(o); ok {
-			observed[keyed{o.Key, v}] = true
+			needs[keyed{o.Key, v}]++
 		}
 	}
-	next := append([]form(nil), s.forms...)
-	changed := false
-	for i, f := range s.forms {
+	// The history is in call order: the first weakened writes of a value
+	// met are the earliest called.
+	versions := model.UsesVersions(s.h)
+	next := append([]form(nil), forms...)
+	for i, f := range forms {
 		if f != weak {
 			continue
 		}
 		o := &s.h.Ops[i]
-		if v, ok := s.m.Stored(o); ok && !observed[keyed{o.Key, v}] {
+		v, ok := s.m.Stored(o)
+		if !ok {
+			continue
+		}
+		if needs[keyed{o.Key, v}] == 0 {
 			next[i] = dropped
-			changed = true
+			continue
+		}
+		if !versions {
+			// With versions a write also follows the version order, and
+			// one cannot stand in for another.
+			needs[keyed{o.Key, v}]--
 		}
 	}
-	if !changed {
-		return nil
-	}
-	_, err := s.accept(next)
-	return err
+	return next, true
 }
 
 // confirm establishes 1-minimality on the reduced history itself: weakening

@@ -1,0 +1,93 @@
+package shrink
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/reference"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/internal/randhist"
+)
+
+// TestGrownIsRelaxation checks that the small histories growing and
+// dropUnobserved check are relaxations of the original: on random
+// histories the reference finds linearizable, the history that keeps a
+// random set of operations (grown), and one with random operations
+// weakened and the surplus writes dropped (surplus), are linearizable too.
+// Were either not, a core could fail where the original does not.
+func TestGrownIsRelaxation(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(5, 23))
+	models := []string{"register", "cas-register", "kv"}
+	checked := map[string]int{}
+	total := 0
+	for tried := 0; total < 3000 && tried < 60000; tried++ {
+		name := models[tried%len(models)]
+		cfg := randhist.Default(name)
+		cfg.Ops = 4 + r.IntN(reference.MaxOps-3)
+		cfg.Processes = 2 + r.IntN(4)
+		cfg.Values = []int{2, 3, 5}[r.IntN(3)]
+		cfg.Corrupt = 0
+		cfg.Ties = []int{0, 0, 2}[r.IntN(3)]
+		cfg.Init = history.IntValue(0)
+		if name == "kv" {
+			cfg.Init = history.StringValue("")
+		}
+		h, err := randhist.New(r, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check, keyed := randomChecker(name, cfg.Init)
+		if res, err := check(ctx, h); err != nil || res.Valid != checker.True {
+			continue
+		}
+		s := &shrinker{ctx: ctx, h: h, m: registerInfo(keyed), check: check, criterion: checker.Linearizable}
+		s.forms = make([]form, len(h.Ops))
+		for i := range h.Ops {
+			s.forms[i] = kept
+			if h.Ops[i].Status == history.Fail || h.Ops[i].Status == history.Info && isRead(s.m, &h.Ops[i]) {
+				s.forms[i] = dropped
+			}
+		}
+		var keep []int
+		weakened := append([]form(nil), s.forms...)
+		for i := range h.Ops {
+			if r.IntN(3) == 0 {
+				keep = append(keep, i)
+			} else if weakened[i] != dropped && r.IntN(2) == 0 {
+				weakened[i] = weakForm(s.m, &h.Ops[i])
+			}
+		}
+		sur, ok := s.surplus(weakened)
+		if !ok {
+			continue // appends: neither applies
+		}
+		for what, forms := range map[string][]form{"grown": s.grown(keep), "surplus": sur} {
+			hh, _ := buildFor(h, s.m, forms)
+			res, err := check(ctx, hh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Valid != checker.True {
+				t.Fatalf("%s history %d: the %s history is %v, the original linearizable\n%s\nreduced:\n%s",
+					name, tried, what, res.Valid, labels(h, all(h)), labels(hh, all(hh)))
+			}
+		}
+		checked[name]++
+		total++
+	}
+	if total < 3000 || checked["kv"] < 100 {
+		t.Fatalf("only %v linearizable histories of reads, writes and cas", checked)
+	}
+	t.Logf("%v", checked)
+}
+
+func all(h *history.History) []int {
+	out := make([]int, len(h.Ops))
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
