@@ -67,35 +67,88 @@ func (s *shrinker) growable(forms []form) bool {
 }
 
 // grow looks for a small failing history from the first check's result
-// res, within spend, and makes it current. It reports whether it found one.
-func (s *shrinker) grow(res checker.Result, spend time.Duration) (bool, error) {
+// res, within spend, and makes it current. It returns the operations it
+// kept, most promising first, or nil when it found none.
+func (s *shrinker) grow(res checker.Result, spend time.Duration) ([]int, error) {
 	if !s.growable(s.forms) || len(res.Violations) == 0 || len(res.Violations[0].Ops) == 0 {
-		return false, nil
+		return nil, nil
 	}
 	seeds, ok := s.originalPositions(s.forms, res.Violations[0].Ops)
 	if !ok {
-		return false, nil
+		return nil, nil
 	}
 	pool := s.growPool(seeds)
 	start := time.Now()
 	for n := len(seeds) + firstGrow; ; n *= 2 {
 		n = min(n, len(pool))
 		if s.done() || n > maxGrow || time.Since(start) > spend {
-			return false, nil
+			return nil, nil
 		}
 		next := s.grown(pool[:n])
 		r, fails, err := s.test(next)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
 		if fails {
 			s.forms, s.last = next, r
-			return true, nil
+			return pool[:n], nil
 		}
 		if n == len(pool) {
-			return false, nil
+			return nil, nil
 		}
 	}
+}
+
+// whittle tries weakening each operation of a grown core in turn, the least
+// promising first (keep lists them most promising first), and keeps each
+// weakening after which the checker still rejects the history. It reports
+// whether the checker accepted the history, not just ran out of time, on
+// every weakening it did not keep: weakening more only helps a history
+// pass, so the core is then 1-minimal.
+func (s *shrinker) whittle(keep []int) (bool, error) {
+	shown := true
+	for _, i := range s.whittleOrder(keep) {
+		if s.forms[i] != kept && s.forms[i] != inFlight {
+			continue
+		}
+		if s.done() {
+			return false, nil
+		}
+		next := append([]form(nil), s.forms...)
+		next[i] = weakForm(s.m, &s.h.Ops[i])
+		if out, ok := s.surplus(next); ok {
+			next = out
+		}
+		_, cached := s.cache[formsKey(next)]
+		res, fails, err := s.test(next)
+		if err != nil {
+			return false, err
+		}
+		switch {
+		case fails:
+			s.forms, s.last = next, res
+		case !cached && res.Valid != checker.True:
+			shown = false
+		}
+	}
+	return shown, nil
+}
+
+// whittleOrder is the order whittle tries the operations of keep in: the
+// reads first, then the others, each the least promising first. Weakening
+// a read drops it, and with it a weakened write its value needed, so the
+// history shrinks as it goes; weakening a write first would leave it
+// pending to the end, and many such make each check slower.
+func (s *shrinker) whittleOrder(keep []int) []int {
+	out := make([]int, 0, len(keep))
+	for _, reads := range []bool{true, false} {
+		for k := len(keep) - 1; k >= 0; k-- {
+			if isRead(s.m, &s.h.Ops[keep[k]]) == reads {
+				out = append(out, keep[k])
+			}
+		}
+	}
+	return out
 }
 
 // originalPositions maps positions in the history forms describe to
@@ -114,16 +167,14 @@ func (s *shrinker) originalPositions(forms []form, ps []int) ([]int, bool) {
 
 // growPool orders the operations a core may keep, most promising first: the
 // seeds (the failing operation first), the writes of the value the failing
-// operation needed (latest call first), then every other operation of its
-// key, those that overlap it or end nearest before its call first, and
-// last those called after it returned, earliest first.
+// operation needed (latest call first), the operations between such a
+// write and the failing one in real time (those that could have
+// overwritten the value; the nearest the failing one first), then every
+// other operation of its key, those that overlap it or end nearest before
+// its call first, and last those called after it returned, earliest first.
 func (s *shrinker) growPool(seeds []int) []int {
 	f := &s.h.Ops[seeds[0]]
-	need, hasNeed := s.m.ReadResult(f)
-	if !hasNeed {
-		need, hasNeed = s.m.Expected(f)
-	}
-	in := make(map[int]bool, len(seeds))
+	in := make(map[int]bool, len(s.h.Ops))
 	pool := make([]int, 0, len(s.h.Ops))
 	for _, p := range seeds {
 		if !in[p] && s.forms[p] != dropped {
@@ -131,21 +182,67 @@ func (s *shrinker) growPool(seeds []int) []int {
 			pool = append(pool, p)
 		}
 	}
-	var writes, rest []int
+	writes, after := s.writesNeeded(f, seeds, in)
+	var between, rest []int
 	for i, fm := range s.forms {
 		o := &s.h.Ops[i]
-		if fm == dropped || in[i] || s.m.Keyed && o.Key != f.Key {
-			continue
-		}
-		if v, ok := s.m.Stored(o); ok && hasNeed && v == need && o.Call <= f.Return {
-			writes = append(writes, i)
-		} else {
+		switch {
+		case fm == dropped || in[i] || s.m.Keyed && o.Key != f.Key:
+		case o.Call > after && o.Return < f.Call:
+			between = append(between, i)
+		default:
 			rest = append(rest, i)
 		}
 	}
-	sort.SliceStable(writes, func(a, b int) bool { return s.h.Ops[writes[a]].Call > s.h.Ops[writes[b]].Call })
-	dist := func(i int) (bool, int64) {
+	sort.SliceStable(between, func(a, b int) bool { return s.h.Ops[between[a]].Return > s.h.Ops[between[b]].Return })
+	sort.SliceStable(rest, func(a, b int) bool { return nearer(f, &s.h.Ops[rest[a]], &s.h.Ops[rest[b]]) })
+	return append(append(append(pool, writes...), between...), rest...)
+}
+
+// writesNeeded returns the writes (and cas) of the value the failing
+// operation f needed (what it read, or what it expected), called before f
+// returned and not in seen, latest call first, marking them in seen; and
+// the earliest return of a completed one, or of one among the seeds
+// (math.MaxInt64 when there is none).
+func (s *shrinker) writesNeeded(f *history.Op, seeds []int, seen map[int]bool) ([]int, int64) {
+	need, ok := s.m.ReadResult(f)
+	if !ok {
+		need, ok = s.m.Expected(f)
+	}
+	after := int64(math.MaxInt64)
+	if !ok {
+		return nil, after
+	}
+	stores := func(o *history.Op) bool {
+		v, ok := s.m.Stored(o)
+		return ok && v == need && (!s.m.Keyed || o.Key == f.Key) && o.Call <= f.Return
+	}
+	for _, p := range seeds[1:] {
+		if o := &s.h.Ops[p]; o.Status == history.OK && stores(o) {
+			after = min(after, o.Return)
+		}
+	}
+	var writes []int
+	for i, fm := range s.forms {
 		o := &s.h.Ops[i]
+		if fm == dropped || seen[i] || !stores(o) {
+			continue
+		}
+		seen[i] = true
+		writes = append(writes, i)
+		if o.Status == history.OK {
+			after = min(after, o.Return)
+		}
+	}
+	sort.SliceStable(writes, func(a, b int) bool { return s.h.Ops[writes[a]].Call > s.h.Ops[writes[b]].Call })
+	return writes, after
+}
+
+// nearer reports whether a is to be tried before b around the failing
+// operation f: operations called after f returned come last, and within
+// each side the nearer f in time first (overlapping f is nearest).
+func nearer(f, a, b *history.Op) bool {
+	dist := func(o *history.Op) (bool, int64) {
 		switch {
 		case o.Call > f.Return:
 			return true, o.Call - f.Return
@@ -154,15 +251,12 @@ func (s *shrinker) growPool(seeds []int) []int {
 		}
 		return false, 0
 	}
-	sort.SliceStable(rest, func(a, b int) bool {
-		la, da := dist(rest[a])
-		lb, db := dist(rest[b])
-		if la != lb {
-			return !la
-		}
-		return da < db
-	})
-	return append(append(pool, writes...), rest...)
+	la, da := dist(a)
+	lb, db := dist(b)
+	if la != lb {
+		return !la
+	}
+	return da < db
 }
 
 // grown returns the forms of the small history that keeps the operations

@@ -9,6 +9,8 @@ import (
 	"github.com/histcheck/histcheck/checker/reference"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/internal/randhist"
+	"github.com/histcheck/histcheck/model"
+	"github.com/histcheck/histcheck/sim"
 )
 
 // TestGrownIsRelaxation checks that the small histories growing and
@@ -90,4 +92,48 @@ func all(h *history.History) []int {
 		out[i] = i
 	}
 	return out
+}
+
+// TestGrowLongHistories shrinks long histories with many clients and one
+// stale read, where whittling the whole history leaves thousands of
+// weakened writes to check: the core grows from the failing read instead,
+// and is small and shown minimal.
+func TestGrowLongHistories(t *testing.T) {
+	cases := []struct {
+		model   string
+		clients int
+		ops     int
+	}{
+		{"register", 32, 2000},
+		{"register", 64, 5000},
+		{"kv", 32, 5000},
+	}
+	if testing.Short() {
+		cases = cases[:1]
+	}
+	ctx := context.Background()
+	for _, c := range cases {
+		h, err := sim.Random(sim.RandomOptions{Model: c.model, Clients: c.clients, Ops: c.ops, Keys: 10, CrashRate: 0.02,
+			Anomaly: "stale-read", Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		init := h.Meta["init"]
+		m := model.NewRegister(model.Options{Init: init})
+		if c.model == "kv" {
+			m = model.NewKV(model.Options{Init: init})
+		}
+		check := linearChecker(m)
+		core, err := MinimizeFor(ctx, h, m.Info(), check)
+		if err != nil {
+			t.Fatalf("%s, %d clients: %v", c.model, c.clients, err)
+		}
+		if core.Size() > 20 || !core.Minimal {
+			t.Errorf("%s, %d clients: core of %d operations, minimal %v", c.model, c.clients, core.Size(), core.Minimal)
+		}
+		if err := coreError(ctx, check, core); err != nil {
+			t.Errorf("%s, %d clients: %v\n%s", c.model, c.clients, err, labels(h, core.Ops))
+		}
+		t.Logf("%s, %d clients, %d ops: core of %d (%d weakened) in %d checks", c.model, c.clients, c.ops, core.Size(), len(core.Weakened), core.Checks)
+	}
 }

@@ -187,7 +187,7 @@ func MinimizeFor(ctx context.Context, h *history.History, m model.Info, check Ch
 	if err != nil {
 		return Core{}, err
 	}
-	if s.criterion == checker.Linearizable && !grown {
+	if s.criterion == checker.Linearizable && grown == nil {
 		cut := s.prefixCut
 		if keyed {
 			cut = func() error {
@@ -198,13 +198,7 @@ func MinimizeFor(ctx context.Context, h *history.History, m model.Info, check Ch
 			return Core{}, err
 		}
 	}
-	if err := s.ddmin(); err != nil {
-		return Core{}, err
-	}
-	if err := s.dropUnobserved(); err != nil {
-		return Core{}, err
-	}
-	minimal, err := s.confirm()
+	minimal, err := s.reduce(grown)
 	if err != nil {
 		return Core{}, err
 	}
@@ -217,6 +211,30 @@ func MinimizeFor(ctx context.Context, h *history.History, m model.Info, check Ch
 	}
 	c.Checks = s.checks
 	return c, nil
+}
+
+// reduce weakens what it can of the current forms and reports whether the
+// result was shown 1-minimal: a grown core (grown lists its operations,
+// most promising first) in one pass over its operations, least promising
+// first, anything else by ddmin; then dropUnobserved, and confirm when the
+// pass did not show minimality.
+func (s *shrinker) reduce(grown []int) (bool, error) {
+	shown := false
+	if grown != nil {
+		var err error
+		if shown, err = s.whittle(grown); err != nil {
+			return false, err
+		}
+	} else if err := s.ddmin(); err != nil {
+		return false, err
+	}
+	if err := s.dropUnobserved(); err != nil {
+		return false, err
+	}
+	if shown {
+		return true, nil
+	}
+	return s.confirm()
 }
 
 // recheck checks the core cut out on its own (Core.Standalone) and fails
