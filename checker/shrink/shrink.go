@@ -124,8 +124,13 @@ var ErrNotViolating = errors.New("shrink: the history does not violate the crite
 // Minimize shrinks a history the checker rejects to a 1-minimal core.
 //
 // First it cuts: operations that failed and reads of unknown outcome are
-// dropped (they change no verdict); then, when the checker decides
-// linearizability, only one failing key is kept for a keyed model (exact by
+// dropped (they change no verdict). For linearizability of reads, writes
+// and compare-and-sets it then grows a core from the operation the check
+// could not place (see grow.go): a small history that keeps a few
+// operations as recorded and is a relaxation of the original; once one
+// fails, each of its operations is weakened in turn while the checker
+// still rejects it, and the result is 1-minimal. Otherwise, when the
+// checker decides linearizability, only one failing key is kept for a keyed model (exact by
 // locality; of several, the one that fails earliest), and the history is
 // truncated after the earliest return at which it already fails
 // (operations still running become of unknown outcome, later ones are
@@ -133,7 +138,8 @@ var ErrNotViolating = errors.New("shrink: the history does not violate the crite
 // its order is not tied to time, so it is not cut. Then delta debugging
 // (Zeller and Hildebrandt's ddmin) weakens as many operations as it can
 // while the checker still rejects the history, weakened writes whose value
-// nothing observes are dropped, and a last pass confirms that weakening any
+// nothing observes (and those beyond what the observers need) are dropped,
+// and a last pass confirms that weakening any
 // single operation of the core makes the checker accept it.
 //
 // The work is bounded by ctx: when it ends, the best core found so far is
