@@ -33,15 +33,7 @@ func TestGrownIsRelaxation(t *testing.T) {
 		cfg.Values = []int{2, 3, 5}[r.IntN(3)]
 		cfg.Corrupt = 0
 		cfg.Ties = []int{0, 0, 2}[r.IntN(3)]
-		cfg.Init = history.IntValue(0)
-		if name == "kv" {
-			cfg.Init = history.StringValue("")
-		}
-		h, err := randhist.New(r, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		check, keyed := randomChecker(name, cfg.Init)
+		h, check, keyed := randomHistory(t, r, name, cfg)
 		if res, err := check(ctx, h); err != nil || res.Valid != checker.True {
 			continue
 		}

@@ -14,19 +14,25 @@ import (
 	"github.com/histcheck/histcheck/sim"
 )
 
-// buildHistcheck builds the command into dir and returns its path.
-func (b *bench) buildHistcheck(dir string) (string, error) {
+// withHistcheck builds the command into a temporary folder and calls fn
+// with its path and the folder, which is removed afterwards.
+func (b *bench) withHistcheck(fn func(bin, dir string) error) error {
 	root, err := moduleRoot()
 	if err != nil {
-		return "", err
+		return err
 	}
+	dir, err := os.MkdirTemp("", "histbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "histcheck")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/histcheck")
 	build.Dir, build.Stderr = root, b.log
 	if err := build.Run(); err != nil {
-		return "", fmt.Errorf("building histcheck: %w", err)
+		return fmt.Errorf("building histcheck: %w", err)
 	}
-	return bin, nil
+	return fn(bin, dir)
 }
 
 // coreReport is the part of the JSON report the cores rows read.
@@ -69,24 +75,17 @@ func coreSize(out []byte) (int, bool, error) {
 // clients and one stale read, and reads the core's size from the JSON
 // report. Porcupine has no cores; its column is its verdict alone.
 func (b *bench) coreRows() error {
-	dir, err := os.MkdirTemp("", "histbench")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	bin, err := b.buildHistcheck(dir)
-	if err != nil {
-		return err
-	}
-	for _, o := range []sim.RandomOptions{
-		{Model: "register", Clients: 32, Ops: 5000, CrashRate: 0.02, Anomaly: "stale-read", Seed: 5},
-		{Model: "kv", Clients: 32, Ops: 5000, Keys: 10, CrashRate: 0.02, Anomaly: "stale-read", Seed: 5},
-	} {
-		if err := b.coreRow(bin, dir, o); err != nil {
-			return err
+	return b.withHistcheck(func(bin, dir string) error {
+		for _, o := range []sim.RandomOptions{
+			{Model: "register", Clients: 32, Ops: 5000, CrashRate: 0.02, Anomaly: "stale-read", Seed: 5},
+			{Model: "kv", Clients: 32, Ops: 5000, Keys: 10, CrashRate: 0.02, Anomaly: "stale-read", Seed: 5},
+		} {
+			if err := b.coreRow(bin, dir, o); err != nil {
+				return err
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func (b *bench) coreRow(bin, dir string, o sim.RandomOptions) error {

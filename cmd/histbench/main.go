@@ -275,15 +275,11 @@ func (b *bench) kvRows() error {
 // corpus. Porcupine has no command; its column is the in-process
 // equivalent: parsing with histcheck's reader, then Porcupine's check.
 func (b *bench) endToEnd() error {
-	dir, err := os.MkdirTemp("", "histbench")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	bin, err := b.buildHistcheck(dir)
-	if err != nil {
-		return err
-	}
+	return b.withHistcheck(func(bin, _ string) error { return b.etcdProcess(bin) })
+}
+
+// etcdProcess is endToEnd with the command built at bin.
+func (b *bench) etcdProcess(bin string) error {
 	rows, err := readExpected(filepath.Join(b.o.corpus, "porcupine-etcd"))
 	if err != nil {
 		return err

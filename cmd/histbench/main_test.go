@@ -102,3 +102,15 @@ func TestTxnChild(t *testing.T) {
 		t.Errorf("thousandsInt = %q", got)
 	}
 }
+
+// TestCoreSize reads a core's size from a JSON report, and fails on a
+// report without one.
+func TestCoreSize(t *testing.T) {
+	out := []byte(`{"histories":[{"results":[{"verdict":"false","violations":[{"core":{"ops":[{},{},{}],"weakened":[{}],"minimal":true}}]}]}]}`)
+	if n, minimal, err := coreSize(out); err != nil || n != 4 || !minimal {
+		t.Errorf("coreSize = %d, %v, %v; want 4, true", n, minimal, err)
+	}
+	if _, _, err := coreSize([]byte(`{"histories":[{"results":[{"verdict":"true"}]}]}`)); err == nil {
+		t.Error("no error for a report without a core")
+	}
+}
