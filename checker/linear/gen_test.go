@@ -15,6 +15,9 @@ const (
 	genRegister genKind = iota
 	genCAS
 	genKV
+	// genRewrites is a register whose written values are distinct but
+	// that one write in eight writes the initial value 0 again.
+	genRewrites
 )
 
 // genMedium makes a random history of n operations by c clients that
@@ -92,6 +95,11 @@ func genFunction(r *rand.Rand, kind genKind, o *history.Op) {
 	case kind == genKV && x < 7:
 		o.F = "append"
 		o.Value = history.StringValue(fmt.Sprintf("%d", r.Intn(3)))
+	case kind == genRewrites:
+		o.F, o.Value = "write", history.IntValue(0)
+		if r.Intn(8) != 0 {
+			o.Value = history.IntValue(1 + r.Int63n(1<<40))
+		}
 	default:
 		o.F = "write"
 		o.Value = history.IntValue(int64(r.Intn(5)))
