@@ -36,13 +36,13 @@ import (
 //     can be replaced by the write of v with the i-th earliest call, since
 //     at least i writes of v were called before it took effect.
 //
-// The kept set is at most a few hundred operations, and the history it
-// makes at most twice that, so each round costs little; the rounds stop
-// once the sets outgrow maxGrow or their checks the time of the first,
-// and Minimize then whittles the whole history as before.
+// The kept set is at most maxGrow operations, and the history it makes at
+// most twice that, so each round costs little; when the set would outgrow
+// maxGrow, or the rounds take growFactor times what the first check took,
+// growing gives up and Minimize whittles the whole history as before.
 
 // maxGrow bounds the kept set of the last round of growing.
-const maxGrow = 1024
+const maxGrow = 256
 
 // firstGrow is the number of operations near the failing one the first
 // round adds to those the violation names.
