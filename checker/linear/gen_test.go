@@ -27,10 +27,19 @@ const (
 // one operation in 25 crashes (outcome unknown; it took effect or not) and
 // one in 30 fails. Values repeat, so reads are ambiguous.
 func genMedium(r *rand.Rand, kind genKind, n, c int) []history.Op {
+	return genMediumWith(r, kind, n, c, nil)
+}
+
+// genMediumWith is genMedium with the drawn operations passed through
+// alter, when set, before they run.
+func genMediumWith(r *rand.Rand, kind genKind, n, c int, alter func([]genPending)) []history.Op {
 	all := make([]genPending, 0, n)
 	free := make([]int64, c) // next time each client may call
 	for i := 0; i < n; i++ {
 		all = append(all, genDraw(r, kind, free))
+	}
+	if alter != nil {
+		alter(all)
 	}
 	reads := genReplay(all, kind)
 	if len(reads) > 0 && r.Intn(2) == 0 {

@@ -39,7 +39,7 @@ func TestWorkloads(t *testing.T) {
 		{"register/ops=300/clients=6/unique/anomaly=none", checker.True, "zones"},
 		{"register/ops=300/clients=6/unique/anomaly=stale-read", checker.False, "zones"},
 		{"hard/writers=4", checker.False, "wgl"},
-		{"writes/ops=300/initwrite", checker.True, "regdp"},
+		{"writes/ops=300/initwrite", checker.True, "zones"},
 		{"writes/ops=300/overlap=20", checker.True, "zones"},
 	}
 	for _, tc := range tests {
