@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/histcheck/histcheck/format"
-	"github.com/histcheck/histcheck/internal/porcupinemodel"
-	"github.com/histcheck/histcheck/sim"
 )
 
 // withHistcheck builds the command into a temporary folder and calls fn
@@ -73,14 +71,15 @@ func coreSize(out []byte) (int, bool, error) {
 // coreRows times one `histcheck check` process with default flags, which
 // also shrinks the violation to a core, on long histories with many
 // clients and one stale read, and reads the core's size from the JSON
-// report. Porcupine has no cores; its column is its verdict alone.
+// report. Porcupine has no cores; its column is its verdict alone, in a
+// child process of its own.
 func (b *bench) coreRows() error {
 	return b.withHistcheck(func(bin, dir string) error {
-		for _, o := range []sim.RandomOptions{
-			{Model: "register", Clients: 32, Ops: 5000, CrashRate: 0.02, Anomaly: "stale-read", Seed: 5},
-			{Model: "kv", Clients: 32, Ops: 5000, Keys: 10, CrashRate: 0.02, Anomaly: "stale-read", Seed: 5},
+		for _, spec := range []string{
+			"register/ops=5000/clients=32/crash=0.02/anomaly=stale-read/seed=5",
+			"kv/ops=5000/keys=10/clients=32/crash=0.02/anomaly=stale-read/seed=5",
 		} {
-			if err := b.coreRow(bin, dir, o); err != nil {
+			if err := b.coreRow(bin, dir, spec); err != nil {
 				return err
 			}
 		}
@@ -88,17 +87,17 @@ func (b *bench) coreRows() error {
 	})
 }
 
-func (b *bench) coreRow(bin, dir string, o sim.RandomOptions) error {
-	h, err := sim.Random(o)
+func (b *bench) coreRow(bin, dir, spec string) error {
+	w, err := generate(spec)
 	if err != nil {
 		return err
 	}
-	file := filepath.Join(dir, o.Model+".json")
+	file := filepath.Join(dir, "core.json")
 	f, err := os.Create(file)
 	if err != nil {
 		return err
 	}
-	if err := format.Write(f, h, "json"); err != nil {
+	if err := format.Write(f, w.h, "json"); err != nil {
 		f.Close()
 		return err
 	}
@@ -112,24 +111,21 @@ func (b *bench) coreRow(bin, dir string, o sim.RandomOptions) error {
 		out, err := exec.Command(bin, "check", "-o", "json", file).Output()
 		hs = append(hs, time.Since(start))
 		if ee, ok := err.(*exec.ExitError); !ok && err != nil || ok && ee.ExitCode() != 1 {
-			return fmt.Errorf("histcheck check %s: %v (want exit status 1: one stale read)", o.Model, err)
+			return fmt.Errorf("histcheck check %s: %v (want exit status 1: one stale read)", spec, err)
 		}
 		if size, minimal, err = coreSize(out); err != nil {
-			return fmt.Errorf("%s: %w", o.Model, err)
+			return fmt.Errorf("%s: %w", spec, err)
 		}
 	}
-	w := &workload{h: h}
-	w.pModel, w.pOps = porcupinemodel.Register(h, h.Meta["init"])
-	start := time.Now()
-	pv := w.porcupine(b.o.pTimeout)
-	pt := time.Since(start)
+	p := runChild(spec, "porcupine", b.o.pTimeout, b.o.pMemory)
 	hd := median(hs)
-	note := fmt.Sprintf("core of %d operations", size)
+	note := fmt.Sprintf("%d ops; core of %d operations", len(w.h.Ops), size)
 	if minimal {
 		note += ", shown minimal"
 	}
-	b.add(row{name: fmt.Sprintf("core: one `histcheck check` process, default flags, %s, %d ops, %d clients, one stale read", o.Model, o.Ops, o.Clients),
-		histcheck: dur(hd) + ", false", porcupine: dur(pt) + ", " + pv.String() + " (verdict only, in process)", ratio: "–",
-		hMem: "–", pMem: "–", target: "≤ 2 s, core ≤ 20 ops", met: hd <= 2*time.Second && size <= 20, note: note})
+	b.add(row{name: fmt.Sprintf("core: one `histcheck check` process, default flags, %s", spec),
+		histcheck: dur(hd) + ", false", porcupine: outcome(p) + " (verdict only)", ratio: "–",
+		hMem: "–", pMem: bytes(uint64(p.PeakRSS)) + " peak RSS", target: "≤ 2 s, core ≤ 20 ops",
+		met: hd <= 2*time.Second && size <= 20, note: note})
 	return nil
 }
