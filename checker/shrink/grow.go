@@ -29,7 +29,8 @@ import (
 //     returned it, a cas that expects it) is dropped, as dropUnobserved
 //     argues;
 //   - of the weakened writes of a value v that k operations of K observe,
-//     only the k called first are kept. In an order of the relaxed history,
+//     only the k called first are kept (when they can stand in for each
+//     other: see standIn). In an order of the relaxed history,
 //     a weakened write that is not the last write before an operation of K
 //     observing its value can be left out (it may never take effect), so at
 //     most k of them are used; and the i-th of those used, in the order,

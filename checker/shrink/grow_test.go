@@ -37,7 +37,8 @@ func TestGrownIsRelaxation(t *testing.T) {
 		if res, err := check(ctx, h); err != nil || res.Valid != checker.True {
 			continue
 		}
-		s := &shrinker{ctx: ctx, h: h, m: registerInfo(keyed), check: check, criterion: checker.Linearizable}
+		s := &shrinker{ctx: ctx, h: h, m: registerInfo(keyed), check: check, criterion: checker.Linearizable,
+			standIn: standIn(h, checker.Linearizable)}
 		s.forms = make([]form, len(h.Ops))
 		for i := range h.Ops {
 			s.forms[i] = kept

@@ -189,6 +189,7 @@ func MinimizeFor(ctx context.Context, h *history.History, m model.Info, check Ch
 	}
 	s.last = res
 	s.criterion = res.Criterion
+	s.standIn = standIn(h, s.criterion)
 	grown, err := s.grow(res, max(minCheckBudget, growFactor*firstCheck))
 	if err != nil {
 		return Core{}, err
@@ -284,6 +285,20 @@ type shrinker struct {
 	// budget bounds each check while shrinking (zero: only ctx bounds it);
 	// see minCheckBudget.
 	budget time.Duration
+	// standIn is set when an earlier-called weakened write can stand in for
+	// a later one of the same value (see standIn).
+	standIn bool
+}
+
+// standIn reports whether, in histories cut from h and checked for
+// criterion, a weakened write can stand in for one of the same value
+// called later: for linearizability, where only real time orders it, when
+// no client's operations touch (a client's order then is real time's) and
+// there are no versions (a write then also follows the version order). For
+// sequential consistency a write follows its client's earlier operations,
+// whenever it was called.
+func standIn(h *history.History, criterion string) bool {
+	return criterion == checker.Linearizable && !model.UsesVersions(h) && !h.RealTime().Touching
 }
 
 // A reduced history can be far harder to check than the original: weakened
@@ -708,8 +723,8 @@ type keyed struct{ key, val history.Value }
 
 // dropUnobserved deletes weakened writes and cas whose value (per key)
 // no operation kept observes (a completed read that returns it, a cas that
-// expects it), and of those whose value k kept operations observe, all but
-// the k called first. While a register holds a value nobody observes only
+// expects it), and, where they can stand in for each other (standIn), of
+// those whose value k kept operations observe, all but the k called first. While a register holds a value nobody observes only
 // operations blind to it can take effect, so removing the optional
 // operation that stored it keeps every order legal; and of the optional
 // writes of an observed value an order needs at most one before each
@@ -756,7 +771,6 @@ func (s *shrinker) surplus(forms []form) ([]form, bool) {
 	}
 	// The history is in call order: the first weakened writes of a value
 	// met are the earliest called.
-	versions := model.UsesVersions(s.h)
 	next := append([]form(nil), forms...)
 	for i, f := range forms {
 		if f != weak {
@@ -771,9 +785,7 @@ func (s *shrinker) surplus(forms []form) ([]form, bool) {
 			next[i] = dropped
 			continue
 		}
-		if !versions {
-			// With versions a write also follows the version order, and
-			// one cannot stand in for another.
+		if s.standIn {
 			needs[keyed{o.Key, v}]--
 		}
 	}
