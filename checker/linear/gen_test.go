@@ -15,6 +15,9 @@ const (
 	genRegister genKind = iota
 	genCAS
 	genKV
+	// genRewrites is a register whose written values are distinct but
+	// that one write in eight writes the initial value 0 again.
+	genRewrites
 )
 
 // genMedium makes a random history of n operations by c clients that
@@ -24,10 +27,19 @@ const (
 // one operation in 25 crashes (outcome unknown; it took effect or not) and
 // one in 30 fails. Values repeat, so reads are ambiguous.
 func genMedium(r *rand.Rand, kind genKind, n, c int) []history.Op {
+	return genMediumWith(r, kind, n, c, nil)
+}
+
+// genMediumWith is genMedium with the drawn operations passed through
+// alter, when set, before they run.
+func genMediumWith(r *rand.Rand, kind genKind, n, c int, alter func([]genPending)) []history.Op {
 	all := make([]genPending, 0, n)
 	free := make([]int64, c) // next time each client may call
 	for i := 0; i < n; i++ {
 		all = append(all, genDraw(r, kind, free))
+	}
+	if alter != nil {
+		alter(all)
 	}
 	reads := genReplay(all, kind)
 	if len(reads) > 0 && r.Intn(2) == 0 {
@@ -92,6 +104,11 @@ func genFunction(r *rand.Rand, kind genKind, o *history.Op) {
 	case kind == genKV && x < 7:
 		o.F = "append"
 		o.Value = history.StringValue(fmt.Sprintf("%d", r.Intn(3)))
+	case kind == genRewrites:
+		o.F, o.Value = "write", history.IntValue(0)
+		if r.Intn(8) != 0 {
+			o.Value = history.IntValue(1 + r.Int63n(1<<40))
+		}
 	default:
 		o.F = "write"
 		o.Value = history.IntValue(int64(r.Intn(5)))

@@ -311,10 +311,19 @@ func decideZones[S comparable](ctx context.Context, parts []*part[S]) int {
 	for _, p := range parts {
 		rw, ok := any(p.m).(model.ReadWriteRegister)
 		init, isID := any(p.init).(int64)
-		if !ok || !isID || p.comp.Touching || !zones.Applicable(p.comp.Ops, rw, init) {
+		if !ok || !isID || p.comp.Touching {
 			continue
 		}
-		out, err := zones.Decide(ctx, p.comp.Ops, rw, init)
+		var out zones.Outcome
+		var err error
+		if zones.Applicable(p.comp.Ops, rw, init) {
+			out, err = zones.Decide(ctx, p.comp.Ops, rw, init)
+		} else {
+			var applies bool
+			if out, applies, err = decideRewritten(ctx, p.comp.Ops, rw, init); !applies {
+				continue
+			}
+		}
 		if err != nil {
 			continue // the search notices the context too
 		}

@@ -98,7 +98,8 @@ func porcupineVerdict(r porcupine.CheckResult) checker.Verdict {
 
 // TestAgainstPorcupine compares verdicts with Porcupine on random medium
 // histories (50–300 operations, 2–6 clients) of the register, the CAS
-// register and the key-value store. With -short it checks the first 40
+// register, the key-value store, and a register of distinct values that
+// writes its initial value again. With -short it checks the first 40
 // seeds of each (Porcupine alone takes seconds on a CAS register history
 // among the later ones).
 func TestAgainstPorcupine(t *testing.T) {
@@ -111,6 +112,7 @@ func TestAgainstPorcupine(t *testing.T) {
 		{"register", genRegister, model.NewRegister(model.Options{Init: i64(0)}), i64(0)},
 		{"cas-register", genCAS, model.NewCASRegister(model.Options{Init: i64(0)}), i64(0)},
 		{"kv", genKV, nil, history.StringValue("")},
+		{"register-init-rewrites", genRewrites, model.NewRegister(model.Options{Init: i64(0)}), i64(0)},
 	}
 	perKind := 170
 	if testing.Short() || raceEnabled {
@@ -118,6 +120,11 @@ func TestAgainstPorcupine(t *testing.T) {
 	}
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
+			perKind := perKind
+			if k.kind == genRewrites {
+				// Porcupine takes seconds on some of the later ones.
+				perKind = min(perKind, 80)
+			}
 			counts := map[checker.Verdict]int{}
 			for seed := int64(0); seed < int64(perKind); seed++ {
 				r := rand.New(rand.NewSource(seed*7919 + int64(k.kind)))

@@ -180,11 +180,87 @@ func TestAgainstLinear(t *testing.T) {
 	t.Logf("%v", counts)
 }
 
+// TestInitRewrites compares regdp with the exact reference (small
+// histories) and the Wing–Gong engine (medium ones) on registers whose
+// values are distinct but for writes of the initial value, with long
+// operations: the histories where the sweep forgets values nobody reads
+// again and compares obligations by inclusion.
+func TestInitRewrites(t *testing.T) {
+	m := model.NewRegister(model.Options{Init: history.IntValue(0)})
+	opts := regdp.Options{Init: history.IntValue(0)}
+	counts := map[checker.Verdict]int{}
+	for seed := 0; seed < 3000; seed++ {
+		r := rand.New(rand.NewPCG(uint64(seed), 91))
+		h := shaped(r, 2+r.IntN(reference.MaxOps-1), 2+r.IntN(5), initRewrites)
+		ref, err := reference.Linearizable(context.Background(), m, h)
+		if err != nil {
+			t.Fatalf("seed %d: reference: %v", seed, err)
+		}
+		checkAgainst(t, fmt.Sprintf("small seed %d", seed), h, opts, ref.Valid)
+		counts[ref.Valid]++
+	}
+	for seed := 0; seed < 300; seed++ {
+		r := rand.New(rand.NewPCG(uint64(seed), 92))
+		h := shaped(r, 50+r.IntN(251), 2+r.IntN(15), initRewrites)
+		want, err := linear.Check(context.Background(), m, h, linear.Options{Workers: 1, NoZones: true})
+		if err != nil || want.Valid == checker.Unknown {
+			t.Fatalf("seed %d: linear: %v %s", seed, err, want.Reason)
+		}
+		checkAgainst(t, fmt.Sprintf("medium seed %d", seed), h, opts, want.Valid)
+		counts[want.Valid]++
+	}
+	if counts[checker.True] < 500 || counts[checker.False] < 500 {
+		t.Errorf("verdicts too one-sided: %v", counts)
+	}
+	t.Logf("%v", counts)
+}
+
+// shape is what a generated execution looks like: how long operations
+// last (up to span time units) and which values writes write and
+// corrupted reads return.
+type shape struct {
+	span int
+	// value draws the value of the i-th operation when it is a write.
+	value func(r *rand.Rand, i int) history.Value
+	// corrupt draws another value for a read that returned old.
+	corrupt func(r *rand.Rand, old int64) history.Value
+}
+
+// fewValues is medium's shape: short operations, values from 0 to 3.
+var fewValues = shape{
+	span:    12,
+	value:   func(r *rand.Rand, _ int) history.Value { return history.IntValue(int64(r.IntN(4))) },
+	corrupt: func(r *rand.Rand, old int64) history.Value { return history.IntValue((old + 1 + int64(r.IntN(3))) % 4) },
+}
+
+// initRewrites is the shape of a register whose values are all distinct
+// except that one write in eight writes the initial value 0 again, and
+// whose operations are long, so that many writes overlap: values that
+// nobody reads again, and writes pending many at a time.
+var initRewrites = shape{
+	span: 40,
+	value: func(r *rand.Rand, i int) history.Value {
+		if r.IntN(8) == 0 {
+			return history.IntValue(0)
+		}
+		return history.IntValue(int64(i + 1))
+	},
+	corrupt: func(r *rand.Rand, old int64) history.Value {
+		if r.IntN(3) == 0 {
+			return history.IntValue(0)
+		}
+		return history.IntValue(old + 1 + int64(r.IntN(3)))
+	},
+}
+
 // medium makes a history of n operations by c clients that ran against one
 // register starting at 0 (each operation takes effect at a random point of
 // its interval; values from 0 to 3), with about one operation in 25 crashed
 // and one in 30 failed, and three times in four one read altered.
-func medium(r *rand.Rand, n, c int) *history.History {
+func medium(r *rand.Rand, n, c int) *history.History { return shaped(r, n, c, fewValues) }
+
+// shaped is medium for any shape.
+func shaped(r *rand.Rand, n, c int, sh shape) *history.History {
 	type pend struct {
 		op    history.Op
 		point int64
@@ -195,12 +271,12 @@ func medium(r *rand.Rand, n, c int) *history.History {
 	for i := 0; i < n; i++ {
 		cl := r.IntN(c)
 		call := free[cl] + int64(r.IntN(4))
-		ret := call + int64(r.IntN(12))
+		ret := call + int64(r.IntN(sh.span))
 		free[cl] = ret + 1
 		p := pend{point: call + r.Int64N(ret-call+1), takes: true}
 		o := history.Op{Client: fmt.Sprintf("c%d", cl), Call: call, Return: ret, Status: history.OK, F: "read"}
 		if r.IntN(2) == 0 {
-			o.F, o.Value = "write", history.IntValue(int64(r.IntN(4)))
+			o.F, o.Value = "write", sh.value(r, i)
 		}
 		switch x := r.IntN(150); {
 		case x < 6:
@@ -242,7 +318,7 @@ func medium(r *rand.Rand, n, c int) *history.History {
 	if len(reads) > 0 && r.IntN(4) != 0 {
 		o := &all[reads[r.IntN(len(reads))]].op
 		old, _ := o.Value.Int()
-		o.Value = history.IntValue((old + 1 + int64(r.IntN(3))) % 4)
+		o.Value = sh.corrupt(r, old)
 	}
 	ops := make([]history.Op, len(all))
 	for i := range all {

@@ -50,17 +50,27 @@ type search struct {
 	// Layout of a configuration: word 0 holds cur, then three bitsets over
 	// slots (used writes, obliged writes, critical reads), then the crashed
 	// write counts, four 16-bit counts a word.
-	nw, stride     int
-	offUsed        int
-	offObl         int
-	offCrit        int
-	offCrash       int
-	slotOp         []int32   // the operation in each slot, or -1
-	pendW          [][]int32 // per value: pending completed writes, by return
-	crashIdx       []int32   // per value: index among the crashed counts, or -1
-	crashCalled    []int32   // per value: crashed writes called so far
-	crashOps       [][]int32 // per value: its crashed writes in call order
-	lastRead       []int32   // per value: the last return event of a read of it
+	nw, stride  int
+	offUsed     int
+	offObl      int
+	offCrit     int
+	offCrash    int
+	slotOp      []int32   // the operation in each slot, or -1
+	pendW       [][]int32 // per value: pending completed writes, by return
+	crashIdx    []int32   // per value: index among the crashed counts, or -1
+	crashCalled []int32   // per value: crashed writes called so far
+	crashOps    [][]int32 // per value: its crashed writes in call order
+	lastRead    []int32   // per value: the last return event of a read of it
+	// lastCall is, per value, the last call event of a read of it: past
+	// it, holding the value and holding any other such value are alike
+	// (see forget).
+	lastCall []int32
+	// forgetAt lists, per return event, the values with crashed writes
+	// whose last read returns there: their counts no longer matter after it.
+	forgetAt map[int32][]int32
+	// idle is the value a configuration holds in place of one no read
+	// called later can see: an index no operation has.
+	idle           int32
 	frontier, next []uint64
 	n              int // configurations in frontier
 	table          []int32
@@ -85,10 +95,12 @@ type trailEntry struct {
 func newSearch(p *problem) *search {
 	nv := len(p.vals)
 	s := &search{p: p, pendW: make([][]int32, nv), crashIdx: make([]int32, nv), crashCalled: make([]int32, nv),
-		crashOps: make([][]int32, nv), lastRead: make([]int32, nv), deadAt: -1}
+		crashOps: make([][]int32, nv), lastRead: make([]int32, nv), lastCall: make([]int32, nv),
+		forgetAt: map[int32][]int32{}, idle: int32(nv), deadAt: -1}
 	for v := range s.crashIdx {
 		s.crashIdx[v] = -1
 		s.lastRead[v] = -1
+		s.lastCall[v] = -1
 	}
 	nCrash := 0
 	for i := range p.ops {
@@ -101,6 +113,12 @@ func newSearch(p *problem) *search {
 			}
 		case kRead:
 			s.lastRead[o.val] = max(s.lastRead[o.val], o.ret)
+			s.lastCall[o.val] = max(s.lastCall[o.val], o.call)
+		}
+	}
+	for v, k := range s.crashIdx {
+		if k >= 0 && s.lastRead[v] >= 0 {
+			s.forgetAt[s.lastRead[v]] = append(s.forgetAt[s.lastRead[v]], int32(v))
 		}
 	}
 	// Slots: completed operations hold one from call to return.
@@ -130,7 +148,7 @@ func newSearch(p *problem) *search {
 	s.trail = make([]trailEntry, len(p.events))
 	s.scratch = make([]uint64, s.stride)
 	s.frontier = make([]uint64, s.stride)
-	s.frontier[0] = uint64(p.init)
+	s.frontier[0] = uint64(s.held(p.init, -1))
 	s.n = 1
 	return s
 }
@@ -342,15 +360,30 @@ func (s *search) retire(o int32) {
 	}
 }
 
-// canon clears what can no longer matter, so that equivalent
-// configurations meet: crashed-write counts of values no read returns
-// after event e.
-func (s *search) canon(c []uint64, e int32) {
-	for v, k := range s.crashIdx {
-		if k >= 0 && s.lastRead[v] <= e {
-			s.setCrashUsed(c, int32(v), 0)
-		}
+// held is what a configuration records as holding value v after event e:
+// v itself while some read of v is still to be called, else idle. The
+// value held matters only to the reads called later (a read called while
+// its value is held is satisfied at once), so configurations that differ
+// only in values nobody will read again are one: without this, a history
+// whose values are all distinct but one (a write of the initial value, say)
+// keeps one configuration per write that could have been the last, and
+// the sweep grows quadratic in the writes pending at once.
+func (s *search) held(v int32, e int32) int32 {
+	if v == s.idle || s.lastCall[v] <= e {
+		return s.idle
 	}
+	return v
+}
+
+// canon clears what can no longer matter after the return event e, so that
+// equivalent configurations meet: the crashed-write counts of the values in
+// forget, whose last read returned at e (those of values read earlier are
+// already clear), and a value held that no read called later can see.
+func (s *search) canon(c []uint64, e int32, forget []int32) {
+	for _, v := range forget {
+		s.setCrashUsed(c, v, 0)
+	}
+	c[0] = uint64(s.held(int32(c[0]), e))
 }
 
 // ret processes the return event e of op o: every configuration is carried
@@ -363,16 +396,11 @@ func (s *search) ret(e int32, o int32) bool {
 	s.resetTable(2 * s.n)
 	tr := &s.trail[e]
 	op := &s.p.ops[o]
-	canonNeeded := false
-	for v, k := range s.crashIdx {
-		if k >= 0 && s.lastRead[v] == e {
-			canonNeeded = true
-		}
-	}
+	forget := s.forgetAt[e]
 	for i := 0; i < s.n; i++ {
 		c := s.cfg(i)
 		if s.apply(c, s.scratch, o, emptyChoice, nil, nil) {
-			s.add(s.scratch, int32(i), emptyChoice, tr, canonNeeded, e)
+			s.add(s.scratch, int32(i), emptyChoice, tr, e, forget)
 		}
 		s.cbuf = s.cands(c, op.val, s.cbuf)
 		if len(s.cbuf) > maxCands {
@@ -382,7 +410,7 @@ func (s *search) ret(e int32, o int32) bool {
 		for mask := uint64(0); mask < 1<<uint(len(s.cbuf)); mask++ {
 			ch := 1 | mask<<1
 			if s.apply(c, s.scratch, o, ch, s.cbuf, nil) {
-				s.add(s.scratch, int32(i), ch, tr, canonNeeded, e)
+				s.add(s.scratch, int32(i), ch, tr, e, forget)
 			}
 		}
 	}
@@ -412,9 +440,9 @@ func (s *search) resetTable(n int) {
 }
 
 // hashKey hashes the part of a configuration that must match exactly for
-// one configuration to dominate another: the value held, the obliged
-// writes and the critical reads. The used writes and crashed counts are
-// compared by dominance instead (see add).
+// one configuration to dominate another: the value held and the critical
+// reads. The used and obliged writes and the crashed counts are compared
+// by dominance instead (see add).
 func (s *search) hashKey(c []uint64) uint64 {
 	h := uint64(0x9e3779b97f4a7c15)
 	mix := func(w uint64) {
@@ -423,19 +451,24 @@ func (s *search) hashKey(c []uint64) uint64 {
 		h ^= h >> 32
 	}
 	mix(c[0])
-	for _, w := range c[s.offObl:s.offCrash] {
+	for _, w := range c[s.offCrit:s.offCrash] {
 		mix(w)
 	}
 	return h
 }
 
 // dominates reports whether configuration a can do everything b can, given
-// the same value, obliged writes and critical reads: a used a subset of b's
-// pending writes (an unused write that is no longer obliged can always be
-// slipped in unseen before its return) and no more crashed writes of any
-// value (they are interchangeable).
+// the same value and critical reads: a used a subset of b's pending writes
+// (an unused write that is no longer obliged can always be slipped in
+// unseen before its return), is obliged to a subset of b's obligations (an
+// obligation only forbids an empty gap) and used no more crashed writes of
+// any value (they are interchangeable). The obliged writes of a
+// configuration are those called since its last nonempty gap, so they are
+// ordered by inclusion: without this, a history whose writes overlap many
+// at a time keeps one configuration per recent gap, each as wide as the
+// writes pending.
 func (s *search) dominates(a, b []uint64) bool {
-	for i := s.offUsed; i < s.offObl; i++ {
+	for i := s.offUsed; i < s.offCrit; i++ {
 		if a[i]&^b[i] != 0 {
 			return false
 		}
@@ -454,15 +487,13 @@ func (s *search) dominates(a, b []uint64) bool {
 }
 
 func (s *search) sameKey(a, b []uint64) bool {
-	return a[0] == b[0] && equal(a[s.offObl:s.offCrash], b[s.offObl:s.offCrash])
+	return a[0] == b[0] && equal(a[s.offCrit:s.offCrash], b[s.offCrit:s.offCrash])
 }
 
 // add puts a copy of c into the next frontier unless a configuration there
 // dominates it; one that c dominates is replaced by c.
-func (s *search) add(c []uint64, parent int32, choice uint64, tr *trailEntry, canon bool, e int32) {
-	if canon {
-		s.canon(c, e)
-	}
+func (s *search) add(c []uint64, parent int32, choice uint64, tr *trailEntry, e int32, forget []int32) {
+	s.canon(c, e, forget)
 	s.states++
 	n := len(s.next) / s.stride
 	if 2*n+2 > len(s.table) {

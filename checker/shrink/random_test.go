@@ -35,15 +35,7 @@ func TestRandomCores(t *testing.T) {
 		cfg := randhist.Default(name)
 		cfg.Ops = 4 + r.IntN(7)
 		cfg.Ties = []int{0, 0, 2, 4}[r.IntN(4)]
-		cfg.Init = history.IntValue(0)
-		if name == "kv" {
-			cfg.Init = history.StringValue("")
-		}
-		h, err := randhist.New(r, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		check, keyed := randomChecker(name, cfg.Init)
+		h, check, keyed := randomHistory(t, r, name, cfg)
 		res, err := check(ctx, h)
 		if err != nil {
 			t.Fatal(err)
@@ -70,6 +62,23 @@ func TestRandomCores(t *testing.T) {
 		sizes[core.Size()]++
 	}
 	t.Logf("%d violating histories in %d; core sizes %v", found, tried, sizes)
+}
+
+// randomHistory generates a history of the randhist model name from cfg,
+// with the model's usual initial value, and returns it with the reference
+// checker for it and whether the model is keyed.
+func randomHistory(t *testing.T, r *rand.Rand, name string, cfg randhist.Config) (*history.History, Checker, bool) {
+	t.Helper()
+	cfg.Init = history.IntValue(0)
+	if name == "kv" {
+		cfg.Init = history.StringValue("")
+	}
+	h, err := randhist.New(r, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check, keyed := randomChecker(name, cfg.Init)
+	return h, check, keyed
 }
 
 // randomChecker returns the reference linearizability checker for a

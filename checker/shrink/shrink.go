@@ -124,8 +124,13 @@ var ErrNotViolating = errors.New("shrink: the history does not violate the crite
 // Minimize shrinks a history the checker rejects to a 1-minimal core.
 //
 // First it cuts: operations that failed and reads of unknown outcome are
-// dropped (they change no verdict); then, when the checker decides
-// linearizability, only one failing key is kept for a keyed model (exact by
+// dropped (they change no verdict). For linearizability of reads, writes
+// and compare-and-sets it then grows a core from the operation the check
+// could not place (see grow.go): a small history that keeps a few
+// operations as recorded and is a relaxation of the original; once one
+// fails, each of its operations is weakened in turn while the checker
+// still rejects it, and the result is 1-minimal. Otherwise, when the
+// checker decides linearizability, only one failing key is kept for a keyed model (exact by
 // locality; of several, the one that fails earliest), and the history is
 // truncated after the earliest return at which it already fails
 // (operations still running become of unknown outcome, later ones are
@@ -133,7 +138,8 @@ var ErrNotViolating = errors.New("shrink: the history does not violate the crite
 // its order is not tied to time, so it is not cut. Then delta debugging
 // (Zeller and Hildebrandt's ddmin) weakens as many operations as it can
 // while the checker still rejects the history, weakened writes whose value
-// nothing observes are dropped, and a last pass confirms that weakening any
+// nothing observes (and those beyond what the observers need) are dropped,
+// and a last pass confirms that weakening any
 // single operation of the core makes the checker accept it.
 //
 // The work is bounded by ctx: when it ends, the best core found so far is
@@ -183,7 +189,12 @@ func MinimizeFor(ctx context.Context, h *history.History, m model.Info, check Ch
 	}
 	s.last = res
 	s.criterion = res.Criterion
-	if s.criterion == checker.Linearizable {
+	s.standIn = standIn(h, s.criterion)
+	grown, err := s.grow(res, max(minCheckBudget, growFactor*firstCheck))
+	if err != nil {
+		return Core{}, err
+	}
+	if s.criterion == checker.Linearizable && grown == nil {
 		cut := s.prefixCut
 		if keyed {
 			cut = func() error {
@@ -194,13 +205,7 @@ func MinimizeFor(ctx context.Context, h *history.History, m model.Info, check Ch
 			return Core{}, err
 		}
 	}
-	if err := s.ddmin(); err != nil {
-		return Core{}, err
-	}
-	if err := s.dropUnobserved(); err != nil {
-		return Core{}, err
-	}
-	minimal, err := s.confirm()
+	minimal, err := s.reduce(grown)
 	if err != nil {
 		return Core{}, err
 	}
@@ -213,6 +218,30 @@ func MinimizeFor(ctx context.Context, h *history.History, m model.Info, check Ch
 	}
 	c.Checks = s.checks
 	return c, nil
+}
+
+// reduce weakens what it can of the current forms and reports whether the
+// result was shown 1-minimal: a grown core (grown lists its operations,
+// most promising first) in one pass over its operations, least promising
+// first, anything else by ddmin; then dropUnobserved, and confirm when the
+// pass did not show minimality.
+func (s *shrinker) reduce(grown []int) (bool, error) {
+	shown := false
+	if grown != nil {
+		var err error
+		if shown, err = s.whittle(grown); err != nil {
+			return false, err
+		}
+	} else if err := s.ddmin(); err != nil {
+		return false, err
+	}
+	if err := s.dropUnobserved(); err != nil {
+		return false, err
+	}
+	if shown {
+		return true, nil
+	}
+	return s.confirm()
 }
 
 // recheck checks the core cut out on its own (Core.Standalone) and fails
@@ -256,6 +285,20 @@ type shrinker struct {
 	// budget bounds each check while shrinking (zero: only ctx bounds it);
 	// see minCheckBudget.
 	budget time.Duration
+	// standIn is set when an earlier-called weakened write can stand in for
+	// a later one of the same value (see standIn).
+	standIn bool
+}
+
+// standIn reports whether, in histories cut from h and checked for
+// criterion, a weakened write can stand in for one of the same value
+// called later: for linearizability, where only real time orders it, when
+// no client's operations touch (a client's order then is real time's) and
+// there are no versions (a write then also follows the version order). For
+// sequential consistency a write follows its client's earlier operations,
+// whenever it was called.
+func standIn(h *history.History, criterion string) bool {
+	return criterion == checker.Linearizable && !model.UsesVersions(h) && !h.RealTime().Touching
 }
 
 // A reduced history can be far harder to check than the original: weakened
@@ -269,6 +312,10 @@ const (
 	minCheckBudget    = 250 * time.Millisecond
 	checkBudgetFactor = 10
 )
+
+// Growing a core (see grow) may take growFactor times what the whole
+// history took, but at least minCheckBudget.
+const growFactor = 4
 
 // Looking for the failing key that fails earliest may take keyScanFactor
 // times what the whole history took, but at least minKeyScan, once one
@@ -675,24 +722,40 @@ func registerOp(m model.Info, o *history.Op) bool {
 type keyed struct{ key, val history.Value }
 
 // dropUnobserved deletes weakened writes and cas whose value (per key)
-// no completed read returns and no cas expects. While a register holds
-// such a value only operations blind to it can take effect, so removing
-// the optional operation that stored it keeps every order legal: the
-// deletion changes no verdict. It applies only to histories of reads,
+// no operation kept observes (a completed read that returns it, a cas that
+// expects it), and, where they can stand in for each other (standIn), of
+// those whose value k kept operations observe, all but the k called first. While a register holds a value nobody observes only
+// operations blind to it can take effect, so removing the optional
+// operation that stored it keeps every order legal; and of the optional
+// writes of an observed value an order needs at most one before each
+// observer, which the earliest called can stand in for (see grow.go). The
+// deletions change no verdict. It applies only to histories of reads,
 // writes and cas without fencing tokens, and is kept only if the checker
 // still rejects the result.
 func (s *shrinker) dropUnobserved() error {
 	if s.done() {
 		return nil
 	}
-	observed := make(map[keyed]bool)
-	for i, f := range s.forms {
+	next, ok := s.surplus(s.forms)
+	if !ok || formsKey(next) == formsKey(s.forms) {
+		return nil
+	}
+	_, err := s.accept(next)
+	return err
+}
+
+// surplus returns forms without the weakened writes and cas that
+// dropUnobserved deletes, and false when the history is not one of reads,
+// writes and cas without fencing tokens.
+func (s *shrinker) surplus(forms []form) ([]form, bool) {
+	needs := make(map[keyed]int)
+	for i, f := range forms {
 		if f == dropped {
 			continue
 		}
 		o := &s.h.Ops[i]
 		if !registerOp(s.m, o) || !o.Token.IsNone() {
-			return nil
+			return nil, false
 		}
 		if f == weak {
 			// A weakened cas is an optional write of its new value: it
@@ -700,29 +763,33 @@ func (s *shrinker) dropUnobserved() error {
 			continue
 		}
 		if v, ok := s.m.ReadResult(o); ok {
-			observed[keyed{o.Key, v}] = true
+			needs[keyed{o.Key, v}]++
 		}
 		if v, ok := s.m.Expected(o); ok {
-			observed[keyed{o.Key, v}] = true
+			needs[keyed{o.Key, v}]++
 		}
 	}
-	next := append([]form(nil), s.forms...)
-	changed := false
-	for i, f := range s.forms {
+	// The history is in call order: the first weakened writes of a value
+	// met are the earliest called.
+	next := append([]form(nil), forms...)
+	for i, f := range forms {
 		if f != weak {
 			continue
 		}
 		o := &s.h.Ops[i]
-		if v, ok := s.m.Stored(o); ok && !observed[keyed{o.Key, v}] {
+		v, ok := s.m.Stored(o)
+		if !ok {
+			continue
+		}
+		if needs[keyed{o.Key, v}] == 0 {
 			next[i] = dropped
-			changed = true
+			continue
+		}
+		if s.standIn {
+			needs[keyed{o.Key, v}]--
 		}
 	}
-	if !changed {
-		return nil
-	}
-	_, err := s.accept(next)
-	return err
+	return next, true
 }
 
 // confirm establishes 1-minimality on the reduced history itself: weakening

@@ -39,6 +39,8 @@ func TestWorkloads(t *testing.T) {
 		{"register/ops=300/clients=6/unique/anomaly=none", checker.True, "zones"},
 		{"register/ops=300/clients=6/unique/anomaly=stale-read", checker.False, "zones"},
 		{"hard/writers=4", checker.False, "wgl"},
+		{"writes/ops=300/initwrite", checker.True, "zones"},
+		{"writes/ops=300/overlap=20", checker.True, "zones"},
 	}
 	for _, tc := range tests {
 		w, err := generate(tc.spec)
@@ -98,5 +100,17 @@ func TestTxnChild(t *testing.T) {
 	}
 	if got := thousandsInt(1_000_000); got != "1,000,000" {
 		t.Errorf("thousandsInt = %q", got)
+	}
+}
+
+// TestCoreSize reads a core's size from a JSON report, and fails on a
+// report without one.
+func TestCoreSize(t *testing.T) {
+	out := []byte(`{"histories":[{"results":[{"verdict":"false","violations":[{"core":{"ops":[{},{},{}],"weakened":[{}],"minimal":true}}]}]}]}`)
+	if n, minimal, err := coreSize(out); err != nil || n != 4 || !minimal {
+		t.Errorf("coreSize = %d, %v, %v; want 4, true", n, minimal, err)
+	}
+	if _, _, err := coreSize([]byte(`{"histories":[{"results":[{"verdict":"true"}]}]}`)); err == nil {
+		t.Error("no error for a report without a core")
 	}
 }

@@ -158,11 +158,13 @@ func loadCorpus(corpus, dir string, only map[string]bool) ([]*workload, error) {
 
 // spec describes a generated workload as "model/key=value/...", for
 // example "kv/ops=100000/keys=1000/clients=32/crash=0.01/anomaly=none",
-// "register/ops=1000000/clients=64/unique/anomaly=none" or "hard/writers=60".
+// "register/ops=1000000/clients=64/unique/anomaly=none", "hard/writers=60"
+// or "writes/ops=30000/overlap=30000/initwrite".
 func generate(spec string) (*workload, error) {
 	parts := strings.Split(spec, "/")
 	o := sim.RandomOptions{Model: parts[0], Clients: 1, Seed: 1}
 	writers := 60
+	overlap, initWrite := 0, false
 	for _, p := range parts[1:] {
 		k, v, _ := strings.Cut(p, "=")
 		var err error
@@ -185,6 +187,10 @@ func generate(spec string) (*workload, error) {
 			o.Seed = uint32(s)
 		case "writers":
 			writers, err = strconv.Atoi(v)
+		case "overlap":
+			overlap, err = strconv.Atoi(v)
+		case "initwrite":
+			initWrite = true
 		default:
 			err = errors.New("unknown setting")
 		}
@@ -195,11 +201,16 @@ func generate(spec string) (*workload, error) {
 	init := history.IntValue(0)
 	w := &workload{name: spec}
 	var err error
-	if o.Model == "hard" {
+	switch o.Model {
+	case "hard":
 		w.h, err = hardHistory(writers)
 		w.m = model.NewCASRegister(model.Options{Init: init})
 		w.want = checker.False
-	} else {
+	case "writes":
+		w.h, err = writesHistory(o.Ops, overlap, initWrite)
+		w.m = model.NewRegister(model.Options{Init: init})
+		w.want = checker.True
+	default:
 		w.h, err = sim.Random(o)
 		switch o.Model {
 		case "kv":
@@ -219,6 +230,27 @@ func generate(spec string) (*workload, error) {
 	}
 	w.pModel, w.pOps = porcupinemodel.Register(w.h, init)
 	return w, nil
+}
+
+// writesHistory is a write-only register starting at 0: n writes of
+// distinct values, each on a process of its own, the i-th called at time i
+// and returning overlap later (0: all of them overlap). With initWrite the
+// middle write writes the initial value again, which takes the history
+// away from the unique-values algorithm.
+func writesHistory(n, overlap int, initWrite bool) (*history.History, error) {
+	if overlap <= 0 {
+		overlap = n
+	}
+	ops := make([]history.Op, n)
+	for i := range ops {
+		v := int64(i + 1)
+		if initWrite && i == n/2 {
+			v = 0
+		}
+		ops[i] = history.Op{Client: fmt.Sprintf("w%d", i), F: "write", Value: history.IntValue(v),
+			Call: int64(i), Return: int64(i + overlap), Status: history.OK}
+	}
+	return history.FromOps(ops)
 }
 
 // hardHistory is a history beyond any budget: writers concurrent writes of
