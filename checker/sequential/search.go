@@ -321,11 +321,11 @@ func (s *searcher[S]) dfs(g guard[S]) bool {
 	if len(s.trail) > s.bestLen {
 		s.record()
 	}
-	key := s.canonKey(&g)
-	if _, ok := s.memo[key]; ok {
+	if s.failed(&g) {
 		s.undo(mark)
 		return false
 	}
+	key := s.canonKey(&g, false)
 	for _, c := range s.candidates(&g) {
 		if s.try(c) {
 			return true
@@ -344,6 +344,22 @@ func (s *searcher[S]) dfs(g guard[S]) bool {
 	}
 	s.undo(mark)
 	return false
+}
+
+// failed reports whether the memo holds the configuration or one with
+// every continuation it has: the same unguarded (a guard only removes
+// continuations), or with its optional last operations not taken.
+func (s *searcher[S]) failed(g *guard[S]) bool {
+	if _, ok := s.memo[s.canonKey(g, false)]; ok {
+		return true
+	}
+	if g.on {
+		if _, ok := s.memo[s.canonKey(&guard[S]{}, false)]; ok {
+			return true
+		}
+	}
+	_, ok := s.memo[s.canonKey(&guard[S]{}, true)]
+	return ok
 }
 
 // try takes candidate c and searches on; an optional last operation

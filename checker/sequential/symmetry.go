@@ -113,9 +113,15 @@ func (g *guard[S]) allows(m model.Model[S], k int32, op *model.Op, ns S) bool {
 
 // canonKey encodes the configuration up to symmetry: the sorted suffix
 // ids of the processes, each key's interned state, and the guard.
-func (s *searcher[S]) canonKey(g *guard[S]) string {
+// With restore, every optional last operation taken counts as not taken:
+// that configuration has every continuation this one has.
+func (s *searcher[S]) canonKey(g *guard[S], restore bool) string {
 	ids := s.scratch[:0]
 	for pi, f := range s.front {
+		ops := s.p.procs[pi]
+		if restore && int(f) == len(ops) && f > 0 && s.red.lastOpt[ops[f-1]] {
+			f--
+		}
 		ids = append(ids, s.red.suffix[pi][f])
 	}
 	slices.Sort(ids)
