@@ -87,14 +87,7 @@ func TestReductionsAgreeWithReference(t *testing.T) {
 				if r.IntN(2) == 0 {
 					cfg.Init = history.IntValue(0)
 				}
-				base, err := randhist.New(r, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				base.Meta = map[string]history.Value{}
-				if !cfg.Init.IsNone() {
-					base.Meta["init"] = cfg.Init
-				}
+				base := generate(t, r, cfg)
 				register := name == "register" || name == "cas-register"
 				h := withCrashedClients(r, base, min(12-len(base.Ops), 2+r.IntN(5)), register, name == "cas-register")
 				md := []mode{searchOnly, noLinear}[i%2]
