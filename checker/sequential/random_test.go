@@ -80,14 +80,7 @@ func TestAgreesWithReference(t *testing.T) {
 				seed := uint64(mi)<<32 | uint64(i)
 				r := rand.New(rand.NewPCG(seed, 7))
 				cfg := randomConfig(r, mc.name)
-				h, err := randhist.New(r, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				h.Meta = map[string]history.Value{}
-				if !cfg.Init.IsNone() {
-					h.Meta["init"] = cfg.Init
-				}
+				h := generate(t, r, cfg)
 				md := mode(i % 3)
 				nilAny := mc.name == "register" && i%7 == 0
 				v, method := mc.run(t, seed, h, md, nilAny)
@@ -99,6 +92,21 @@ func TestAgreesWithReference(t *testing.T) {
 			t.Logf("verdicts by method: %v", counts)
 		})
 	}
+}
+
+// generate draws a history for cfg and records its initial value in its
+// metadata, for opts.
+func generate(t *testing.T, r *rand.Rand, cfg randhist.Config) *history.History {
+	t.Helper()
+	h, err := randhist.New(r, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Meta = map[string]history.Value{}
+	if !cfg.Init.IsNone() {
+		h.Meta["init"] = cfg.Init
+	}
+	return h
 }
 
 // opts reads back the initial value the generator used.

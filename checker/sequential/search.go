@@ -2,9 +2,9 @@ package sequential
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/histcheck/histcheck/checker"
@@ -64,6 +64,8 @@ type searcher[S comparable] struct {
 	// maxNodes, when positive, bounds nodes.
 	maxNodes int64
 	buf      []byte
+	red      reductions
+	scratch  []int32
 
 	bestLen    int
 	bestTrail  []step[S]
@@ -96,8 +98,9 @@ func runSearch[S comparable](ctx context.Context, p *problem[S], maxNodes, maxBy
 			s.left++
 		}
 	}
+	s.red = newReductions(p)
 	s.bestLen = -1
-	ok := s.dfs()
+	ok := s.dfs(guard[S]{})
 	res := checker.Result{Method: MethodSearch}
 	res.Stats.States = s.nodes
 	res.Stats.MemoSize = int64(len(s.memo))
@@ -211,24 +214,8 @@ func (s *searcher[S]) eager() {
 	}
 }
 
-// key encodes the configuration: each process's position, then each
-// key's interned state.
-func (s *searcher[S]) key() string {
-	b := s.buf[:0]
-	for _, f := range s.front {
-		b = binary.AppendUvarint(b, uint64(f))
-	}
-	for _, id := range s.sid {
-		b = binary.AppendUvarint(b, uint64(id))
-	}
-	s.buf = b
-	return string(b)
-}
-
-// candidates lists the legal continuations: operations whose result lets
-// a blocked read go on first (most such reads first), then by call time;
-// then, last, skipping an operation of unknown outcome.
-func (s *searcher[S]) candidates() []candidate[S] {
+// blocked lists the next operations that are reads and are illegal now.
+func (s *searcher[S]) blocked() []int32 {
 	p := s.p
 	var blocked []int32
 	for pi := range p.procs {
@@ -240,32 +227,46 @@ func (s *searcher[S]) candidates() []candidate[S] {
 			blocked = append(blocked, op)
 		}
 	}
+	return blocked
+}
+
+// candidates lists the legal continuations that g allows: operations
+// whose result lets a blocked read go on first (most such reads first),
+// then by call time; then, last, skipping an operation of unknown outcome
+// that is not its process's last. Of processes with the same remaining
+// operations, only the first is a candidate.
+func (s *searcher[S]) candidates(g *guard[S]) []candidate[S] {
+	p := s.p
+	blocked := s.blocked()
 	var cs, skips []candidate[S]
+	seen := s.scratch[:0]
 	for pi := range p.procs {
 		op := s.next(pi)
 		if op < 0 {
 			continue
 		}
+		if sid := s.red.suffix[pi][s.front[pi]]; slices.Contains(seen, sid) {
+			continue
+		} else {
+			seen = append(seen, sid)
+		}
 		mo := &p.c.Ops[op]
 		k := p.keyOf[op]
-		if ns, ok := p.m.Step(s.states[k], mo); ok {
-			c := candidate[S]{proc: int32(pi), next: ns, call: mo.Call}
-			if ns != s.states[k] {
-				for _, r := range blocked {
-					if p.keyOf[r] != k || r == op {
-						continue
-					}
-					if _, ok := p.m.Step(ns, &p.c.Ops[r]); ok {
-						c.score++
-					}
-				}
-			}
-			cs = append(cs, c)
+		ns, legal := p.m.Step(s.states[k], mo)
+		noop := legal && ns == s.states[k]
+		// An optional last operation that changes nothing is never worth
+		// taking (see guard).
+		if legal && (!noop || !s.red.lastOpt[op]) && g.allows(p.m, k, mo, ns) {
+			cs = append(cs, candidate[S]{proc: int32(pi), next: ns, call: mo.Call, score: s.enables(op, k, ns, blocked)})
 		}
-		if mo.Unknown {
+		// Skipping an operation that, taken, changes nothing reaches the
+		// same configuration; skipping a last one is never needed; under
+		// a guard, skips come first (see guard).
+		if mo.Unknown && !s.red.lastOpt[op] && !noop && !g.on {
 			skips = append(skips, candidate[S]{proc: int32(pi), skip: true, call: mo.Call})
 		}
 	}
+	s.scratch = seen
 	sort.SliceStable(cs, func(a, b int) bool {
 		if cs[a].score != cs[b].score {
 			return cs[a].score > cs[b].score
@@ -275,11 +276,34 @@ func (s *searcher[S]) candidates() []candidate[S] {
 	return append(cs, skips...)
 }
 
-func (s *searcher[S]) dfs() bool {
+// enables counts the blocked reads of key k, other than op, that become
+// legal when op leads to ns.
+func (s *searcher[S]) enables(op, k int32, ns S, blocked []int32) int {
+	p := s.p
+	if ns == s.states[k] {
+		return 0
+	}
+	n := 0
+	for _, r := range blocked {
+		if p.keyOf[r] != k || r == op {
+			continue
+		}
+		if _, ok := p.m.Step(ns, &p.c.Ops[r]); ok {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *searcher[S]) dfs(g guard[S]) bool {
 	mark := len(s.trail)
 	s.eager()
 	if s.left == 0 {
 		return true
+	}
+	if len(s.trail) > mark {
+		// A read ran that was illegal before the optional operation.
+		g.on = false
 	}
 	s.nodes++
 	if s.nodes%ctxCheckEvery == 0 {
@@ -297,17 +321,15 @@ func (s *searcher[S]) dfs() bool {
 	if len(s.trail) > s.bestLen {
 		s.record()
 	}
-	key := s.key()
-	if _, ok := s.memo[key]; ok {
+	if s.failed(&g) {
 		s.undo(mark)
 		return false
 	}
-	for _, c := range s.candidates() {
-		s.exec(c.proc, c.next, c.skip)
-		if s.dfs() {
+	key := s.canonKey(&g, false)
+	for _, c := range s.candidates(&g) {
+		if s.try(c) {
 			return true
 		}
-		s.undo(len(s.trail) - 1)
 		if s.stop != nil {
 			break
 		}
@@ -321,6 +343,39 @@ func (s *searcher[S]) dfs() bool {
 		}
 	}
 	s.undo(mark)
+	return false
+}
+
+// failed reports whether the memo holds the configuration or one with
+// every continuation it has: the same unguarded (a guard only removes
+// continuations), or with its optional last operations not taken.
+func (s *searcher[S]) failed(g *guard[S]) bool {
+	if _, ok := s.memo[s.canonKey(g, false)]; ok {
+		return true
+	}
+	if g.on {
+		if _, ok := s.memo[s.canonKey(&guard[S]{}, false)]; ok {
+			return true
+		}
+	}
+	_, ok := s.memo[s.canonKey(&guard[S]{}, true)]
+	return ok
+}
+
+// try takes candidate c and searches on; an optional last operation
+// guards the configuration it leads to.
+func (s *searcher[S]) try(c candidate[S]) bool {
+	op := s.p.procs[c.proc][s.front[c.proc]]
+	var g guard[S]
+	if !c.skip && s.red.lastOpt[op] {
+		k := s.p.keyOf[op]
+		g = guard[S]{on: true, key: k, pre: s.states[k], preID: s.sid[k]}
+	}
+	s.exec(c.proc, c.next, c.skip)
+	if s.dfs(g) {
+		return true
+	}
+	s.undo(len(s.trail) - 1)
 	return false
 }
 
