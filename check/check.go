@@ -481,7 +481,7 @@ func (r *run) checkCriterion(c string, targets []object) ([]checker.Verdict, *ch
 		out := Result{Result: res}
 		if !r.req.NoCore && res.Valid == checker.False && hasCore(c) && len(res.Violations) > 0 {
 			done := r.progress("finding the core of", c)
-			core, err := findCore(r.ctx, &obj, c, r.out.Options, r.sopts, coreBudget(r.req.Limits.Timeout, res.Elapsed, r.req.Limits.CoreTime))
+			core, err := findCore(r.ctx, &obj, c, res, r.out.Options, r.sopts, coreBudget(r.req.Limits.Timeout, res.Elapsed, r.req.Limits.CoreTime))
 			done()
 			if ie := new(suite.InternalError); errors.As(err, &ie) {
 				r.out.Internal = true

@@ -33,9 +33,11 @@ func coreBudget(timeout, elapsed, own time.Duration) time.Duration {
 }
 
 // findCore shrinks the object's history, which violates criterion, to a
-// minimal core, and describes it in terms of the whole history h. It
-// returns nil without error when no core could be found in the time given.
-func findCore(ctx context.Context, obj *object, criterion string, mopts model.Options,
+// minimal core, and describes it in terms of the whole history h. known is
+// the check's result, with the whole history's positions: shrinking starts
+// from it rather than checking the history again. It returns nil without
+// error when no core could be found in the time given.
+func findCore(ctx context.Context, obj *object, criterion string, known checker.Result, mopts model.Options,
 	sopts suite.Options, budget time.Duration) (core *shrink.Core, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -51,7 +53,7 @@ func findCore(ctx context.Context, obj *object, criterion string, mopts model.Op
 	check := func(ctx context.Context, hh *history.History) (checker.Result, error) {
 		return suite.Run(ctx, obj.model, hh, criterion, mopts, sopts)
 	}
-	c, err := shrink.MinimizeFor(ctx, obj.h, obj.model.Info, check)
+	c, err := shrink.MinimizeFrom(ctx, obj.h, obj.model.Info, check, lowerResult(known, obj.pos))
 	if errors.Is(err, shrink.ErrNotViolating) {
 		// The first check of the search ran out of time.
 		return nil, nil
@@ -63,6 +65,35 @@ func findCore(ctx context.Context, obj *object, criterion string, mopts model.Op
 		c = liftCore(c, obj.pos)
 	}
 	return &c, nil
+}
+
+// lowerResult renames the positions of r, a result lifted from an
+// object's history (see object.lift), back to the object's own. A result
+// naming a position outside the object comes back empty, which shrinking
+// does not use.
+func lowerResult(r checker.Result, pos []int) checker.Result {
+	if pos == nil {
+		return r
+	}
+	own := make(map[int]int, len(pos))
+	for i, p := range pos {
+		own[p] = i
+	}
+	inside := true
+	at := func(x int) int {
+		i, ok := own[x]
+		inside = inside && ok
+		return i
+	}
+	vs := make([]checker.Violation, len(r.Violations))
+	for i, v := range r.Violations {
+		vs[i] = v.MapOps(at)
+	}
+	if !inside {
+		return checker.Result{}
+	}
+	r.Violations, r.Witness, r.Dropped = vs, nil, nil
+	return r
 }
 
 // liftCore renames a core's positions in an object's history by their

@@ -49,13 +49,20 @@ func differential[S comparable](t *testing.T, name string, newModel func(model.O
 // -short), each passed through alter when it is set.
 func differentialOn[S comparable](t *testing.T, name string, newModel func(model.Options) model.Model[S], n uint64,
 	alter func(r *rand.Rand, h *history.History) *history.History) {
+	differentialFrom(t, name, newModel, n, smallConfig, alter)
+}
+
+// differentialFrom is differentialOn with the generator settings drawn by
+// config.
+func differentialFrom[S comparable](t *testing.T, name string, newModel func(model.Options) model.Model[S], n uint64,
+	config func(r *rand.Rand, name string) randhist.Config, alter func(r *rand.Rand, h *history.History) *history.History) {
 	if testing.Short() {
 		n /= 4
 	}
 	counts := map[checker.Verdict]int{}
 	for seed := uint64(0); seed < n; seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x11ea7))
-		cfg := smallConfig(r, name)
+		cfg := config(r, name)
 		h, err := randhist.New(r, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -181,4 +188,27 @@ func TestDifferentialWeakened(t *testing.T) {
 		differentialOn(t, "cas-register", model.NewCASRegister, perModel/2, weakenSome)
 	})
 	t.Run("kv", func(t *testing.T) { differentialOn(t, "kv", model.NewKV, perModel/2, weakenSome) })
+}
+
+// manyClientsConfig is smallConfig with many clients, each doing one or two
+// operations, on two or three values, crashes common: identical operations
+// of different clients then overlap, which is where the search takes
+// interchangeable operations in one order only (see twins).
+func manyClientsConfig(r *rand.Rand, name string) randhist.Config {
+	cfg := smallConfig(r, name)
+	cfg.Ops = 6 + r.IntN(reference.MaxOps-5)
+	cfg.Processes = cfg.Ops/2 + r.IntN(cfg.Ops/2+1)
+	cfg.Values = 2 + r.IntN(2)
+	cfg.CrashRate = []float64{0.1, 0.3, 0.5}[r.IntN(3)]
+	return cfg
+}
+
+func TestDifferentialManyClients(t *testing.T) {
+	t.Parallel()
+	t.Run("register", func(t *testing.T) {
+		differentialFrom(t, "register", model.NewRegister, perModel/2, manyClientsConfig, nil)
+	})
+	t.Run("cas-register", func(t *testing.T) {
+		differentialFrom(t, "cas-register", model.NewCASRegister, perModel/2, manyClientsConfig, nil)
+	})
 }

@@ -76,10 +76,12 @@ type searcher[S comparable] struct {
 	match      []int32 // for a call entry its return entry; 0 for returns
 	tail       int32
 
-	// twin[i] is the previous operation identical to ops[i] (same kind,
-	// arguments, outcome rule and interval), or -1. Identical operations
-	// are interchangeable, so the search takes them in index order only:
-	// this tames the many weakened copies a core's shrinking makes.
+	// twin[i] is an operation the search must take before ops[i], or -1:
+	// one identical to it for the model (same kind, arguments and outcome
+	// rule) whose interval is no later at either end (see twins). Such
+	// operations are interchangeable, so the search takes them in that
+	// order only: this tames the many weakened copies a core's shrinking
+	// makes, and the many clients of a register with few values.
 	twin []int32
 	// after, when a client's operations touch, gives each operation the previous one of
 	// its process, which must be taken first (-1: none); nil otherwise.
@@ -552,9 +554,19 @@ func clearBit(bits []uint64, i int32)    { bits[i>>6] &^= 1 << (uint(i) & 63) }
 func flipBit(bits []uint64, i int32)     { bits[i>>6] ^= 1 << (uint(i) & 63) }
 
 // twins links each operation to the previous one identical to it for the
-// model (Proc aside, which models must not depend on), or -1.
+// model (Proc aside, which models must not depend on) in a chain whose
+// intervals move forward at both ends, or to -1. Taking the operations of
+// such a chain in its order loses no linearization: given one, give the
+// chain's k-th operation the k-th earliest of the places its operations
+// take; each then still lies within its own interval, since calls and
+// returns both move forward along the chain, and the states are the same
+// since the operations are. Of unknown outcome (no return), the operations
+// taken can likewise be made the first ones of the chain. Each operation
+// is linked to the one just before it in (identity, call, return) order,
+// when that one returns no later.
 func twins(ops []model.Op) []int32 {
-	keys := make([][6]int64, len(ops))
+	type key = [4]int64
+	keys := make([]key, len(ops))
 	idx := make([]int32, len(ops))
 	for i := range ops {
 		o := &ops[i]
@@ -562,13 +574,17 @@ func twins(ops []model.Op) []int32 {
 		if o.Unknown {
 			u = 1
 		}
-		keys[i] = [6]int64{int64(o.Kind)<<1 | u, o.A, o.B, o.C, o.Call, o.Return}
+		keys[i] = key{int64(o.Kind)<<1 | u, o.A, o.B, o.C}
 		idx[i] = int32(i)
 	}
-	// Sorting positions by (key, position) puts each operation right
-	// after its previous twin.
 	slices.SortFunc(idx, func(x, y int32) int {
 		if c := slices.Compare(keys[x][:], keys[y][:]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(ops[x].Call, ops[y].Call); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(ops[x].Return, ops[y].Return); c != 0 {
 			return c
 		}
 		return cmp.Compare(x, y)
@@ -576,8 +592,11 @@ func twins(ops []model.Op) []int32 {
 	tw := make([]int32, len(ops))
 	for k, i := range idx {
 		tw[i] = -1
-		if k > 0 && keys[idx[k-1]] == keys[i] {
-			tw[i] = idx[k-1]
+		if k == 0 {
+			continue
+		}
+		if j := idx[k-1]; keys[j] == keys[i] && (ops[i].Unknown || ops[j].Return <= ops[i].Return) {
+			tw[i] = j
 		}
 	}
 	return tw

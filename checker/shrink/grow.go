@@ -155,7 +155,7 @@ func (s *shrinker) whittleOrder(keep []int) []int {
 // originalPositions maps positions in the history forms describe to
 // positions in the original.
 func (s *shrinker) originalPositions(forms []form, ps []int) ([]int, bool) {
-	_, origin := buildFor(s.h, s.m, forms)
+	origin := s.originOf(forms)
 	out := make([]int, 0, len(ps))
 	for _, p := range ps {
 		if p < 0 || p >= len(origin) {

@@ -157,6 +157,22 @@ func Minimize(ctx context.Context, h *history.History, check Checker, keyed bool
 // writes and compare-and-sets (whose values tell which weakened ones
 // nothing observes), and m.Keyed whether the history splits by key.
 func MinimizeFor(ctx context.Context, h *history.History, m model.Info, check Checker) (Core, error) {
+	return minimize(ctx, h, m, check, nil)
+}
+
+// MinimizeFrom is MinimizeFor for a history the checker already rejected:
+// known is its result on h itself, with h's positions. Shrinking starts
+// from it instead of checking the whole history a second time (dropping
+// failed operations and reads of unknown outcome changes no verdict, so
+// the violation stands in the cut history too). A known result that is
+// not a violation, or whose violation names an operation the cut drops,
+// is checked again as MinimizeFor does.
+func MinimizeFrom(ctx context.Context, h *history.History, m model.Info, check Checker, known checker.Result) (Core, error) {
+	return minimize(ctx, h, m, check, &known)
+}
+
+// minimize is MinimizeFor, starting from known when it is not nil.
+func minimize(ctx context.Context, h *history.History, m model.Info, check Checker, known *checker.Result) (Core, error) {
 	if h == nil {
 		return Core{}, errors.New("shrink: no history")
 	}
@@ -174,12 +190,10 @@ func MinimizeFor(ctx context.Context, h *history.History, m model.Info, check Ch
 			s.forms[i] = kept
 		}
 	}
-	start := time.Now()
-	res, fails, err := s.test(s.forms)
+	res, fails, firstCheck, err := s.first(known)
 	if err != nil {
 		return Core{}, err
 	}
-	firstCheck := time.Since(start)
 	s.budget = max(minCheckBudget, checkBudgetFactor*firstCheck)
 	if !fails {
 		if res.Valid == checker.Unknown && res.Reason != "" {
@@ -244,6 +258,69 @@ func (s *shrinker) reduce(grown []int) (bool, error) {
 	return s.confirm()
 }
 
+// first is the checker's result on the current forms, whether it rejects
+// them, and how long finding that took: known's, moved to the positions of
+// the forms' history, when it can be; else a check.
+func (s *shrinker) first(known *checker.Result) (checker.Result, bool, time.Duration, error) {
+	if known != nil {
+		if res, ok := s.fromKnown(*known); ok {
+			s.cache[formsKey(s.forms)] = true
+			return res, true, known.Elapsed, nil
+		}
+	}
+	start := time.Now()
+	res, fails, err := s.test(s.forms)
+	return res, fails, time.Since(start), err
+}
+
+// fromKnown renames the positions of known, a result on s.h, by those of
+// the history the current forms describe. It reports false when known is
+// no violation or names an operation the forms drop.
+func (s *shrinker) fromKnown(known checker.Result) (checker.Result, bool) {
+	if known.Valid != checker.False || known.Criterion == "" || len(known.Violations) == 0 {
+		return checker.Result{}, false
+	}
+	at := make([]int, len(s.h.Ops))
+	for i := range at {
+		at[i] = -1
+	}
+	for p, i := range s.originOf(s.forms) {
+		at[i] = p
+	}
+	ok := true
+	rename := func(x int) int {
+		if x >= len(at) || at[x] < 0 {
+			ok = false
+			return -1
+		}
+		return at[x]
+	}
+	res := known
+	res.Witness, res.Dropped = nil, nil
+	res.Violations = make([]checker.Violation, len(known.Violations))
+	for i, v := range known.Violations {
+		res.Violations[i] = v.MapOps(rename)
+	}
+	return res, ok
+}
+
+// originOf is the origin buildFor returns for forms: the position in s.h
+// of each operation of the history forms describe, which keeps every
+// operation not dropped in order. The last one asked for is remembered, since growing and cutting ask for the same forms
+// several times.
+func (s *shrinker) originOf(forms []form) []int {
+	key := formsKey(forms)
+	if s.origin == nil || key != s.originKey {
+		s.origin, s.originKey = s.origin[:0], key
+		for i, f := range forms {
+			if f != dropped {
+				s.origin = append(s.origin, i)
+			}
+		}
+	}
+	return s.origin
+}
+
 // recheck checks the core cut out on its own (Core.Standalone) and fails
 // with ErrCoreAccepted if the checker accepts it. The search may have used
 // up ctx, so the check gets a budget of its own, recheckBudget; the core is
@@ -285,6 +362,9 @@ type shrinker struct {
 	// budget bounds each check while shrinking (zero: only ctx bounds it);
 	// see minCheckBudget.
 	budget time.Duration
+	// origin and originKey remember the last originOf.
+	origin    []int
+	originKey string
 	// standIn is set when an earlier-called weakened write can stand in for
 	// a later one of the same value (see standIn).
 	standIn bool
@@ -588,7 +668,7 @@ func (s *shrinker) failingReturn(res checker.Result, forms []form) (int64, bool)
 // of the history forms describe (where the checker reported them), and
 // false if a position is out of range.
 func (s *shrinker) originals(forms []form, positions ...[]int) ([]*history.Op, bool) {
-	_, origin := buildFor(s.h, s.m, forms)
+	origin := s.originOf(forms)
 	var ops []*history.Op
 	for _, ps := range positions {
 		for _, p := range ps {

@@ -112,7 +112,7 @@ func buildFor(h *history.History, m model.Info, forms []form) (*history.History,
 		if forms[i] == weak || forms[i] == inFlight {
 			o.Status, o.Return = history.Info, history.Infinity
 		}
-		if to, ok := casTo(m, &o); ok && forms[i] == weak && write != "" {
+		if to, ok := weakCAS(m, &o, forms[i], write); ok {
 			// A weakened cas either stored its new value or changed
 			// nothing, as an optional write of that value may: the write
 			// compares with nothing, which is weaker than a cas of unknown
@@ -138,6 +138,15 @@ func buildFor(h *history.History, m model.Info, forms []form) (*history.History,
 		origin = append(origin, i)
 	}
 	return &out, origin
+}
+
+// weakCAS returns the value a weakened compare-and-set writes when it
+// stands as a write (see buildFor).
+func weakCAS(m model.Info, o *history.Op, f form, write string) (history.Value, bool) {
+	if f != weak || write == "" {
+		return history.Value{}, false
+	}
+	return casTo(m, o)
 }
 
 // canonical returns the canonical name of the first operation m classes

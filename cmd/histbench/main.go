@@ -59,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.corpus, "corpus", "", "the corpus folder (default: shared/corpus beside the module)")
 	fs.IntVar(&o.reps, "reps", 11, "repetitions of each in-process measurement")
 	fs.IntVar(&o.childReps, "child-reps", 3, "repetitions of each child-process measurement")
-	fs.StringVar(&o.rows, "rows", "all", "comma-separated groups to run: corpus, files, kv, e2e, cores, large, unique, writes, budget, txn, edn, or all")
+	fs.StringVar(&o.rows, "rows", "all", "comma-separated groups to run: corpus, files, kv, e2e, cores, large, unique, many, writes, budget, txn, edn, or all")
 	fs.StringVar(&o.plot, "plot", "", "write a PNG of check time against history size to this file")
 	fs.DurationVar(&o.pTimeout, "porcupine-timeout", time.Minute, "time limit for Porcupine on the generated workloads")
 	fs.Int64Var(&o.pMemory, "porcupine-memory", 8<<30, "address-space limit, in bytes, for Porcupine's child processes")
@@ -98,6 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		{"cores", b.coreRows},
 		{"large", b.largeRows},
 		{"unique", b.uniqueRow},
+		{"many", b.manyClientsRows},
 		{"writes", b.writesRows},
 		{"budget", b.budgetRows},
 		{"txn", b.txnRows},
@@ -444,6 +445,42 @@ func (b *bench) uniqueRow() error {
 			return h.Verdict == "true" && h.Seconds < 10 && h.Method == "zones"
 		})
 }
+
+// manyClientsRows times one compare-and-set register, values drawn from
+// five, 2% crashed, at Jepsen's concurrency: each row's goal is a verdict
+// within a time and a memory budget. Porcupine gets manyPorcupineTime.
+func (b *bench) manyClientsRows() error {
+	rows := []struct {
+		clients, ops int
+		anomaly      string
+		limit        time.Duration
+		memory       int64
+	}{
+		{16, 5000, "none", 10 * time.Second, 1 << 30},
+		{32, 5000, "none", 10 * time.Second, 1 << 30},
+		{32, 5000, "stale-read", 10 * time.Second, 1 << 30},
+		{64, 10000, "none", 30 * time.Second, 2 << 30},
+	}
+	for _, r := range rows {
+		spec := fmt.Sprintf("cas-register/ops=%d/clients=%d/crash=0.02/seed=5/anomaly=%s", r.ops, r.clients, r.anomaly)
+		want := map[bool]string{true: "true", false: "false"}[r.anomaly == "none"]
+		name := fmt.Sprintf("cas register, values from 5, %d clients, %d ops, 2%% crashed, %s", r.clients, r.ops,
+			map[bool]string{true: "valid", false: "one stale read"}[r.anomaly == "none"])
+		target := fmt.Sprintf("%s in ≤ %s, ≤ %s", want, r.limit, bytes(uint64(r.memory)))
+		limit, memory := r.limit, r.memory
+		err := b.childRow(name, spec, target, 3*limit, 2*memory, manyPorcupineTime, func(h, _ childResult) bool {
+			return h.Verdict == want && h.Seconds <= limit.Seconds() && h.PeakRSS <= memory
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// manyPorcupineTime bounds Porcupine on the many-clients rows, where it
+// finds no answer in minutes.
+const manyPorcupineTime = 30 * time.Second
 
 // writesRows times write-only registers whose one write of the initial
 // value takes them to the register sweep, every write overlapping every
