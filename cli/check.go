@@ -208,10 +208,10 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 	rep := &report.Report{}
 	code := ExitOK
 	files = format.ExpandRuns(files, o.allRuns) // a Jepsen store directory: its runs' histories
-	// The collector keeps the heap within the budget while it can, so that
-	// only what the run holds counts against it, not garbage.
+	// The collector keeps the heap within the budget, so garbage does not count against it.
 	mem := budget.For(o.maxMemoryBytes)
 	if mem != nil {
+		o.maxMemoryBytes = mem.Limit() // settled once, not per file
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(mem.Limit()))
 	}
 	for _, file := range files {

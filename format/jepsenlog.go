@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"io"
 	"regexp"
 	"unicode/utf8"
@@ -15,7 +16,7 @@ var jepsenLogFormat = Format{
 	Extensions: []string{".log"},
 	Events:     true,
 	Sniff:      sniffJepsenLog,
-	Read:       streamed(func(r io.Reader) (*history.History, error) { return readEventLines(r, logLine, logShape) }),
+	Read:       streamed(func(r io.Reader) (*history.History, error) { return readEventLines(r, matchLogLine, logShape) }),
 }
 
 // logShape describes a Jepsen log's history line in messages.
@@ -35,13 +36,92 @@ func sniffJepsenLog(head []byte) int {
 // tabs or runs of spaces.
 var logLine = regexp.MustCompile(`^\S*\s*INFO\s+jepsen\.util\s+-\s+(\S+)\s+:(invoke|ok|fail|info)\s+(\S+)(?:\s+(.*?))?\s*$`)
 
+// matchLogLine is logLine.FindSubmatch, with the common shape of the line
+// read without the regular expression, which dominated reading a log.
+func matchLogLine(b []byte) [][]byte {
+	if m, ok := fastLogLine(b); ok {
+		return m
+	}
+	return logLine.FindSubmatch(b)
+}
+
+// fastLogLine reads "PREFIX INFO jepsen.util - PROCESS :TYPE F VALUE" as
+// logLine does, giving the same groups; ok is false for any other shape,
+// which logLine then decides. INFO must follow at most one word of the
+// prefix, so the first INFO is the only one logLine can match.
+func fastLogLine(b []byte) (m [][]byte, ok bool) {
+	i := bytes.Index(b, []byte("INFO"))
+	if i < 0 {
+		return nil, false
+	}
+	pre := skipSpace(skipWord(b[:i]))
+	rest, ok := expectAfterSpace(b[i+4:], "jepsen.util")
+	if len(pre) > 0 || !ok {
+		return nil, false
+	}
+	if rest, ok = expectAfterSpace(rest, "-"); !ok {
+		return nil, false
+	}
+	proc, rest := word(rest)
+	typ, rest := word(rest)
+	f, rest := word(rest)
+	if len(proc) == 0 || len(typ) < 2 || typ[0] != ':' || len(f) == 0 {
+		return nil, false
+	}
+	switch string(typ[1:]) {
+	case "invoke", "ok", "fail", "info":
+	default:
+		return nil, false
+	}
+	return [][]byte{b, proc, typ[1:], f, bytes.TrimRight(skipSpace(rest), " \t\n\f\r")}, true
+}
+
+// expectAfterSpace skips at least one space, then expects word.
+func expectAfterSpace(b []byte, word string) ([]byte, bool) {
+	s := skipSpace(b)
+	if len(s) == len(b) || !bytes.HasPrefix(s, []byte(word)) {
+		return nil, false
+	}
+	return s[len(word):], true
+}
+
+// word skips at least one space, then returns the word that follows
+// (empty when there is no space or no word) and what is after it.
+func word(b []byte) ([]byte, []byte) {
+	s := skipSpace(b)
+	if len(s) == len(b) {
+		return nil, b
+	}
+	rest := skipWord(s)
+	return s[:len(s)-len(rest)], rest
+}
+
+func skipSpace(b []byte) []byte {
+	for len(b) > 0 && isRESpace(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
+func skipWord(b []byte) []byte {
+	for len(b) > 0 && !isRESpace(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
+// isRESpace is \s of package regexp.
+func isRESpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
 // logMarker finds candidate lines cheaply when sniffing.
 var logMarker = regexp.MustCompile(`INFO\s+jepsen\.util\s+-\s+\S+\s+:(invoke|ok|fail|info)\b`)
 
-// readEventLines reads the lines of r that line matches, one event each
+// readEventLines reads the lines of r that match finds, one event each
 // (its groups: process, type, f, value); other lines are skipped. Values
 // are EDN. shape describes a matching line, for the error when none does.
-func readEventLines(r io.Reader, lineRE *regexp.Regexp, shape string) (*history.History, error) {
+func readEventLines(r io.Reader, match func([]byte) [][]byte, shape string) (*history.History, error) {
 	lr := newLineReader(r, RecordLimit)
 	p := history.NewPairer()
 	line := 0
@@ -57,7 +137,7 @@ func readEventLines(r io.Reader, lineRE *regexp.Regexp, shape string) (*history.
 		if !utf8.Valid(b) {
 			return nil, history.Errorf(line, "invalid UTF-8")
 		}
-		m := lineRE.FindSubmatch(b)
+		m := match(b)
 		if m == nil {
 			continue
 		}

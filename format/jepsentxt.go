@@ -16,7 +16,7 @@ var jepsenTxtFormat = Format{
 	Summary: "Jepsen's history.txt: process, type, f and value per line, tab-separated",
 	Events:  true,
 	Sniff:   sniffJepsenTxt,
-	Read:    streamed(func(r io.Reader) (*history.History, error) { return readEventLines(r, txtLine, txtShape) }),
+	Read:    streamed(func(r io.Reader) (*history.History, error) { return readEventLines(r, txtLine.FindSubmatch, txtShape) }),
 }
 
 // txtShape describes a history.txt line in messages.
