@@ -86,6 +86,13 @@ func BoolValue(b bool) Value {
 
 func encodeElems(vs []Value) string {
 	var sb strings.Builder
+	// One allocation of the final size: lists are built by the million
+	// when transactional histories are read.
+	size := 0
+	for _, v := range vs {
+		size += 2 + len(v.text) + decimalDigits(len(v.text))
+	}
+	sb.Grow(size)
 	for _, v := range vs {
 		sb.WriteByte(byte(v.kind))
 		sb.WriteString(strconv.Itoa(len(v.text)))
@@ -93,6 +100,15 @@ func encodeElems(vs []Value) string {
 		sb.WriteString(v.text)
 	}
 	return sb.String()
+}
+
+// decimalDigits is the length of n (≥ 0) written in decimal.
+func decimalDigits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }
 
 // ListValue returns an ordered sequence (JSON array, EDN vector or list).
@@ -173,10 +189,16 @@ func (v Value) Text() string { return v.text }
 // Elems returns the elements of a List or Set, or the alternating keys and
 // values of a Map, and nil for scalars.
 func (v Value) Elems() []Value {
+	return v.AppendElems(nil)
+}
+
+// AppendElems appends what Elems returns to dst and returns the extended
+// slice, so that callers that decode many values can reuse one buffer.
+func (v Value) AppendElems(dst []Value) []Value {
 	if v.kind < List {
-		return nil
+		return dst
 	}
-	var out []Value
+	out := dst
 	s := v.text
 	for len(s) > 0 {
 		k := ValueKind(s[0])
