@@ -120,26 +120,48 @@ func KnossosNames(v history.Value) bool {
 
 // Parse reads a transaction's micro-operations from an operation's value.
 func Parse(v history.Value) ([]Mop, error) {
+	var p parser
+	out, err := p.parse(v, nil)
+	if err == nil && out == nil {
+		out = []Mop{}
+	}
+	return out, err
+}
+
+// parser reads micro-operations with buffers reused from one transaction
+// to the next: histories hold millions of them.
+type parser struct {
+	elems, parts []history.Value
+}
+
+// parse appends the micro-operations of v to dst and returns the extended
+// slice.
+func (p *parser) parse(v history.Value, dst []Mop) ([]Mop, error) {
 	if v.Kind() != history.List {
 		return nil, fmt.Errorf("a transaction is a list of micro-operations such as [[append x 1] [r y nil]], got %s", v)
 	}
-	elems := v.Elems()
-	out := make([]Mop, len(elems))
-	for i, e := range elems {
-		m, err := parseMop(e)
+	p.elems = v.AppendElems(p.elems[:0])
+	for i, e := range p.elems {
+		m, err := p.mop(e)
 		if err != nil {
 			return nil, fmt.Errorf("micro-operation %d: %w", i+1, err)
 		}
-		out[i] = m
+		dst = append(dst, m)
 	}
-	return out, nil
+	return dst, nil
 }
 
 func parseMop(e history.Value) (Mop, error) {
+	var p parser
+	return p.mop(e)
+}
+
+func (p *parser) mop(e history.Value) (Mop, error) {
 	if e.Kind() != history.List {
 		return Mop{}, fmt.Errorf("want [f key value], got %s", e)
 	}
-	parts := e.Elems()
+	p.parts = e.AppendElems(p.parts[:0])
+	parts := p.parts
 	if len(parts) < 2 || len(parts) > 3 {
 		return Mop{}, fmt.Errorf("want [f key value], got %s", e)
 	}
@@ -161,12 +183,25 @@ func parseMop(e history.Value) (Mop, error) {
 // transaction.
 func FromHistory(h *history.History) ([]Txn, error) {
 	out := make([]Txn, 0, len(h.Ops))
+	var p parser
+	// The micro-operations share large arenas, a few per history rather
+	// than one slice per transaction.
+	const chunk = 1 << 14
+	var arena []Mop
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		mops, err := Parse(op.Value)
+		if cap(arena)-len(arena) < chunk/4 {
+			arena = make([]Mop, 0, chunk)
+		}
+		base := len(arena)
+		var err error
+		arena, err = p.parse(op.Value, arena)
 		if err != nil {
 			return nil, history.Errorf(op.Line, "operation %s: %v", history.Quote(op.F), err)
 		}
+		// The full slice expression keeps one transaction's appends,
+		// if any, from running into the next's.
+		mops := arena[base:len(arena):len(arena)]
 		out = append(out, Txn{Op: i, Status: op.Status, Process: op.Process, Mops: mops})
 	}
 	return out, nil

@@ -122,6 +122,20 @@ func (g *Graph) merge(o *Graph) {
 	g.frozen = false
 }
 
+// absorb adds o's dependencies and their evidence after g's, in o's
+// order.
+func (g *Graph) absorb(o *Graph) {
+	off := int32(len(g.evidence))
+	g.evidence = append(g.evidence, o.evidence...)
+	for _, p := range o.pend {
+		if p.why >= 0 {
+			p.why += off
+		}
+		g.pend = append(g.pend, p)
+	}
+	g.frozen = false
+}
+
 // pendingAt returns the i-th dependency added: pend, then tail.
 func (g *Graph) pendingAt(i int32) pending {
 	if int(i) < len(g.pend) {

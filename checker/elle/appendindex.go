@@ -1,0 +1,357 @@
+package elle
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/txn"
+)
+
+// The list-append inference works on numbers rather than values: each key
+// gets an id at its first appearance, each micro-operation a position in
+// one array (its transaction's base plus its index), and the writer of
+// each element is looked up once. Histories hold millions of
+// micro-operations, and maps keyed by values cost more than the rest of
+// the inference together.
+
+// appendWriter says which micro-operation appended an element.
+type appendWriter struct {
+	txn, mop int32
+}
+
+// elemKey is an element of a key, by the key's id.
+type elemKey struct {
+	k int32
+	v history.Value
+}
+
+// appendAnalysis is the list-append inference of one history.
+type appendAnalysis struct {
+	txns  []txn.Txn
+	cases []Case
+	// keys are the keys by id, in the order of their first appearance.
+	keys []history.Value
+	// base[t] is the position of transaction t's first micro-operation;
+	// mopKey and final are indexed by position: the key's id, and
+	// whether the micro-operation is its transaction's last append to
+	// its key.
+	base   []int32
+	mopKey []int32
+	final  []bool
+	// writers is the appender of every element.
+	writers map[elemKey]appendWriter
+	// appendsOf lists, per key, the transactions that did not fail and
+	// append to it.
+	appendsOf [][]int32
+	// reads are the committed reads of each key without repeated
+	// elements, in history order.
+	reads [][]readOf
+	// inLongest marks, by position, the appends the longest read of
+	// their key shows.
+	inLongest []bool
+}
+
+type readOf struct {
+	txn, mop int32
+	// text is the encoding of the list read: a read is a prefix of
+	// another exactly when its encoding is a prefix of the other's.
+	text string
+	list []history.Value
+	// external reports that the transaction had not written the key
+	// before this read.
+	external bool
+}
+
+// listText is the encoding of the elements of a value read as a list
+// (none for nil or a scalar, which read as the empty list).
+func listText(v history.Value) string {
+	if v.Kind() < history.List {
+		return ""
+	}
+	return v.Text()
+}
+
+// pos is the position of micro-operation mi of transaction t.
+func (a *appendAnalysis) pos(t, mi int) int32 { return a.base[t] + int32(mi) }
+
+// analyzeAppends infers the dependency graph of a list-append history
+// and the anomalies that are not cycles.
+func analyzeAppends(txns []txn.Txn) (*Graph, []Case, error) {
+	a := &appendAnalysis{txns: txns}
+	a.indexKeys()
+	// The writers and the reads are indexed at once: neither needs the
+	// other.
+	var werr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		werr = a.indexWrites()
+	}()
+	a.indexReads()
+	<-done
+	if werr != nil {
+		return nil, nil, werr
+	}
+	g := a.orderKeys()
+	return g, a.cases, nil
+}
+
+// indexKeys numbers the keys and the micro-operations.
+func (a *appendAnalysis) indexKeys() {
+	a.base = make([]int32, len(a.txns)+1)
+	total := 0
+	for ti := range a.txns {
+		a.base[ti] = int32(total)
+		total += len(a.txns[ti].Mops)
+	}
+	a.base[len(a.txns)] = int32(total)
+	a.mopKey = make([]int32, total)
+	ids := map[history.Value]int32{}
+	for ti := range a.txns {
+		for mi, m := range a.txns[ti].Mops {
+			id, ok := ids[m.Key]
+			if !ok {
+				id = int32(len(a.keys))
+				ids[m.Key] = id
+				a.keys = append(a.keys, m.Key)
+			}
+			a.mopKey[a.pos(ti, mi)] = id
+		}
+	}
+	a.appendsOf = make([][]int32, len(a.keys))
+	a.reads = make([][]readOf, len(a.keys))
+	a.inLongest = make([]bool, total)
+}
+
+// indexWrites finds the writer of every element; an element appended
+// twice to one key makes the history unreadable, since the order of a
+// key's appends is read off its elements.
+func (a *appendAnalysis) indexWrites() error {
+	appends := 0
+	for ti := range a.txns {
+		for _, m := range a.txns[ti].Mops {
+			if m.Kind == txn.Append {
+				appends++
+			}
+		}
+	}
+	// Room for every element up front spares growing the map.
+	a.writers = make(map[elemKey]appendWriter, appends)
+	a.final = make([]bool, len(a.mopKey))
+	var last map[int32]int
+	for ti := range a.txns {
+		t := &a.txns[ti]
+		keys := a.mopKey[a.base[ti]:a.base[ti+1]]
+		last = lastAppends(t.Mops, keys, last)
+		for mi, m := range t.Mops {
+			if m.Kind != txn.Append {
+				continue
+			}
+			kv := elemKey{keys[mi], m.Value}
+			if prev, dup := a.writers[kv]; dup {
+				return fmt.Errorf("%s is appended to key %s twice (transactions at operations %d and %d); "+
+					"list-append needs each key's elements to be unique", m.Value, m.Key, a.txns[prev.txn].Op, t.Op)
+			}
+			a.writers[kv] = appendWriter{txn: int32(ti), mop: int32(mi)}
+			final := isLastAppend(t.Mops, keys, mi, last)
+			a.final[a.pos(ti, mi)] = final
+			if final && t.Status != history.Fail {
+				a.appendsOf[keys[mi]] = append(a.appendsOf[keys[mi]], int32(ti))
+			}
+		}
+	}
+	return nil
+}
+
+// lastAppends maps each key to the position of the transaction's last
+// append to it, for transactions too long to scan (nil for the others,
+// the rule: a few micro-operations each). It reuses m.
+func lastAppends(mops []txn.Mop, keys []int32, m map[int32]int) map[int32]int {
+	if len(mops) <= 16 {
+		return nil
+	}
+	if m == nil {
+		m = map[int32]int{}
+	}
+	clear(m)
+	for mi, op := range mops {
+		if op.Kind == txn.Append {
+			m[keys[mi]] = mi
+		}
+	}
+	return m
+}
+
+// isLastAppend reports whether no later micro-operation of the
+// transaction appends to mops[mi]'s key; last is lastAppends' map.
+func isLastAppend(mops []txn.Mop, keys []int32, mi int, last map[int32]int) bool {
+	if last != nil {
+		return last[keys[mi]] == mi
+	}
+	for j := mi + 1; j < len(mops); j++ {
+		if mops[j].Kind == txn.Append && keys[j] == keys[mi] {
+			return false
+		}
+	}
+	return true
+}
+
+// indexReads collects the committed reads, checking each transaction's
+// reads against its own earlier micro-operations (internal) and for
+// repeated elements (duplicate-elements).
+func (a *appendAnalysis) indexReads() {
+	st := newInternalState()
+	var dec listDecoder
+	// clean[k] is the longest read of k so far without repeated
+	// elements: its prefixes have none either.
+	clean := make([]string, len(a.keys))
+	for ti := range a.txns {
+		t := &a.txns[ti]
+		if !t.Committed() {
+			continue // the reads of a failed or crashed transaction are unknown
+		}
+		st.reset()
+		keys := a.mopKey[a.base[ti]:a.base[ti+1]]
+		for mi, m := range t.Mops {
+			k := keys[mi]
+			if m.Kind == txn.Append {
+				st.append(k, m.Value)
+				continue
+			}
+			var list []history.Value
+			if !m.Value.IsNil() {
+				list = dec.decode(m.Value)
+			}
+			if c, bad := st.check(ti, mi, m, k, list, t.Mops[mi+1:], keys[mi+1:]); bad {
+				a.cases = append(a.cases, c)
+			}
+			text := listText(m.Value)
+			if !strings.HasPrefix(clean[k], text) {
+				if d, ok := dec.duplicates(list); ok {
+					a.cases = append(a.cases, Case{Name: "duplicate-elements", Txns: []int{ti}, Key: m.Key, Mop: mi, Element: d,
+						Values: []history.Value{m.Value}})
+					st.read(k, list)
+					continue
+				}
+				if len(text) > len(clean[k]) {
+					clean[k] = text
+				}
+			}
+			a.reads[k] = append(a.reads[k], readOf{txn: int32(ti), mop: int32(mi), text: text, list: list, external: !st.wrote[k]})
+			st.read(k, list)
+		}
+	}
+}
+
+// listDecoder decodes the lists read into large shared arenas, and keeps
+// the set the duplicate test of long lists reuses.
+type listDecoder struct {
+	arena []history.Value
+	seen  map[history.Value]bool
+}
+
+const arenaChunk = 1 << 16
+
+// decode returns v's elements, in the arena.
+func (d *listDecoder) decode(v history.Value) []history.Value {
+	if cap(d.arena)-len(d.arena) < arenaChunk/16 {
+		d.arena = make([]history.Value, 0, arenaChunk)
+	}
+	start := len(d.arena)
+	d.arena = v.AppendElems(d.arena)
+	if len(d.arena) == start {
+		return nil
+	}
+	// The full slice expression keeps appends to one list out of the
+	// next.
+	return d.arena[start:len(d.arena):len(d.arena)]
+}
+
+// duplicates returns the first element of list that repeats an earlier
+// one. Reads are short lists as a rule (keys retire after a few
+// appends), which a pairwise scan handles faster than a set.
+func (d *listDecoder) duplicates(list []history.Value) (history.Value, bool) {
+	if len(list) <= 16 {
+		for j := 1; j < len(list); j++ {
+			for i := 0; i < j; i++ {
+				if list[i] == list[j] {
+					return list[j], true
+				}
+			}
+		}
+		return history.Value{}, false
+	}
+	if d.seen == nil {
+		d.seen = map[history.Value]bool{}
+	}
+	clear(d.seen)
+	for _, v := range list {
+		if d.seen[v] {
+			return v, true
+		}
+		d.seen[v] = true
+	}
+	return history.Value{}, false
+}
+
+// internalState is what a transaction knows of each key (by id) from its
+// own micro-operations: the whole list after a read, or only the
+// elements it appended since (a suffix) when it has not read the key.
+type internalState struct {
+	known  map[int32][]history.Value
+	whole  map[int32]bool
+	wrote  map[int32]bool
+	suffix map[int32][]history.Value
+}
+
+func newInternalState() *internalState {
+	return &internalState{known: map[int32][]history.Value{}, whole: map[int32]bool{},
+		wrote: map[int32]bool{}, suffix: map[int32][]history.Value{}}
+}
+
+// reset forgets what the previous transaction knew, keeping the maps.
+func (s *internalState) reset() {
+	clear(s.known)
+	clear(s.whole)
+	clear(s.wrote)
+	clear(s.suffix)
+}
+
+func (s *internalState) append(k int32, v history.Value) {
+	s.wrote[k] = true
+	if s.whole[k] {
+		s.known[k] = append(append([]history.Value(nil), s.known[k]...), v)
+		return
+	}
+	s.suffix[k] = append(s.suffix[k], v)
+}
+
+func (s *internalState) read(k int32, list []history.Value) {
+	s.known[k], s.whole[k] = list, true
+	delete(s.suffix, k)
+}
+
+// check compares a read of key k with what the transaction knows: an
+// internal anomaly when they differ, a future-read when the read holds an
+// element the transaction appends only later (later and laterKeys are
+// the micro-operations after the read and their keys).
+func (s *internalState) check(ti, mi int, m txn.Mop, k int32, list []history.Value, later []txn.Mop, laterKeys []int32) (Case, bool) {
+	for j, n := range later {
+		if n.Kind == txn.Append && laterKeys[j] == k && contains(list, n.Value) {
+			return Case{Name: "future-read", Txns: []int{ti}, Key: m.Key, Mop: mi, Element: n.Value}, true
+		}
+	}
+	if s.whole[k] {
+		if !equalLists(s.known[k], list) {
+			return Case{Name: "internal", Txns: []int{ti}, Key: m.Key, Mop: mi, Values: s.known[k]}, true
+		}
+		return Case{}, false
+	}
+	suf := s.suffix[k]
+	if len(suf) > 0 && (len(list) < len(suf) || !equalLists(list[len(list)-len(suf):], suf)) {
+		// Values holds the appended suffix; the explanation says "ending with".
+		return Case{Name: "internal", Txns: []int{ti}, Key: m.Key, Mop: mi, Values: suf, Element: history.StringValue("suffix")}, true
+	}
+	return Case{}, false
+}
