@@ -118,7 +118,11 @@ func (g *Graph) add(a, b int, w Why) {
 // merge adds o's dependencies after g's; o carries no evidence (process
 // and real-time order).
 func (g *Graph) merge(o *Graph) {
-	g.tail = append(g.tail, o.pend...)
+	if g.tail == nil {
+		g.tail = o.pend // o is not used again: no copy
+	} else {
+		g.tail = append(g.tail, o.pend...)
+	}
 	g.frozen = false
 }
 

@@ -116,15 +116,25 @@ type keyOutput struct {
 func (a *appendAnalysis) orderKeys() *Graph {
 	outs := make([]keyOutput, 0, 2*workers)
 	ranges := a.keyRanges(cap(outs))
-	for range ranges {
-		outs = append(outs, keyOutput{g: &Graph{n: len(a.txns)}})
+	for _, r := range ranges {
+		// Each append makes about one ww dependency, each read a wr and
+		// an rw one: room for them up front spares growing the arrays.
+		deps := 0
+		for k := r[0]; k < r[1]; k++ {
+			deps += len(a.appendsOf[k]) + 2*len(a.reads[k])
+		}
+		outs = append(outs, keyOutput{g: &Graph{n: len(a.txns), pend: make([]pending, 0, deps), evidence: make([]Why, 0, deps)}})
 	}
 	parallel(len(ranges), func(i int) {
 		for k := ranges[i][0]; k < ranges[i][1]; k++ {
 			a.orderKey(int32(k), &outs[i])
 		}
 	})
-	g := newGraph(len(a.txns))
+	deps := 0
+	for _, o := range outs {
+		deps += len(o.g.pend)
+	}
+	g := &Graph{n: len(a.txns), pend: make([]pending, 0, deps), evidence: make([]Why, 0, deps)}
 	for _, o := range outs {
 		g.absorb(o.g)
 		a.cases = append(a.cases, o.cases...)

@@ -1,6 +1,7 @@
 package elle
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/histcheck/histcheck/history"
@@ -64,6 +65,10 @@ func addRealtimeOrder(g *Graph, txns []txn.Txn, h *history.History) {
 	// marked[f] == e.t+1 says f precedes the completing transaction e.t:
 	// marking its predecessors keeps the frontier's update linear.
 	marked := make([]int, len(txns))
+	// completed lists the transactions in the order they completed: the
+	// edges are added after the frontier's pass, when their number is
+	// known, in that order.
+	var completed []int
 	for _, e := range evs {
 		if e.invoke {
 			from[e.t] = len(arena)
@@ -71,6 +76,7 @@ func addRealtimeOrder(g *Graph, txns []txn.Txn, h *history.History) {
 			to[e.t] = len(arena)
 			continue
 		}
+		completed = append(completed, e.t)
 		ps := arena[from[e.t]:to[e.t]]
 		for _, p := range ps {
 			marked[p] = e.t + 1
@@ -82,10 +88,13 @@ func addRealtimeOrder(g *Graph, txns []txn.Txn, h *history.History) {
 			}
 		}
 		frontier = append(kept, e.t)
-		for _, p := range ps {
-			g.add(p, e.t, Why{Type: Realtime})
+	}
+	g.pend = slices.Grow(g.pend, len(arena))
+	for _, t := range completed {
+		for _, p := range arena[from[t]:to[t]] {
+			g.add(p, t, Why{Type: Realtime})
 		}
-		from[e.t] = to[e.t] // its edges are added
+		from[t] = to[t] // its edges are added
 	}
 	// Crashed transactions never complete: their edges are added here,
 	// in the order of the transactions.
