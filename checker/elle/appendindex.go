@@ -54,13 +54,24 @@ type appendAnalysis struct {
 
 type readOf struct {
 	txn, mop int32
-	// text is the encoding of the list read: a read is a prefix of
-	// another exactly when its encoding is a prefix of the other's.
-	text string
+	// value is the list read and n its number of elements. A read is a
+	// prefix of another exactly when its encoding is a prefix of the
+	// other's, which spares decoding most reads.
+	value history.Value
+	n     int
+	// list is value's elements when they were decoded (nil otherwise).
 	list []history.Value
 	// external reports that the transaction had not written the key
 	// before this read.
 	external bool
+}
+
+// elems returns the elements read.
+func (r *readOf) elems() []history.Value {
+	if r.list != nil || r.n == 0 {
+		return r.list
+	}
+	return r.value.Elems()
 }
 
 // listText is the encoding of the elements of a value read as a list
@@ -204,51 +215,85 @@ func (a *appendAnalysis) indexReads() {
 	st := newInternalState()
 	var dec listDecoder
 	// clean[k] is the longest read of k so far without repeated
-	// elements: its prefixes have none either.
+	// elements (cleanLen[k] of them): its prefixes have none either.
 	clean := make([]string, len(a.keys))
+	cleanLen := make([]int, len(a.keys))
+	touched := make([]int32, len(a.keys))
 	for ti := range a.txns {
 		t := &a.txns[ti]
 		if !t.Committed() {
 			continue // the reads of a failed or crashed transaction are unknown
 		}
-		st.reset()
 		keys := a.mopKey[a.base[ti]:a.base[ti+1]]
+		// A transaction that touches each key once knows nothing of a
+		// key before it reads it: it has no internal anomaly to check.
+		alone := touchesOnce(keys, touched, int32(ti+1))
+		st.reset()
 		for mi, m := range t.Mops {
 			k := keys[mi]
 			if m.Kind == txn.Append {
 				st.append(k, m.Value)
 				continue
 			}
-			var list []history.Value
-			if !m.Value.IsNil() {
-				list = dec.decode(m.Value)
+			r := readOf{txn: int32(ti), mop: int32(mi), value: m.Value, external: !st.wrote[k]}
+			if alone {
+				r.n = m.Value.NumElems()
+			} else {
+				r.list = dec.decode(m.Value)
+				r.n = len(r.list)
+				if c, bad := st.check(ti, mi, m, k, r.list, t.Mops[mi+1:], keys[mi+1:]); bad {
+					a.cases = append(a.cases, c)
+				}
 			}
-			if c, bad := st.check(ti, mi, m, k, list, t.Mops[mi+1:], keys[mi+1:]); bad {
-				a.cases = append(a.cases, c)
-			}
-			text := listText(m.Value)
-			if !strings.HasPrefix(clean[k], text) {
-				if d, ok := dec.duplicates(list); ok {
+			if text := listText(m.Value); !strings.HasPrefix(clean[k], text) {
+				list := r.list
+				if list == nil {
+					list = dec.scratch(m.Value)
+				}
+				from := 0
+				if strings.HasPrefix(text, clean[k]) {
+					from = cleanLen[k] // the elements of clean[k] are known distinct
+				}
+				if d, ok := dec.duplicates(list, from); ok {
 					a.cases = append(a.cases, Case{Name: "duplicate-elements", Txns: []int{ti}, Key: m.Key, Mop: mi, Element: d,
 						Values: []history.Value{m.Value}})
-					st.read(k, list)
+					st.read(k, r.list)
 					continue
 				}
 				if len(text) > len(clean[k]) {
-					clean[k] = text
+					clean[k], cleanLen[k] = text, len(list)
 				}
 			}
-			a.reads[k] = append(a.reads[k], readOf{txn: int32(ti), mop: int32(mi), text: text, list: list, external: !st.wrote[k]})
-			st.read(k, list)
+			a.reads[k] = append(a.reads[k], r)
+			st.read(k, r.list)
 		}
 	}
 }
 
-// listDecoder decodes the lists read into large shared arenas, and keeps
-// the set the duplicate test of long lists reuses.
+// touchesOnce reports whether no key appears twice in keys; touched[k]
+// is set to stamp, unique to the transaction, for each key seen.
+func touchesOnce(keys []int32, touched []int32, stamp int32) bool {
+	for _, k := range keys {
+		if touched[k] == stamp {
+			return false
+		}
+		touched[k] = stamp
+	}
+	return true
+}
+
+// listDecoder decodes the lists read into large shared arenas, or into a
+// buffer when they are not kept, and keeps the set the duplicate test of
+// long lists reuses.
 type listDecoder struct {
-	arena []history.Value
-	seen  map[history.Value]bool
+	arena, buf []history.Value
+	seen       map[history.Value]bool
+}
+
+// scratch returns v's elements in a buffer the next call reuses.
+func (d *listDecoder) scratch(v history.Value) []history.Value {
+	d.buf = v.AppendElems(d.buf[:0])
+	return d.buf
 }
 
 const arenaChunk = 1 << 16
@@ -269,11 +314,12 @@ func (d *listDecoder) decode(v history.Value) []history.Value {
 }
 
 // duplicates returns the first element of list that repeats an earlier
-// one. Reads are short lists as a rule (keys retire after a few
-// appends), which a pairwise scan handles faster than a set.
-func (d *listDecoder) duplicates(list []history.Value) (history.Value, bool) {
-	if len(list) <= 16 {
-		for j := 1; j < len(list); j++ {
+// one, knowing that the first from elements are distinct. Reads are short
+// lists as a rule (keys retire after a few appends), which a pairwise
+// scan handles faster than a set.
+func (d *listDecoder) duplicates(list []history.Value, from int) (history.Value, bool) {
+	if len(list) <= 16 || len(list)-from <= 2 {
+		for j := max(from, 1); j < len(list); j++ {
 			for i := 0; i < j; i++ {
 				if list[i] == list[j] {
 					return list[j], true

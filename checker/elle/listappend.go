@@ -200,20 +200,25 @@ func (a *appendAnalysis) orderKey(k int32, out *keyOutput) {
 // is not a prefix of it (incompatible-order) and returns k's version;
 // prefix[i] says whether reads[i] is a prefix of the longest.
 func (a *appendAnalysis) longest(k int32, reads []readOf, out *keyOutput) (*version, []bool) {
+	var best *readOf
+	for i := range reads {
+		if best == nil || reads[i].n > best.n {
+			best = &reads[i]
+		}
+	}
 	var longest []history.Value
 	var text string
-	for _, r := range reads {
-		if len(r.list) > len(longest) {
-			longest, text = r.list, r.text
-		}
+	if best != nil {
+		longest, text = best.elems(), listText(best.value)
 	}
 	var reported map[string]bool
 	prefix := make([]bool, len(reads))
 	for i, r := range reads {
-		if prefix[i] = strings.HasPrefix(text, r.text); prefix[i] {
+		if prefix[i] = strings.HasPrefix(text, listText(r.value)); prefix[i] {
 			continue
 		}
-		id := history.ListValue(r.list...).String()
+		list := r.elems()
+		id := history.ListValue(list...).String()
 		if reported == nil {
 			reported = map[string]bool{}
 		}
@@ -222,7 +227,7 @@ func (a *appendAnalysis) longest(k int32, reads []readOf, out *keyOutput) (*vers
 		}
 		reported[id] = true
 		out.cases = append(out.cases, Case{Name: "incompatible-order", Txns: []int{int(r.txn)}, Key: a.keys[k], Mop: int(r.mop),
-			Values: []history.Value{history.ListValue(r.list...), history.ListValue(longest...)}})
+			Values: []history.Value{history.ListValue(list...), history.ListValue(longest...)}})
 	}
 	return a.newVersion(k, longest, text), prefix
 }
@@ -258,13 +263,13 @@ func (a *appendAnalysis) unobserved(k int32) []unseenAppend {
 // whole list).
 func (a *appendAnalysis) readDeps(ver *version, r readOf, unseen []unseenAppend, out *keyOutput) {
 	var read history.Value // None: the initial, empty list
-	if n := len(r.list); n > 0 {
-		read = r.list[n-1]
+	if n := r.n; n > 0 {
+		read = ver.longest[n-1]
 		if w, ok := ver.writers[n-1], ver.known[n-1]; ok && !a.failed(w) {
 			out.g.add(int(w.txn), int(r.txn), Why{Type: WR, Key: ver.key, Value: read, Appends: true})
 		}
 	}
-	for i := len(r.list); i < len(ver.longest); i++ {
+	for i := r.n; i < len(ver.longest); i++ {
 		w, ok := ver.writers[i], ver.known[i]
 		if !ok || a.failed(w) {
 			continue
@@ -282,34 +287,38 @@ func (a *appendAnalysis) readDeps(ver *version, r readOf, unseen []unseenAppend,
 // followed with another append to the same key (G1b).
 func (a *appendAnalysis) abortedAndIntermediate(ver *version, reads []readOf, prefix []bool, out *keyOutput) {
 	for ri, r := range reads {
-		a.abortedReads(ver, r, prefix[ri], out)
-		if n := len(r.list); n > 0 {
-			w, ok := a.writer(ver, r.list, n-1, prefix[ri])
+		list := ver.longest[:r.n] // the same elements
+		if !prefix[ri] {
+			list = r.elems()
+		}
+		a.abortedReads(ver, r, list, prefix[ri], out)
+		if n := len(list); n > 0 {
+			w, ok := a.writer(ver, list, n-1, prefix[ri])
 			if ok && !a.isFinal(w) && int(w.txn) != int(r.txn) && !a.failed(w) {
 				out.cases = append(out.cases, Case{Name: "G1b", Txns: []int{int(r.txn), int(w.txn)}, Key: ver.key, Mop: int(r.mop),
-					Element: r.list[n-1]})
+					Element: list[n-1]})
 			}
 		}
 	}
 }
 
-// abortedReads reports the elements of one read that failed transactions
-// appended, in the read's order: for a prefix of the longest read, those
-// the version lists.
-func (a *appendAnalysis) abortedReads(ver *version, r readOf, prefix bool, out *keyOutput) {
+// abortedReads reports the elements of one read (list) that failed
+// transactions appended, in the read's order: for a prefix of the longest
+// read, those the version lists.
+func (a *appendAnalysis) abortedReads(ver *version, r readOf, list []history.Value, prefix bool, out *keyOutput) {
 	g1a := func(w appendWriter, v history.Value) {
 		out.cases = append(out.cases, Case{Name: "G1a", Txns: []int{int(r.txn), int(w.txn)}, Key: ver.key, Mop: int(r.mop), Element: v})
 	}
 	if prefix {
 		for _, i := range ver.failed {
-			if i >= len(r.list) {
+			if i >= len(list) {
 				break
 			}
-			g1a(ver.writers[i], r.list[i])
+			g1a(ver.writers[i], list[i])
 		}
 		return
 	}
-	for _, v := range r.list {
+	for _, v := range list {
 		if w, ok := a.writers[elemKey{ver.k, v}]; ok && a.failed(w) {
 			g1a(w, v)
 		}
