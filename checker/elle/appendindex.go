@@ -50,6 +50,8 @@ type appendAnalysis struct {
 	// inLongest marks, by position, the appends the longest read of
 	// their key shows.
 	inLongest []bool
+	// longestOf is each key's longest read: its version order.
+	longestOf [][]history.Value
 }
 
 type readOf struct {
@@ -133,6 +135,7 @@ func (a *appendAnalysis) indexKeys() {
 	a.appendsOf = make([][]int32, len(a.keys))
 	a.reads = make([][]readOf, len(a.keys))
 	a.inLongest = make([]bool, total)
+	a.longestOf = make([][]history.Value, len(a.keys))
 }
 
 // indexWrites finds the writer of every element; an element appended

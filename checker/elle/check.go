@@ -82,6 +82,14 @@ func Analyze(ctx context.Context, h *history.History, w Workload, budget int64) 
 		addRealtimeOrder(orders, txns, h)
 	}()
 	defer func() { <-done }()
+	// So are the lost updates, which come last among the anomalies.
+	var lost []Case
+	lostDone := make(chan struct{})
+	go func() {
+		defer close(lostDone)
+		lost = lostUpdates(txns, w)
+	}()
+	defer func() { <-lostDone }()
 	var g *Graph
 	var cases []Case
 	if w == ListAppend {
@@ -95,7 +103,8 @@ func Analyze(ctx context.Context, h *history.History, w Workload, budget int64) 
 	if err != nil {
 		return nil, err
 	}
-	cases = append(cases, lostUpdates(txns, w)...)
+	<-lostDone
+	cases = append(cases, lost...)
 	<-done
 	g.merge(orders)
 	if err := ctx.Err(); err != nil {

@@ -1,6 +1,7 @@
 package elle
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/histcheck/histcheck/history"
@@ -103,6 +104,33 @@ func (a *appendAnalysis) failed(w appendWriter) bool { return a.txns[w.txn].Stat
 
 func (a *appendAnalysis) isFinal(w appendWriter) bool { return a.final[a.pos(int(w.txn), int(w.mop))] }
 
+// The evidence of list-append dependencies is kept by reference: a value
+// is an element of its key's longest read, by position (≥ 0), or an
+// append no read shows, by its micro-operation's position p (-2-p), or
+// none (noRef).
+const noRef int32 = -1
+
+func mopRef(p int32) int32 { return -2 - p }
+
+// resolver turns references back into values, for explanations.
+func (a *appendAnalysis) resolver() func(whyRef) Why {
+	keys, longest, txns, base := a.keys, a.longestOf, a.txns, a.base
+	val := func(k, ref int32) history.Value {
+		switch {
+		case ref == noRef:
+			return history.Value{}
+		case ref >= 0:
+			return longest[k][ref]
+		}
+		p := -2 - ref
+		t := sort.Search(len(txns), func(t int) bool { return base[t+1] > p })
+		return txns[t].Mops[p-base[t]].Value
+	}
+	return func(r whyRef) Why {
+		return Why{Type: r.t, Key: keys[r.key], Value: val(r.key, r.value), Next: val(r.key, r.next), Appends: true}
+	}
+}
+
 // keyOutput is what the inference of some keys found: their dependencies
 // and anomalies, kept apart so that keys can be inferred in parallel and
 // their findings joined in key order, as one pass would have made them.
@@ -123,7 +151,7 @@ func (a *appendAnalysis) orderKeys() *Graph {
 		for k := r[0]; k < r[1]; k++ {
 			deps += len(a.appendsOf[k]) + 2*len(a.reads[k])
 		}
-		outs = append(outs, keyOutput{g: &Graph{n: len(a.txns), pend: make([]pending, 0, deps), evidence: make([]Why, 0, deps)}})
+		outs = append(outs, keyOutput{g: &Graph{n: len(a.txns), pend: make([]pending, 0, deps), refs: make([]whyRef, 0, deps)}})
 	}
 	parallel(len(ranges), func(i int) {
 		for k := ranges[i][0]; k < ranges[i][1]; k++ {
@@ -134,7 +162,7 @@ func (a *appendAnalysis) orderKeys() *Graph {
 	for _, o := range outs {
 		deps += len(o.g.pend)
 	}
-	g := &Graph{n: len(a.txns), pend: make([]pending, 0, deps), evidence: make([]Why, 0, deps)}
+	g := &Graph{n: len(a.txns), pend: make([]pending, 0, deps), refs: make([]whyRef, 0, deps), resolve: a.resolver()}
 	for _, o := range outs {
 		g.absorb(o.g)
 		a.cases = append(a.cases, o.cases...)
@@ -170,22 +198,21 @@ func (a *appendAnalysis) orderKey(k int32, out *keyOutput) {
 	a.dirtyUpdates(ver, out)
 	// ww: each element's writer precedes the next element's; elements of
 	// failed transactions are skipped.
-	prev := -1
-	var prevVal history.Value
-	for i, v := range ver.longest {
+	prev, prevVal := -1, int32(0)
+	for i := range ver.longest {
 		w, ok := ver.writers[i], ver.known[i]
 		if !ok || a.failed(w) {
 			continue
 		}
 		if prev >= 0 {
-			out.g.add(prev, int(w.txn), Why{Type: WW, Key: ver.key, Value: prevVal, Next: v, Appends: true})
+			out.g.addRef(prev, int(w.txn), whyRef{t: WW, key: k, value: prevVal, next: int32(i)})
 		}
-		prev, prevVal = int(w.txn), v
+		prev, prevVal = int(w.txn), int32(i)
 	}
 	unseen := a.unobserved(k)
 	for _, u := range unseen {
 		if prev >= 0 {
-			out.g.add(prev, u.txn, Why{Type: WW, Key: ver.key, Value: prevVal, Next: u.v, Appends: true})
+			out.g.addRef(prev, u.txn, whyRef{t: WW, key: k, value: prevVal, next: u.ref})
 		}
 	}
 	for i, r := range reads {
@@ -229,12 +256,14 @@ func (a *appendAnalysis) longest(k int32, reads []readOf, out *keyOutput) (*vers
 		out.cases = append(out.cases, Case{Name: "incompatible-order", Txns: []int{int(r.txn)}, Key: a.keys[k], Mop: int(r.mop),
 			Values: []history.Value{history.ListValue(list...), history.ListValue(longest...)}})
 	}
+	a.longestOf[k] = longest
 	return a.newVersion(k, longest, text), prefix
 }
 
 type unseenAppend struct {
 	txn int
-	v   history.Value
+	// ref is the append by reference (see resolver).
+	ref int32
 }
 
 // unobserved lists the committed transactions' final appends to k that no
@@ -250,7 +279,7 @@ func (a *appendAnalysis) unobserved(k int32) []unseenAppend {
 		for mi, m := range t.Mops {
 			p := a.pos(int(ti), mi)
 			if m.Kind == txn.Append && a.mopKey[p] == k && !a.inLongest[p] && a.final[p] {
-				out = append(out, unseenAppend{txn: int(ti), v: m.Value})
+				out = append(out, unseenAppend{txn: int(ti), ref: mopRef(p)})
 			}
 		}
 	}
@@ -262,11 +291,12 @@ func (a *appendAnalysis) unobserved(k int32) []unseenAppend {
 // of the next element (or to every unobserved append when it read the
 // whole list).
 func (a *appendAnalysis) readDeps(ver *version, r readOf, unseen []unseenAppend, out *keyOutput) {
-	var read history.Value // None: the initial, empty list
+	k := ver.k
+	read := noRef // the initial, empty list
 	if n := r.n; n > 0 {
-		read = ver.longest[n-1]
+		read = int32(n - 1)
 		if w, ok := ver.writers[n-1], ver.known[n-1]; ok && !a.failed(w) {
-			out.g.add(int(w.txn), int(r.txn), Why{Type: WR, Key: ver.key, Value: read, Appends: true})
+			out.g.addRef(int(w.txn), int(r.txn), whyRef{t: WR, key: k, value: read, next: noRef})
 		}
 	}
 	for i := r.n; i < len(ver.longest); i++ {
@@ -274,11 +304,11 @@ func (a *appendAnalysis) readDeps(ver *version, r readOf, unseen []unseenAppend,
 		if !ok || a.failed(w) {
 			continue
 		}
-		out.g.add(int(r.txn), int(w.txn), Why{Type: RW, Key: ver.key, Value: read, Next: ver.longest[i], Appends: true})
+		out.g.addRef(int(r.txn), int(w.txn), whyRef{t: RW, key: k, value: read, next: int32(i)})
 		return
 	}
 	for _, u := range unseen {
-		out.g.add(int(r.txn), u.txn, Why{Type: RW, Key: ver.key, Value: read, Next: u.v, Appends: true})
+		out.g.addRef(int(r.txn), u.txn, whyRef{t: RW, key: k, value: read, next: u.ref})
 	}
 }
 
