@@ -1,8 +1,8 @@
 package elle
 
 import (
+	"cmp"
 	"slices"
-	"sort"
 
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/txn"
@@ -51,11 +51,17 @@ func addRealtimeOrder(g *Graph, txns []txn.Txn, h *history.History) {
 		}
 	}
 	// Invocations before completions at the same instant: those overlap.
-	sort.SliceStable(evs, func(i, j int) bool {
-		if evs[i].at != evs[j].at {
-			return evs[i].at < evs[j].at
+	slices.SortStableFunc(evs, func(x, y event) int {
+		if x.at != y.at {
+			return cmp.Compare(x.at, y.at)
 		}
-		return evs[i].invoke && !evs[j].invoke
+		switch {
+		case x.invoke && !y.invoke:
+			return -1
+		case !x.invoke && y.invoke:
+			return 1
+		}
+		return 0
 	})
 	// Each transaction's predecessors are the frontier when it was
 	// invoked, kept in one arena: preds[t] = arena[from[t]:to[t]].
