@@ -2,6 +2,7 @@ package elle
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/histcheck/histcheck/history"
@@ -387,18 +388,18 @@ func (s *internalState) read(k int32, list []history.Value) {
 // the micro-operations after the read and their keys).
 func (s *internalState) check(ti, mi int, m txn.Mop, k int32, list []history.Value, later []txn.Mop, laterKeys []int32) (Case, bool) {
 	for j, n := range later {
-		if n.Kind == txn.Append && laterKeys[j] == k && contains(list, n.Value) {
+		if n.Kind == txn.Append && laterKeys[j] == k && slices.Contains(list, n.Value) {
 			return Case{Name: "future-read", Txns: []int{ti}, Key: m.Key, Mop: mi, Element: n.Value}, true
 		}
 	}
 	if s.whole[k] {
-		if !equalLists(s.known[k], list) {
+		if !slices.Equal(s.known[k], list) {
 			return Case{Name: "internal", Txns: []int{ti}, Key: m.Key, Mop: mi, Values: s.known[k]}, true
 		}
 		return Case{}, false
 	}
 	suf := s.suffix[k]
-	if len(suf) > 0 && (len(list) < len(suf) || !equalLists(list[len(list)-len(suf):], suf)) {
+	if len(suf) > 0 && (len(list) < len(suf) || !slices.Equal(list[len(list)-len(suf):], suf)) {
 		// Values holds the appended suffix; the explanation says "ending with".
 		return Case{Name: "internal", Txns: []int{ti}, Key: m.Key, Mop: mi, Values: suf, Element: history.StringValue("suffix")}, true
 	}

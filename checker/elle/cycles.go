@@ -68,9 +68,16 @@ type searcher struct {
 
 func newSearcher(ctx context.Context, g *Graph, budget int64) *searcher {
 	g.freeze()
-	n := g.Len()
-	return &searcher{g: g, comps: map[EdgeType][]int32{}, budget: budget, ctx: ctx,
-		seen: make([]uint32, 4*n), parent: make([]int32, 4*n), via: make([]EdgeType, 4*n)}
+	return &searcher{g: g, comps: map[EdgeType][]int32{}, budget: budget, ctx: ctx}
+}
+
+// scratch makes the searches' arrays on the first search: a valid
+// history, settled by its components, needs none.
+func (s *searcher) scratch() {
+	if s.seen == nil {
+		n := 4 * s.g.Len()
+		s.seen, s.parent, s.via = make([]uint32, n), make([]int32, n), make([]EdgeType, n)
+	}
 }
 
 // components returns each transaction's strongly connected component in
@@ -190,6 +197,7 @@ func (s *searcher) shape(c class, extra EdgeType) (required, allowed, scc EdgeTy
 // of each step (the first kind of each edge in the order ww, wr,
 // process, realtime, rw, so that cycles use rw only when they must).
 func (s *searcher) path(from, to int, allowed EdgeType, comp []int32) ([]int, []EdgeType) {
+	s.scratch()
 	s.stamp++
 	s.queue = append(s.queue[:0], int32(from))
 	s.seen[from] = s.stamp
@@ -251,6 +259,7 @@ func pick(t EdgeType) EdgeType {
 // search over (node, last step was rw, seen a second rw). The path must
 // reach to by an edge other than rw, since the cycle leaves to by rw.
 func (s *searcher) nonadjacentPath(from, to int, allowed EdgeType, comp []int32) ([]int, []EdgeType) {
+	s.scratch()
 	state := func(v int32, lastRW, two bool) int32 {
 		x := v * 4
 		if lastRW {

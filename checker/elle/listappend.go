@@ -38,27 +38,6 @@ type elemWriter struct {
 
 type keyVal struct{ k, v history.Value }
 
-func contains(list []history.Value, v history.Value) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-func equalLists(a, b []history.Value) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // version is key k's inferred order: its longest read, with the writer of
 // each element looked up once. Most reads are prefixes of the longest and
 // share those lookups, which spares a hash of every element of every read.
