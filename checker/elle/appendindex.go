@@ -21,12 +21,6 @@ type appendWriter struct {
 	txn, mop int32
 }
 
-// elemKey is an element of a key, by the key's id.
-type elemKey struct {
-	k int32
-	v history.Value
-}
-
 // appendAnalysis is the list-append inference of one history.
 type appendAnalysis struct {
 	txns  []txn.Txn
@@ -40,8 +34,13 @@ type appendAnalysis struct {
 	base   []int32
 	mopKey []int32
 	final  []bool
-	// writers is the appender of every element.
-	writers map[elemKey]appendWriter
+	// appendOff and appendAt list each key's appends in history order:
+	// those of key k are appendAt[appendOff[k]:appendOff[k+1]]. The
+	// writer of each element is looked up in a small table per key,
+	// built where the key is ordered: one table for the whole history
+	// would not fit in any cache.
+	appendOff []int32
+	appendAt  []appendWriter
 	// appendsOf lists, per key, the transactions that did not fail and
 	// append to it.
 	appendsOf [][]int32
@@ -94,20 +93,19 @@ func (a *appendAnalysis) pos(t, mi int) int32 { return a.base[t] + int32(mi) }
 func analyzeAppends(txns []txn.Txn) (*Graph, []Case, error) {
 	a := &appendAnalysis{txns: txns}
 	a.indexKeys()
-	// The writers and the reads are indexed at once: neither needs the
+	// The appends and the reads are indexed at once: neither needs the
 	// other.
-	var werr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		werr = a.indexWrites()
+		a.indexWrites()
 	}()
 	a.indexReads()
 	<-done
-	if werr != nil {
-		return nil, nil, werr
+	g, err := a.orderKeys()
+	if err != nil {
+		return nil, nil, err
 	}
-	g := a.orderKeys()
 	return g, a.cases, nil
 }
 
@@ -122,6 +120,7 @@ func (a *appendAnalysis) indexKeys() {
 	a.base[len(a.txns)] = int32(total)
 	a.mopKey = make([]int32, total)
 	ids := map[history.Value]int32{}
+	var appends []int32 // per key, counted
 	for ti := range a.txns {
 		for mi, m := range a.txns[ti].Mops {
 			id, ok := ids[m.Key]
@@ -129,31 +128,30 @@ func (a *appendAnalysis) indexKeys() {
 				id = int32(len(a.keys))
 				ids[m.Key] = id
 				a.keys = append(a.keys, m.Key)
+				appends = append(appends, 0)
 			}
 			a.mopKey[a.pos(ti, mi)] = id
+			if m.Kind == txn.Append {
+				appends[id]++
+			}
 		}
 	}
+	a.appendOff = make([]int32, len(a.keys)+1)
+	for k, n := range appends {
+		a.appendOff[k+1] = a.appendOff[k] + n
+	}
+	a.appendAt = make([]appendWriter, a.appendOff[len(a.keys)])
 	a.appendsOf = make([][]int32, len(a.keys))
 	a.reads = make([][]readOf, len(a.keys))
 	a.inLongest = make([]bool, total)
 	a.longestOf = make([][]history.Value, len(a.keys))
 }
 
-// indexWrites finds the writer of every element; an element appended
-// twice to one key makes the history unreadable, since the order of a
-// key's appends is read off its elements.
-func (a *appendAnalysis) indexWrites() error {
-	appends := 0
-	for ti := range a.txns {
-		for _, m := range a.txns[ti].Mops {
-			if m.Kind == txn.Append {
-				appends++
-			}
-		}
-	}
-	// Room for every element up front spares growing the map.
-	a.writers = make(map[elemKey]appendWriter, appends)
+// indexWrites lists each key's appends and finds the last append of each
+// transaction to each key.
+func (a *appendAnalysis) indexWrites() {
 	a.final = make([]bool, len(a.mopKey))
+	fill := slices.Clone(a.appendOff[:len(a.keys)])
 	var last map[int32]int
 	for ti := range a.txns {
 		t := &a.txns[ti]
@@ -163,20 +161,42 @@ func (a *appendAnalysis) indexWrites() error {
 			if m.Kind != txn.Append {
 				continue
 			}
-			kv := elemKey{keys[mi], m.Value}
-			if prev, dup := a.writers[kv]; dup {
-				return fmt.Errorf("%s is appended to key %s twice (transactions at operations %d and %d); "+
-					"list-append needs each key's elements to be unique", m.Value, m.Key, a.txns[prev.txn].Op, t.Op)
-			}
-			a.writers[kv] = appendWriter{txn: int32(ti), mop: int32(mi)}
+			k := keys[mi]
+			a.appendAt[fill[k]] = appendWriter{txn: int32(ti), mop: int32(mi)}
+			fill[k]++
 			final := isLastAppend(t.Mops, keys, mi, last)
 			a.final[a.pos(ti, mi)] = final
 			if final && t.Status != history.Fail {
-				a.appendsOf[keys[mi]] = append(a.appendsOf[keys[mi]], int32(ti))
+				a.appendsOf[k] = append(a.appendsOf[k], int32(ti))
 			}
 		}
 	}
-	return nil
+}
+
+// writersOf fills out's table of key k's elements and their writers. An
+// element appended twice to one key makes the history unreadable, since
+// the order of a key's appends is read off its elements: it returns the
+// second append of the first such element, and the first.
+func (a *appendAnalysis) writersOf(k int32, out *keyOutput) (dup, first appendWriter, ok bool) {
+	if out.writers == nil {
+		out.writers = map[history.Value]appendWriter{}
+	}
+	clear(out.writers)
+	for _, w := range a.appendAt[a.appendOff[k]:a.appendOff[k+1]] {
+		v := a.txns[w.txn].Mops[w.mop].Value
+		if prev, seen := out.writers[v]; seen {
+			return w, prev, true
+		}
+		out.writers[v] = w
+	}
+	return appendWriter{}, appendWriter{}, false
+}
+
+// duplicateError says which element was appended twice.
+func (a *appendAnalysis) duplicateError(dup, first appendWriter) error {
+	m := a.txns[dup.txn].Mops[dup.mop]
+	return fmt.Errorf("%s is appended to key %s twice (transactions at operations %d and %d); "+
+		"list-append needs each key's elements to be unique", m.Value, m.Key, a.txns[first.txn].Op, a.txns[dup.txn].Op)
 }
 
 // lastAppends maps each key to the position of the transaction's last

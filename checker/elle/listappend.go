@@ -53,11 +53,11 @@ type version struct {
 	failed []int
 }
 
-func (a *appendAnalysis) newVersion(k int32, longest []history.Value, text string) *version {
+func (a *appendAnalysis) newVersion(k int32, longest []history.Value, text string, out *keyOutput) *version {
 	v := &version{k: k, key: a.keys[k], longest: longest, text: text,
 		writers: make([]appendWriter, len(longest)), known: make([]bool, len(longest))}
 	for i, e := range longest {
-		w, ok := a.writers[elemKey{k, e}]
+		w, ok := out.writers[e]
 		v.writers[i], v.known[i] = w, ok
 		if ok {
 			a.inLongest[a.pos(int(w.txn), int(w.mop))] = true
@@ -71,11 +71,11 @@ func (a *appendAnalysis) newVersion(k int32, longest []history.Value, text strin
 
 // writer returns the writer of list[i]; prefix says that list is a prefix
 // of the longest read.
-func (a *appendAnalysis) writer(ver *version, list []history.Value, i int, prefix bool) (appendWriter, bool) {
+func writer(ver *version, list []history.Value, i int, prefix bool, out *keyOutput) (appendWriter, bool) {
 	if prefix {
 		return ver.writers[i], ver.known[i]
 	}
-	w, ok := a.writers[elemKey{ver.k, list[i]}]
+	w, ok := out.writers[list[i]]
 	return w, ok
 }
 
@@ -116,11 +116,16 @@ func (a *appendAnalysis) resolver() func(whyRef) Why {
 type keyOutput struct {
 	g     *Graph
 	cases []Case
+	// writers is the table of the elements of the key being ordered.
+	writers map[history.Value]appendWriter
+	// dup and first are the first element appended twice, if any (ok).
+	dup, first appendWriter
+	ok         bool
 }
 
 // orderKeys infers every key's version order and dependencies, keys in
 // parallel, and joins what they found in key order.
-func (a *appendAnalysis) orderKeys() *Graph {
+func (a *appendAnalysis) orderKeys() (*Graph, error) {
 	outs := make([]keyOutput, 0, 2*workers)
 	ranges := a.keyRanges(cap(outs))
 	for _, r := range ranges {
@@ -133,10 +138,20 @@ func (a *appendAnalysis) orderKeys() *Graph {
 		outs = append(outs, keyOutput{g: &Graph{n: len(a.txns), pend: make([]pending, 0, deps), refs: make([]whyRef, 0, deps)}})
 	}
 	parallel(len(ranges), func(i int) {
+		out := &outs[i]
 		for k := ranges[i][0]; k < ranges[i][1]; k++ {
-			a.orderKey(int32(k), &outs[i])
+			if dup, first, ok := a.writersOf(int32(k), out); ok {
+				if !out.ok || a.pos(int(dup.txn), int(dup.mop)) < a.pos(int(out.dup.txn), int(out.dup.mop)) {
+					out.dup, out.first, out.ok = dup, first, true
+				}
+				continue
+			}
+			a.orderKey(int32(k), out)
 		}
 	})
+	if err := a.firstDuplicate(outs); err != nil {
+		return nil, err
+	}
 	deps := 0
 	for _, o := range outs {
 		deps += len(o.g.pend)
@@ -146,7 +161,23 @@ func (a *appendAnalysis) orderKeys() *Graph {
 		g.absorb(o.g)
 		a.cases = append(a.cases, o.cases...)
 	}
-	return g
+	return g, nil
+}
+
+// firstDuplicate is the error of the element appended twice whose second
+// append comes first in the history, if any.
+func (a *appendAnalysis) firstDuplicate(outs []keyOutput) error {
+	var best *keyOutput
+	for i := range outs {
+		o := &outs[i]
+		if o.ok && (best == nil || a.pos(int(o.dup.txn), int(o.dup.mop)) < a.pos(int(best.dup.txn), int(best.dup.mop))) {
+			best = o
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return a.duplicateError(best.dup, best.first)
 }
 
 // keyRanges splits the keys into at most n runs of about equal work.
@@ -236,7 +267,7 @@ func (a *appendAnalysis) longest(k int32, reads []readOf, out *keyOutput) (*vers
 			Values: []history.Value{history.ListValue(list...), history.ListValue(longest...)}})
 	}
 	a.longestOf[k] = longest
-	return a.newVersion(k, longest, text), prefix
+	return a.newVersion(k, longest, text, out), prefix
 }
 
 type unseenAppend struct {
@@ -302,7 +333,7 @@ func (a *appendAnalysis) abortedAndIntermediate(ver *version, reads []readOf, pr
 		}
 		a.abortedReads(ver, r, list, prefix[ri], out)
 		if n := len(list); n > 0 {
-			w, ok := a.writer(ver, list, n-1, prefix[ri])
+			w, ok := writer(ver, list, n-1, prefix[ri], out)
 			if ok && !a.isFinal(w) && int(w.txn) != int(r.txn) && !a.failed(w) {
 				out.cases = append(out.cases, Case{Name: "G1b", Txns: []int{int(r.txn), int(w.txn)}, Key: ver.key, Mop: int(r.mop),
 					Element: list[n-1]})
@@ -328,7 +359,7 @@ func (a *appendAnalysis) abortedReads(ver *version, r readOf, list []history.Val
 		return
 	}
 	for _, v := range list {
-		if w, ok := a.writers[elemKey{ver.k, v}]; ok && a.failed(w) {
+		if w, ok := out.writers[v]; ok && a.failed(w) {
 			g1a(w, v)
 		}
 	}
