@@ -120,19 +120,25 @@ func (a *appendAnalysis) indexKeys() {
 	a.base[len(a.txns)] = int32(total)
 	a.mopKey = make([]int32, total)
 	ids := map[history.Value]int32{}
-	var appends []int32 // per key, counted
+	// The appends of each key and the reads of committed transactions,
+	// counted, so that their lists are made once.
+	var appends, reads []int32
 	for ti := range a.txns {
+		committed := a.txns[ti].Committed()
 		for mi, m := range a.txns[ti].Mops {
 			id, ok := ids[m.Key]
 			if !ok {
 				id = int32(len(a.keys))
 				ids[m.Key] = id
 				a.keys = append(a.keys, m.Key)
-				appends = append(appends, 0)
+				appends, reads = append(appends, 0), append(reads, 0)
 			}
 			a.mopKey[a.pos(ti, mi)] = id
-			if m.Kind == txn.Append {
+			switch {
+			case m.Kind == txn.Append:
 				appends[id]++
+			case committed:
+				reads[id]++
 			}
 		}
 	}
@@ -143,6 +149,14 @@ func (a *appendAnalysis) indexKeys() {
 	a.appendAt = make([]appendWriter, a.appendOff[len(a.keys)])
 	a.appendsOf = make([][]int32, len(a.keys))
 	a.reads = make([][]readOf, len(a.keys))
+	nreads := 0
+	for _, n := range reads {
+		nreads += int(n)
+	}
+	backing := make([]readOf, nreads)
+	for k, n := range reads {
+		a.reads[k], backing = backing[:0:n], backing[n:]
+	}
 	a.inLongest = make([]bool, total)
 	a.longestOf = make([][]history.Value, len(a.keys))
 }
