@@ -7,7 +7,9 @@ package txn
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/histcheck/histcheck/history"
 )
@@ -180,15 +182,42 @@ func (p *parser) mop(e history.Value) (Mop, error) {
 
 // FromHistory reads every operation of h as a transaction. Operations of
 // the fault injector are not in h.Ops; any other operation must be a
-// transaction.
+// transaction. Long histories are read in parts, one per core, each
+// into its own arenas; the error is the first operation's that has one.
 func FromHistory(h *history.History) ([]Txn, error) {
-	out := make([]Txn, 0, len(h.Ops))
+	out := make([]Txn, len(h.Ops))
+	parts := 1
+	if len(h.Ops) >= 1<<14 {
+		parts = min(runtime.GOMAXPROCS(0), 4)
+	}
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for i := range parts {
+		lo, hi := i*len(h.Ops)/parts, (i+1)*len(h.Ops)/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = readTxns(h, lo, hi, out)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// readTxns reads operations lo to hi of h into out, stopping at the first
+// that is not a transaction.
+func readTxns(h *history.History, lo, hi int, out []Txn) error {
 	var p parser
 	// The micro-operations share large arenas, a few per history rather
 	// than one slice per transaction.
 	const chunk = 1 << 14
 	var arena []Mop
-	for i := range h.Ops {
+	for i := lo; i < hi; i++ {
 		op := &h.Ops[i]
 		if cap(arena)-len(arena) < chunk/4 {
 			arena = make([]Mop, 0, chunk)
@@ -197,14 +226,13 @@ func FromHistory(h *history.History) ([]Txn, error) {
 		var err error
 		arena, err = p.parse(op.Value, arena)
 		if err != nil {
-			return nil, history.Errorf(op.Line, "operation %s: %v", history.Quote(op.F), err)
+			return history.Errorf(op.Line, "operation %s: %v", history.Quote(op.F), err)
 		}
 		// The full slice expression keeps one transaction's appends,
 		// if any, from running into the next's.
-		mops := arena[base:len(arena):len(arena)]
-		out = append(out, Txn{Op: i, Status: op.Status, Process: op.Process, Mops: mops})
+		out[i] = Txn{Op: i, Status: op.Status, Process: op.Process, Mops: arena[base:len(arena):len(arena)]}
 	}
-	return out, nil
+	return nil
 }
 
 // Workload names what a history's transactions do: Appends when some
