@@ -119,17 +119,17 @@ func (a *appendAnalysis) indexKeys() {
 	}
 	a.base[len(a.txns)] = int32(total)
 	a.mopKey = make([]int32, total)
-	ids := map[history.Value]int32{}
+	var ids keyIDs
 	// The appends of each key and the reads of committed transactions,
 	// counted, so that their lists are made once.
 	var appends, reads []int32
 	for ti := range a.txns {
 		committed := a.txns[ti].Committed()
 		for mi, m := range a.txns[ti].Mops {
-			id, ok := ids[m.Key]
+			id, ok := ids.get(m.Key)
 			if !ok {
 				id = int32(len(a.keys))
-				ids[m.Key] = id
+				ids.set(m.Key, id)
 				a.keys = append(a.keys, m.Key)
 				appends, reads = append(appends, 0), append(reads, 0)
 			}
@@ -159,6 +159,57 @@ func (a *appendAnalysis) indexKeys() {
 	}
 	a.inLongest = make([]bool, total)
 	a.longestOf = make([][]history.Value, len(a.keys))
+}
+
+// smallNat returns v as a small non-negative integer, if it is one: the
+// keys and elements of most histories are, and an array indexed by them
+// costs less than a map hashing their text.
+func smallNat(v history.Value, limit int) (int, bool) {
+	if v.Kind() != history.Int || len(v.Text()) > 9 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range []byte(v.Text()) {
+		if c < '0' || c > '9' {
+			return 0, false // a sign
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, n < limit
+}
+
+// keyIDs numbers keys: small integers in an array, others in a map.
+type keyIDs struct {
+	dense []int32 // id+1 of key n; 0: none yet
+	other map[history.Value]int32
+}
+
+// maxDenseKey bounds the keys numbered in the array.
+const maxDenseKey = 1 << 20
+
+func (ids *keyIDs) get(k history.Value) (int32, bool) {
+	if n, ok := smallNat(k, maxDenseKey); ok {
+		if n < len(ids.dense) && ids.dense[n] > 0 {
+			return ids.dense[n] - 1, true
+		}
+		return 0, false
+	}
+	id, ok := ids.other[k]
+	return id, ok
+}
+
+func (ids *keyIDs) set(k history.Value, id int32) {
+	if n, ok := smallNat(k, maxDenseKey); ok {
+		if n >= len(ids.dense) {
+			ids.dense = append(ids.dense, make([]int32, n+1-len(ids.dense))...)
+		}
+		ids.dense[n] = id + 1
+		return
+	}
+	if ids.other == nil {
+		ids.other = map[history.Value]int32{}
+	}
+	ids.other[k] = id
 }
 
 // indexWrites lists each key's appends and finds the last append of each
@@ -192,18 +243,66 @@ func (a *appendAnalysis) indexWrites() {
 // the order of a key's appends is read off its elements: it returns the
 // second append of the first such element, and the first.
 func (a *appendAnalysis) writersOf(k int32, out *keyOutput) (dup, first appendWriter, ok bool) {
-	if out.writers == nil {
-		out.writers = map[history.Value]appendWriter{}
-	}
-	clear(out.writers)
-	for _, w := range a.appendAt[a.appendOff[k]:a.appendOff[k+1]] {
-		v := a.txns[w.txn].Mops[w.mop].Value
-		if prev, seen := out.writers[v]; seen {
+	appends := a.appendAt[a.appendOff[k]:a.appendOff[k+1]]
+	out.writers.reset(len(appends))
+	for _, w := range appends {
+		if prev, seen := out.writers.put(a.txns[w.txn].Mops[w.mop].Value, w); seen {
 			return w, prev, true
 		}
-		out.writers[v] = w
 	}
 	return appendWriter{}, appendWriter{}, false
+}
+
+// writerTable maps one key's elements to their writers: small integers
+// (the rule: Jepsen appends 1, 2, 3, … to each key) in an array, the
+// others in a map.
+type writerTable struct {
+	dense []appendWriter // txn+1 in txn; 0: none
+	used  []int          // the entries of dense set, to clear them
+	limit int
+	other map[history.Value]appendWriter
+}
+
+// reset empties the table for a key of n appends.
+func (t *writerTable) reset(n int) {
+	for _, i := range t.used {
+		t.dense[i] = appendWriter{}
+	}
+	t.used = t.used[:0]
+	clear(t.other)
+	// Elements far above the number of appends go to the map, so that
+	// the array stays small.
+	t.limit = 4*n + 64
+	if len(t.dense) < t.limit {
+		t.dense = make([]appendWriter, t.limit)
+	}
+}
+
+// put records w as the writer of v, unless v has one: then it returns it.
+func (t *writerTable) put(v history.Value, w appendWriter) (appendWriter, bool) {
+	if prev, ok := t.get(v); ok {
+		return prev, true
+	}
+	if n, ok := smallNat(v, t.limit); ok {
+		t.dense[n] = appendWriter{txn: w.txn + 1, mop: w.mop}
+		t.used = append(t.used, n)
+		return appendWriter{}, false
+	}
+	if t.other == nil {
+		t.other = map[history.Value]appendWriter{}
+	}
+	t.other[v] = w
+	return appendWriter{}, false
+}
+
+// get returns the writer of v.
+func (t *writerTable) get(v history.Value) (appendWriter, bool) {
+	if n, ok := smallNat(v, t.limit); ok {
+		w := t.dense[n]
+		return appendWriter{txn: w.txn - 1, mop: w.mop}, w.txn > 0
+	}
+	w, ok := t.other[v]
+	return w, ok
 }
 
 // duplicateError says which element was appended twice.

@@ -57,7 +57,7 @@ func (a *appendAnalysis) newVersion(k int32, longest []history.Value, text strin
 	v := &version{k: k, key: a.keys[k], longest: longest, text: text,
 		writers: make([]appendWriter, len(longest)), known: make([]bool, len(longest))}
 	for i, e := range longest {
-		w, ok := out.writers[e]
+		w, ok := out.writers.get(e)
 		v.writers[i], v.known[i] = w, ok
 		if ok {
 			a.inLongest[a.pos(int(w.txn), int(w.mop))] = true
@@ -75,8 +75,7 @@ func writer(ver *version, list []history.Value, i int, prefix bool, out *keyOutp
 	if prefix {
 		return ver.writers[i], ver.known[i]
 	}
-	w, ok := out.writers[list[i]]
-	return w, ok
+	return out.writers.get(list[i])
 }
 
 func (a *appendAnalysis) failed(w appendWriter) bool { return a.txns[w.txn].Status == history.Fail }
@@ -117,7 +116,7 @@ type keyOutput struct {
 	g     *Graph
 	cases []Case
 	// writers is the table of the elements of the key being ordered.
-	writers map[history.Value]appendWriter
+	writers writerTable
 	// dup and first are the first element appended twice, if any (ok).
 	dup, first appendWriter
 	ok         bool
@@ -359,7 +358,7 @@ func (a *appendAnalysis) abortedReads(ver *version, r readOf, list []history.Val
 		return
 	}
 	for _, v := range list {
-		if w, ok := out.writers[v]; ok && a.failed(w) {
+		if w, ok := out.writers.get(v); ok && a.failed(w) {
 			g1a(w, v)
 		}
 	}
