@@ -184,6 +184,16 @@ type Anomaly struct {
 	// incompatible reads, the values of a dirty update, what an internal
 	// read should have been.
 	Values []history.Value
+	// Component is, when the cycle search gave up before it could name
+	// a cycle's class (pattern cycle-exists), the number of transactions
+	// of the strongly connected component that proves a cycle exists;
+	// the violation's operations are some of them. Kinds are the
+	// dependency kinds the component's cycles use (Nonadjacent: never
+	// two rw in a row), Classes the anomalies such a cycle may be.
+	Component   int
+	Kinds       []string
+	Nonadjacent bool
+	Classes     []string
 }
 
 // Dependency is one step of a cycle of transactions: To depends on From.

@@ -20,6 +20,9 @@ type fastJSON struct {
 	i      int
 	line   int // line of b[i], counting newlines passed in whitespace
 	intern interner
+	// elems is a stack of the elements of the lists being read, nested
+	// lists above their parents': reused, it spares a slice per list.
+	elems []history.Value
 }
 
 // fastDepth is how deep fastJSON follows nested values before it gives up;
@@ -246,15 +249,16 @@ func (p *fastJSON) list(depth int) (history.Value, bool) {
 	if p.eat(']') {
 		return history.ListValue(), true
 	}
-	var vs []history.Value
+	base := len(p.elems)
+	defer func() { p.elems = p.elems[:base] }()
 	for {
 		v, ok := p.value(depth + 1)
 		if !ok {
 			return history.Value{}, false
 		}
-		vs = append(vs, v)
+		p.elems = append(p.elems, v)
 		if p.eat(']') {
-			return history.ListValue(vs...), true
+			return history.ListValue(p.elems[base:]...), true
 		}
 		if !p.eat(',') {
 			return history.Value{}, false

@@ -86,6 +86,13 @@ func BoolValue(b bool) Value {
 
 func encodeElems(vs []Value) string {
 	var sb strings.Builder
+	// One allocation of the final size: lists are built by the million
+	// when transactional histories are read.
+	size := 0
+	for _, v := range vs {
+		size += 2 + len(v.text) + decimalDigits(len(v.text))
+	}
+	sb.Grow(size)
 	for _, v := range vs {
 		sb.WriteByte(byte(v.kind))
 		sb.WriteString(strconv.Itoa(len(v.text)))
@@ -93,6 +100,15 @@ func encodeElems(vs []Value) string {
 		sb.WriteString(v.text)
 	}
 	return sb.String()
+}
+
+// decimalDigits is the length of n (≥ 0) written in decimal.
+func decimalDigits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }
 
 // ListValue returns an ordered sequence (JSON array, EDN vector or list).
@@ -173,24 +189,50 @@ func (v Value) Text() string { return v.text }
 // Elems returns the elements of a List or Set, or the alternating keys and
 // values of a Map, and nil for scalars.
 func (v Value) Elems() []Value {
+	return v.AppendElems(nil)
+}
+
+// AppendElems appends what Elems returns to dst and returns the extended
+// slice, so that callers that decode many values can reuse one buffer.
+func (v Value) AppendElems(dst []Value) []Value {
 	if v.kind < List {
-		return nil
+		return dst
 	}
-	var out []Value
+	out := dst
 	s := v.text
 	for len(s) > 0 {
 		k := ValueKind(s[0])
-		i := strings.IndexByte(s, ':')
-		n, _ := strconv.Atoi(s[1:i])
+		// The length's digits, read in place: lists are decoded by the
+		// million in transactional histories.
+		i, n := 1, 0
+		for ; s[i] != ':'; i++ {
+			n = n*10 + int(s[i]-'0')
+		}
 		out = append(out, Value{kind: k, text: s[i+1 : i+1+n]})
 		s = s[i+1+n:]
 	}
 	return out
 }
 
+// NumElems returns len(v.Elems()) without building the elements.
+func (v Value) NumElems() int {
+	if v.kind < List {
+		return 0
+	}
+	c := 0
+	for s := v.text; len(s) > 0; c++ {
+		i, n := 1, 0
+		for ; s[i] != ':'; i++ {
+			n = n*10 + int(s[i]-'0')
+		}
+		s = s[i+1+n:]
+	}
+	return c
+}
+
 // Len returns the number of elements of a List or Set, or entries of a Map.
 func (v Value) Len() int {
-	n := len(v.Elems())
+	n := v.NumElems()
 	if v.kind == Map {
 		n /= 2
 	}

@@ -123,6 +123,8 @@ func explainCase(h *history.History, name string, ops []int, c *checker.Anomaly)
 		}
 		return fmt.Sprintf("%s all read the same version of %s (%s) and all wrote %s: one of them lost the others' updates",
 			strings.Join(names, ", "), c.Key, c.Values[0], c.Key)
+	case "cycle-exists":
+		return explainComponent(ops, c)
 	case "cyclic-versions":
 		vs := make([]string, len(c.Values))
 		for i, v := range c.Values {
@@ -131,4 +133,22 @@ func explainCase(h *history.History, name string, ops []int, c *checker.Anomaly)
 		return fmt.Sprintf("the versions of %s are ordered in a cycle: %s < %s", c.Key, strings.Join(vs, " < "), vs[0])
 	}
 	return name
+}
+
+// explainComponent says what a strongly connected component proves when
+// the cycle search gave up before it found the component's cycle: that
+// some cycle exists, of one of the classes its dependencies allow. ops
+// are some of the component's transactions.
+func explainComponent(ops []int, c *checker.Anomaly) string {
+	kinds := strings.Join(c.Kinds, ", ")
+	if c.Nonadjacent {
+		kinds += " (never two rw in a row)"
+	}
+	which := "its transactions are those above"
+	if c.Component > len(ops) {
+		which = fmt.Sprintf("the %d transactions above are some of them", len(ops))
+	}
+	return fmt.Sprintf("an SCC of %d transactions proves a cycle exists; its class was not determined within the budget. "+
+		"Its dependencies are %s, so the cycle is one of %s; %s",
+		c.Component, kinds, strings.Join(c.Classes, ", "), which)
 }

@@ -7,7 +7,9 @@ package txn
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/histcheck/histcheck/history"
 )
@@ -120,26 +122,48 @@ func KnossosNames(v history.Value) bool {
 
 // Parse reads a transaction's micro-operations from an operation's value.
 func Parse(v history.Value) ([]Mop, error) {
+	var p parser
+	out, err := p.parse(v, nil)
+	if err == nil && out == nil {
+		out = []Mop{}
+	}
+	return out, err
+}
+
+// parser reads micro-operations with buffers reused from one transaction
+// to the next: histories hold millions of them.
+type parser struct {
+	elems, parts []history.Value
+}
+
+// parse appends the micro-operations of v to dst and returns the extended
+// slice.
+func (p *parser) parse(v history.Value, dst []Mop) ([]Mop, error) {
 	if v.Kind() != history.List {
 		return nil, fmt.Errorf("a transaction is a list of micro-operations such as [[append x 1] [r y nil]], got %s", v)
 	}
-	elems := v.Elems()
-	out := make([]Mop, len(elems))
-	for i, e := range elems {
-		m, err := parseMop(e)
+	p.elems = v.AppendElems(p.elems[:0])
+	for i, e := range p.elems {
+		m, err := p.mop(e)
 		if err != nil {
 			return nil, fmt.Errorf("micro-operation %d: %w", i+1, err)
 		}
-		out[i] = m
+		dst = append(dst, m)
 	}
-	return out, nil
+	return dst, nil
 }
 
 func parseMop(e history.Value) (Mop, error) {
+	var p parser
+	return p.mop(e)
+}
+
+func (p *parser) mop(e history.Value) (Mop, error) {
 	if e.Kind() != history.List {
 		return Mop{}, fmt.Errorf("want [f key value], got %s", e)
 	}
-	parts := e.Elems()
+	p.parts = e.AppendElems(p.parts[:0])
+	parts := p.parts
 	if len(parts) < 2 || len(parts) > 3 {
 		return Mop{}, fmt.Errorf("want [f key value], got %s", e)
 	}
@@ -158,18 +182,57 @@ func parseMop(e history.Value) (Mop, error) {
 
 // FromHistory reads every operation of h as a transaction. Operations of
 // the fault injector are not in h.Ops; any other operation must be a
-// transaction.
+// transaction. Long histories are read in parts, one per core, each
+// into its own arenas; the error is the first operation's that has one.
 func FromHistory(h *history.History) ([]Txn, error) {
-	out := make([]Txn, 0, len(h.Ops))
-	for i := range h.Ops {
-		op := &h.Ops[i]
-		mops, err := Parse(op.Value)
+	out := make([]Txn, len(h.Ops))
+	parts := 1
+	if len(h.Ops) >= 1<<14 {
+		parts = min(runtime.GOMAXPROCS(0), 4)
+	}
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for i := range parts {
+		lo, hi := i*len(h.Ops)/parts, (i+1)*len(h.Ops)/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = readTxns(h, lo, hi, out)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil, history.Errorf(op.Line, "operation %s: %v", history.Quote(op.F), err)
+			return nil, err
 		}
-		out = append(out, Txn{Op: i, Status: op.Status, Process: op.Process, Mops: mops})
 	}
 	return out, nil
+}
+
+// readTxns reads operations lo to hi of h into out, stopping at the first
+// that is not a transaction.
+func readTxns(h *history.History, lo, hi int, out []Txn) error {
+	var p parser
+	// The micro-operations share large arenas, a few per history rather
+	// than one slice per transaction.
+	const chunk = 1 << 14
+	var arena []Mop
+	for i := lo; i < hi; i++ {
+		op := &h.Ops[i]
+		if cap(arena)-len(arena) < chunk/4 {
+			arena = make([]Mop, 0, chunk)
+		}
+		base := len(arena)
+		var err error
+		arena, err = p.parse(op.Value, arena)
+		if err != nil {
+			return history.Errorf(op.Line, "operation %s: %v", history.Quote(op.F), err)
+		}
+		// The full slice expression keeps one transaction's appends,
+		// if any, from running into the next's.
+		out[i] = Txn{Op: i, Status: op.Status, Process: op.Process, Mops: arena[base:len(arena):len(arena)]}
+	}
+	return nil
 }
 
 // Workload names what a history's transactions do: Appends when some

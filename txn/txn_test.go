@@ -79,3 +79,51 @@ func ExampleParse() {
 	// append x 1
 	// r x [1]
 }
+
+// TestFromHistoryInParts reads a history long enough to be read in parts:
+// the transactions come out in the history's order, and of two operations
+// that are not transactions, in different parts, the first is reported.
+func TestFromHistoryInParts(t *testing.T) {
+	const n = 40_000
+	value := func(k int) history.Value {
+		switch k {
+		case n / 8:
+			return i(3) // not a list: the first bad operation
+		case n - 2:
+			return list(list(s("inc"), s("x"), i(1)))
+		}
+		return list(list(s("append"), i(int64(k%7)), i(int64(k))), list(s("r"), s("y"), history.NilValue))
+	}
+	read := func(bad bool) ([]txn.Txn, error) {
+		var evs []history.Event
+		for k := 0; k < n; k++ {
+			v := value(k)
+			if !bad && (k == n/8 || k == n-2) {
+				v = list(list(s("r"), s("y"), history.NilValue))
+			}
+			evs = append(evs, history.Event{Process: "0", Type: history.Invoke, F: "txn", Value: v},
+				history.Event{Process: "0", Type: history.OK, F: "txn", Value: v})
+		}
+		h, err := history.Pair(evs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return txn.FromHistory(h)
+	}
+	txns, err := read(false)
+	if err != nil || len(txns) != n {
+		t.Fatalf("%d transactions, %v", len(txns), err)
+	}
+	for k, tx := range txns {
+		want := fmt.Sprintf("[append %d %d]", k%7, k)
+		if k == n/8 || k == n-2 {
+			want = "[r y nil]"
+		}
+		if tx.Op != k || len(tx.Mops) == 0 || tx.Mops[0].String() != want {
+			t.Fatalf("transaction %d: %+v, want %s first", k, tx, want)
+		}
+	}
+	if _, err := read(true); err == nil || !strings.Contains(err.Error(), "a transaction is a list of micro-operations") {
+		t.Errorf("error %v, want the first bad operation's", err)
+	}
+}

@@ -60,6 +60,9 @@ type Analysis struct {
 	// Unsearched names cycle classes whose search ran out of budget
 	// before it could tell whether such a cycle exists.
 	Unsearched []string
+	// Exists is, when some search ran out, what the strongly connected
+	// components of each subgraph show (see CycleExists).
+	Exists []CycleExists
 }
 
 // AnalyzeWith reads h's transactions and finds their anomalies, under
@@ -83,6 +86,14 @@ func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options)
 		addRealtimeOrder(orders, txns, h)
 	}()
 	defer func() { <-done }()
+	// So are the lost updates, which come last among the anomalies.
+	var lost []Case
+	lostDone := make(chan struct{})
+	go func() {
+		defer close(lostDone)
+		lost = lostUpdates(txns, w)
+	}()
+	defer func() { <-lostDone }()
 	var g *Graph
 	var cases []Case
 	if w == ListAppend {
@@ -96,7 +107,8 @@ func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options)
 	if err != nil {
 		return nil, err
 	}
-	cases = append(cases, lostUpdates(txns, w)...)
+	<-lostDone
+	cases = append(cases, lost...)
 	<-done
 	g.merge(orders)
 	if err := ctx.Err(); err != nil {
@@ -106,7 +118,7 @@ func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options)
 		budget = DefaultBudget
 	}
 	a := &Analysis{Workload: w, Txns: txns, Graph: g, Cases: cases}
-	a.searchCycles(budget)
+	a.searchCycles(ctx, budget)
 	return a, nil
 }
 
@@ -123,8 +135,8 @@ func noAppends(txns []txn.Txn) error {
 
 // searchCycles looks for each class of cycle, weakest first, skipping a
 // class some anomaly already found implies.
-func (a *Analysis) searchCycles(budget int64) {
-	s := newSearcher(a.Graph, budget)
+func (a *Analysis) searchCycles(ctx context.Context, budget int64) {
+	s := newSearcher(ctx, a.Graph, budget)
 	found := map[string]bool{}
 	for _, v := range variants {
 		for c := classG0; c <= classG2; c++ {
@@ -144,6 +156,9 @@ func (a *Analysis) searchCycles(budget int64) {
 			found[cyc.Name] = true
 			a.Cycles = append(a.Cycles, cyc)
 		}
+	}
+	if len(a.Unsearched) > 0 {
+		a.Exists = s.cycleExists()
 	}
 }
 
@@ -258,6 +273,12 @@ func (a *Analysis) result(h *history.History, criterion string, prohibited []str
 			open = append(open, u)
 		}
 	}
+	open, proof := decided(a.Exists, prohibited, open)
+	if proof != nil {
+		res.Valid = checker.False
+		res.Violations = append(res.Violations, a.existsViolation(*proof))
+		return res
+	}
 	if len(open) > 0 {
 		sort.Strings(open)
 		res.Valid = checker.Unknown
@@ -279,6 +300,28 @@ func (a *Analysis) cycleViolation(h *history.History, c Cycle) checker.Violation
 		v.Cycle = append(v.Cycle, d)
 	}
 	v.Anomaly = &checker.Anomaly{Appends: a.Workload == ListAppend}
+	return v
+}
+
+// existsViolation is the violation a strongly connected component proves
+// when the search could not find its cycle.
+func (a *Analysis) existsViolation(f CycleExists) checker.Violation {
+	v := checker.Violation{Pattern: "cycle-exists"}
+	for _, t := range f.Txns {
+		v.Ops = append(v.Ops, a.Txns[t].Op)
+	}
+	v.Anomaly = &checker.Anomaly{Appends: a.Workload == ListAppend, Component: f.Size, Nonadjacent: f.Nonadjacent}
+	for _, k := range [...]EdgeType{WW, WR, RW, Process, Realtime} {
+		if f.Kinds&k != 0 {
+			v.Anomaly.Kinds = append(v.Anomaly.Kinds, k.Name())
+		}
+	}
+	absent := absentClasses(a.Exists)
+	for _, c := range f.Classes {
+		if !absent[c] {
+			v.Anomaly.Classes = append(v.Anomaly.Classes, c)
+		}
+	}
 	return v
 }
 

@@ -1,6 +1,9 @@
 package elle
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // Cycle is a cycle of dependencies: Txns[i] -> Txns[i+1] by Types[i], and
 // the last back to the first.
@@ -43,9 +46,13 @@ type searcher struct {
 	// acyclic says the whole graph has no cycle.
 	acyclic bool
 	// budget bounds the nodes all searches may visit together; when it
-	// runs out, the cycles found so far are kept, and a class whose
-	// existence only a search can show is reported as unsearched.
-	budget int64
+	// runs out, or ctx is done, the cycles found so far are kept, and a
+	// class whose existence only a search can show is reported as
+	// unsearched. Both are checked inside each search, node by node, so
+	// that one search in a huge component cannot outlast them.
+	budget  int64
+	ctx     context.Context
+	stopped bool
 	// BFS scratch, reused between searches.
 	seen   []uint32
 	stamp  uint32
@@ -59,11 +66,18 @@ type searcher struct {
 	queue  []int32
 }
 
-func newSearcher(g *Graph, budget int64) *searcher {
+func newSearcher(ctx context.Context, g *Graph, budget int64) *searcher {
 	g.freeze()
-	n := g.Len()
-	return &searcher{g: g, comps: map[EdgeType][]int32{}, budget: budget,
-		seen: make([]uint32, 4*n), parent: make([]int32, 4*n), via: make([]EdgeType, 4*n)}
+	return &searcher{g: g, comps: map[EdgeType][]int32{}, budget: budget, ctx: ctx}
+}
+
+// scratch makes the searches' arrays on the first search: a valid
+// history, settled by its components, needs none.
+func (s *searcher) scratch() {
+	if s.seen == nil {
+		n := 4 * s.g.Len()
+		s.seen, s.parent, s.via = make([]uint32, n), make([]int32, n), make([]EdgeType, n)
+	}
 }
 
 // components returns each transaction's strongly connected component in
@@ -104,8 +118,10 @@ func (s *searcher) find(c class, extra EdgeType) (best Cycle, found, complete bo
 			if e.types&required == 0 || comp[b] != comp[a] {
 				continue
 			}
-			if s.budget <= 0 {
-				return best, found, found || c != classGNonadjacent
+			if s.spent() {
+				// A cycle found settles the class; none found settles
+				// nothing.
+				return best, found, found
 			}
 			var path []int
 			var types []EdgeType
@@ -119,6 +135,9 @@ func (s *searcher) find(c class, extra EdgeType) (best Cycle, found, complete bo
 				path, types = s.path(b, a, allowed, comp)
 			}
 			if path == nil {
+				if s.stopped {
+					return best, found, found
+				}
 				continue
 			}
 			cyc := Cycle{Txns: append([]int{a, b}, path[:len(path)-1]...), Types: append([]EdgeType{required}, types...)}
@@ -132,6 +151,29 @@ func (s *searcher) find(c class, extra EdgeType) (best Cycle, found, complete bo
 	}
 	return best, found, true
 }
+
+// ctxEvery is how many nodes a search visits between looks at its
+// context: often enough to stop within microseconds, rarely enough to
+// cost nothing.
+const ctxEvery = 1 << 10
+
+// spend takes one node from the budget; it reports false, and marks the
+// searcher stopped, when none is left or the context is done, which ends
+// every search from then on.
+func (s *searcher) spend() bool {
+	if s.stopped {
+		return false
+	}
+	if s.budget <= 0 || s.budget%ctxEvery == 0 && s.ctx != nil && s.ctx.Err() != nil {
+		s.stopped = true
+		return false
+	}
+	s.budget--
+	return true
+}
+
+// spent reports whether the searches had to stop.
+func (s *searcher) spent() bool { return s.stopped || s.budget <= 0 }
 
 // shape gives a class's required edge kind, the kinds the rest of the
 // cycle may use, and the mask whose components must hold the cycle.
@@ -155,6 +197,7 @@ func (s *searcher) shape(c class, extra EdgeType) (required, allowed, scc EdgeTy
 // of each step (the first kind of each edge in the order ww, wr,
 // process, realtime, rw, so that cycles use rw only when they must).
 func (s *searcher) path(from, to int, allowed EdgeType, comp []int32) ([]int, []EdgeType) {
+	s.scratch()
 	s.stamp++
 	s.queue = append(s.queue[:0], int32(from))
 	s.seen[from] = s.stamp
@@ -168,7 +211,9 @@ func (s *searcher) path(from, to int, allowed EdgeType, comp []int32) ([]int, []
 			break
 		}
 		u := s.queue[qi]
-		s.budget--
+		if !s.spend() {
+			return nil, nil
+		}
 		for _, e := range s.g.out(int(u)) {
 			v := e.to
 			t := pick(e.types & allowed)
@@ -214,6 +259,7 @@ func pick(t EdgeType) EdgeType {
 // search over (node, last step was rw, seen a second rw). The path must
 // reach to by an edge other than rw, since the cycle leaves to by rw.
 func (s *searcher) nonadjacentPath(from, to int, allowed EdgeType, comp []int32) ([]int, []EdgeType) {
+	s.scratch()
 	state := func(v int32, lastRW, two bool) int32 {
 		x := v * 4
 		if lastRW {
@@ -239,7 +285,9 @@ func (s *searcher) nonadjacentPath(from, to int, allowed EdgeType, comp []int32)
 		}
 		x := s.queue[qi]
 		u, lastRW, two := x/4, x%2 == 1, x&2 != 0
-		s.budget--
+		if !s.spend() {
+			return nil, nil
+		}
 		for _, e := range s.g.out(int(u)) {
 			v := e.to
 			if comp[v] != comp[from] {

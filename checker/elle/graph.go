@@ -78,6 +78,10 @@ type Graph struct {
 	n        int
 	pend     []pending
 	evidence []Why
+	// refs is evidence kept by reference (list-append's), which resolve
+	// turns into a Why: when resolve is set, pending.why indexes refs.
+	refs    []whyRef
+	resolve func(whyRef) Why
 	// tail are dependencies merged from another graph, after pend.
 	tail []pending
 	// After freezing: the arcs of transaction a are arcs[offs[a]:offs[a+1]].
@@ -115,10 +119,51 @@ func (g *Graph) add(a, b int, w Why) {
 	g.frozen = false
 }
 
+// whyRef is the evidence of a dependency by reference, for a resolver
+// that knows the values: a key by its id and two values by numbers that
+// only the resolver reads (-1: none). Without pointers, millions of them
+// cost the garbage collector nothing.
+type whyRef struct {
+	t                EdgeType
+	key, value, next int32
+}
+
+// addRef records a dependency a -> b whose evidence is kept by reference.
+func (g *Graph) addRef(a, b int, w whyRef) {
+	if a == b || a < 0 || b < 0 {
+		return
+	}
+	g.pend = append(g.pend, pending{a: int32(a), b: int32(b), t: w.t, why: int32(len(g.refs))})
+	g.refs = append(g.refs, w)
+	g.frozen = false
+}
+
 // merge adds o's dependencies after g's; o carries no evidence (process
 // and real-time order).
 func (g *Graph) merge(o *Graph) {
-	g.tail = append(g.tail, o.pend...)
+	if g.tail == nil {
+		g.tail = o.pend // o is not used again: no copy
+	} else {
+		g.tail = append(g.tail, o.pend...)
+	}
+	g.frozen = false
+}
+
+// absorb adds o's dependencies and their evidence after g's, in o's
+// order. Both keep their evidence the same way: as Why, or by reference.
+func (g *Graph) absorb(o *Graph) {
+	off := int32(len(g.evidence))
+	if len(o.refs) > 0 {
+		off = int32(len(g.refs))
+	}
+	g.evidence = append(g.evidence, o.evidence...)
+	g.refs = append(g.refs, o.refs...)
+	for _, p := range o.pend {
+		if p.why >= 0 {
+			p.why += off
+		}
+		g.pend = append(g.pend, p)
+	}
 	g.frozen = false
 }
 
@@ -211,6 +256,9 @@ func (g *Graph) Why(a, b int, t EdgeType) (Why, bool) {
 	i, ok := g.why[whyKey{int32(a), int32(b), t}]
 	if !ok {
 		return Why{}, false
+	}
+	if g.resolve != nil {
+		return g.resolve(g.refs[i]), true
 	}
 	return g.evidence[i], true
 }

@@ -1,7 +1,8 @@
 package elle
 
 import (
-	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/txn"
@@ -37,423 +38,328 @@ type elemWriter struct {
 
 type keyVal struct{ k, v history.Value }
 
-// lastAppends returns, for a key, the position of the transaction's last
-// append to it (-1: none). Most transactions are a few micro-operations,
-// which a scan serves faster than a map built for each.
-func lastAppends(mops []txn.Mop) func(k history.Value) int {
-	if len(mops) <= 16 {
-		return func(k history.Value) int {
-			for i := len(mops) - 1; i >= 0; i-- {
-				if mops[i].Kind == txn.Append && mops[i].Key == k {
-					return i
-				}
-			}
-			return -1
-		}
-	}
-	last := map[history.Value]int{}
-	for mi, m := range mops {
-		if m.Kind == txn.Append {
-			last[m.Key] = mi
-		}
-	}
-	return func(k history.Value) int {
-		if i, ok := last[k]; ok {
-			return i
-		}
-		return -1
-	}
-}
-
 // version is key k's inferred order: its longest read, with the writer of
 // each element looked up once. Most reads are prefixes of the longest and
 // share those lookups, which spares a hash of every element of every read.
 type version struct {
-	k       history.Value
+	k       int32
+	key     history.Value
 	longest []history.Value
-	writers []elemWriter
+	text    string
+	writers []appendWriter
 	known   []bool
+	// failed lists the positions in longest of elements that failed
+	// transactions appended, in order.
+	failed []int
 }
 
-func (a *appendAnalysis) newVersion(k history.Value, longest []history.Value) *version {
-	v := &version{k: k, longest: longest, writers: make([]elemWriter, len(longest)), known: make([]bool, len(longest))}
+func (a *appendAnalysis) newVersion(k int32, longest []history.Value, text string, out *keyOutput) *version {
+	v := &version{k: k, key: a.keys[k], longest: longest, text: text,
+		writers: make([]appendWriter, len(longest)), known: make([]bool, len(longest))}
 	for i, e := range longest {
-		v.writers[i], v.known[i] = a.writers[keyVal{k, e}]
+		w, ok := out.writers.get(e)
+		v.writers[i], v.known[i] = w, ok
+		if ok {
+			a.inLongest[a.pos(int(w.txn), int(w.mop))] = true
+			if a.failed(w) {
+				v.failed = append(v.failed, i)
+			}
+		}
 	}
 	return v
 }
 
 // writer returns the writer of list[i]; prefix says that list is a prefix
 // of the longest read.
-func (a *appendAnalysis) writer(ver *version, list []history.Value, i int, prefix bool) (elemWriter, bool) {
+func writer(ver *version, list []history.Value, i int, prefix bool, out *keyOutput) (appendWriter, bool) {
 	if prefix {
 		return ver.writers[i], ver.known[i]
 	}
-	w, ok := a.writers[keyVal{ver.k, list[i]}]
-	return w, ok
+	return out.writers.get(list[i])
 }
 
-// appendAnalysis is the list-append inference of one history.
-type appendAnalysis struct {
-	txns    []txn.Txn
-	g       *Graph
-	cases   []Case
-	writers map[keyVal]elemWriter
-	// appendsOf lists, per key, the transactions that append to it.
-	appendsOf map[history.Value][]int
-	// reads are the committed reads of each key: transaction, mop, list.
-	reads map[history.Value][]readOf
-	keys  []history.Value
-}
+func (a *appendAnalysis) failed(w appendWriter) bool { return a.txns[w.txn].Status == history.Fail }
 
-type readOf struct {
-	txn, mop int
-	list     []history.Value
-	// external reports that the transaction had not written the key
-	// before this read.
-	external bool
-}
+func (a *appendAnalysis) isFinal(w appendWriter) bool { return a.final[a.pos(int(w.txn), int(w.mop))] }
 
-// analyzeAppends infers the dependency graph of a list-append history
-// and the anomalies that are not cycles.
-func analyzeAppends(txns []txn.Txn) (*Graph, []Case, error) {
-	a := &appendAnalysis{txns: txns, g: newGraph(len(txns)), writers: map[keyVal]elemWriter{},
-		appendsOf: map[history.Value][]int{}, reads: map[history.Value][]readOf{}}
-	if err := a.indexWrites(); err != nil {
-		return nil, nil, err
+// The evidence of list-append dependencies is kept by reference: a value
+// is an element of its key's longest read, by position (≥ 0), or an
+// append no read shows, by its micro-operation's position p (-2-p), or
+// none (noRef).
+const noRef int32 = -1
+
+func mopRef(p int32) int32 { return -2 - p }
+
+// resolver turns references back into values, for explanations.
+func (a *appendAnalysis) resolver() func(whyRef) Why {
+	keys, longest, txns, base := a.keys, a.longestOf, a.txns, a.base
+	val := func(k, ref int32) history.Value {
+		switch {
+		case ref == noRef:
+			return history.Value{}
+		case ref >= 0:
+			return longest[k][ref]
+		}
+		p := -2 - ref
+		t := sort.Search(len(txns), func(t int) bool { return base[t+1] > p })
+		return txns[t].Mops[p-base[t]].Value
 	}
-	a.indexReads()
-	for _, k := range a.keys {
-		a.orderKey(k)
-	}
-	return a.g, a.cases, nil
-}
-
-// indexWrites finds the writer of every element; an element appended
-// twice to one key makes the history unreadable, since the order of a
-// key's appends is read off its elements.
-func (a *appendAnalysis) indexWrites() error {
-	seenKey := map[history.Value]bool{}
-	// Room for every element up front spares growing the map.
-	appends := 0
-	for ti := range a.txns {
-		for _, m := range a.txns[ti].Mops {
-			if m.Kind == txn.Append {
-				appends++
-			}
-		}
-	}
-	a.writers = make(map[keyVal]elemWriter, appends)
-	for ti := range a.txns {
-		t := &a.txns[ti]
-		for _, m := range t.Mops {
-			if !seenKey[m.Key] {
-				seenKey[m.Key] = true
-				a.keys = append(a.keys, m.Key)
-			}
-		}
-		last := lastAppends(t.Mops)
-		for mi, m := range t.Mops {
-			if m.Kind != txn.Append {
-				continue
-			}
-			kv := keyVal{m.Key, m.Value}
-			if prev, dup := a.writers[kv]; dup {
-				return fmt.Errorf("%s is appended to key %s twice (transactions at operations %d and %d); "+
-					"list-append needs each key's elements to be unique", m.Value, m.Key, a.txns[prev.txn].Op, t.Op)
-			}
-			final := last(m.Key) == mi
-			a.writers[kv] = elemWriter{txn: ti, mop: mi, final: final}
-			if final && t.Status != history.Fail {
-				a.appendsOf[m.Key] = append(a.appendsOf[m.Key], ti)
-			}
-		}
-	}
-	return nil
-}
-
-// indexReads collects the committed reads, checking each transaction's
-// reads against its own earlier micro-operations (internal) and for
-// repeated elements (duplicate-elements).
-func (a *appendAnalysis) indexReads() {
-	st := newInternalState()
-	for ti := range a.txns {
-		t := &a.txns[ti]
-		if !t.Committed() {
-			continue // the reads of a failed or crashed transaction are unknown
-		}
-		st.reset()
-		for mi, m := range t.Mops {
-			if m.Kind == txn.Append {
-				st.append(m.Key, m.Value)
-				continue
-			}
-			list := m.Value.Elems()
-			if m.Value.IsNil() {
-				list = nil
-			}
-			if c, bad := st.check(ti, mi, m, list, t.Mops[mi+1:]); bad {
-				a.cases = append(a.cases, c)
-			}
-			if d, ok := duplicates(list); ok {
-				a.cases = append(a.cases, Case{Name: "duplicate-elements", Txns: []int{ti}, Key: m.Key, Mop: mi, Element: d,
-					Values: []history.Value{m.Value}})
-				st.read(m.Key, list)
-				continue
-			}
-			a.reads[m.Key] = append(a.reads[m.Key], readOf{txn: ti, mop: mi, list: list, external: !st.wrote[m.Key]})
-			st.read(m.Key, list)
-		}
+	return func(r whyRef) Why {
+		return Why{Type: r.t, Key: keys[r.key], Value: val(r.key, r.value), Next: val(r.key, r.next), Appends: true}
 	}
 }
 
-// duplicates returns the first element of list that repeats an earlier
-// one. Reads are short lists as a rule (keys retire after a few
-// appends), which a pairwise scan handles faster than a map.
-func duplicates(list []history.Value) (history.Value, bool) {
-	if len(list) <= 16 {
-		for j := 1; j < len(list); j++ {
-			for i := 0; i < j; i++ {
-				if list[i] == list[j] {
-					return list[j], true
+// keyOutput is what the inference of some keys found: their dependencies
+// and anomalies, kept apart so that keys can be inferred in parallel and
+// their findings joined in key order, as one pass would have made them.
+type keyOutput struct {
+	g     *Graph
+	cases []Case
+	// writers is the table of the elements of the key being ordered.
+	writers writerTable
+	// dup and first are the first element appended twice, if any (ok).
+	dup, first appendWriter
+	ok         bool
+}
+
+// orderKeys infers every key's version order and dependencies, keys in
+// parallel, and joins what they found in key order.
+func (a *appendAnalysis) orderKeys() (*Graph, error) {
+	outs := make([]keyOutput, 0, 2*workers)
+	ranges := a.keyRanges(cap(outs))
+	for _, r := range ranges {
+		// Each append makes about one ww dependency, each read a wr and
+		// an rw one: room for them up front spares growing the arrays.
+		deps := 0
+		for k := r[0]; k < r[1]; k++ {
+			deps += len(a.appendsOf[k]) + 2*len(a.reads[k])
+		}
+		outs = append(outs, keyOutput{g: &Graph{n: len(a.txns), pend: make([]pending, 0, deps), refs: make([]whyRef, 0, deps)}})
+	}
+	parallel(len(ranges), func(i int) {
+		out := &outs[i]
+		for k := ranges[i][0]; k < ranges[i][1]; k++ {
+			if dup, first, ok := a.writersOf(int32(k), out); ok {
+				if !out.ok || a.pos(int(dup.txn), int(dup.mop)) < a.pos(int(out.dup.txn), int(out.dup.mop)) {
+					out.dup, out.first, out.ok = dup, first, true
 				}
+				continue
 			}
+			a.orderKey(int32(k), out)
 		}
-		return history.Value{}, false
+	})
+	if err := a.firstDuplicate(outs); err != nil {
+		return nil, err
 	}
-	seen := make(map[history.Value]bool, len(list))
-	for _, v := range list {
-		if seen[v] {
-			return v, true
-		}
-		seen[v] = true
+	deps := 0
+	for _, o := range outs {
+		deps += len(o.g.pend)
 	}
-	return history.Value{}, false
-}
-
-// internalState is what a transaction knows of each key from its own
-// micro-operations: the whole list after a read, or only the elements it
-// appended since (a suffix) when it has not read the key.
-type internalState struct {
-	known  map[history.Value][]history.Value
-	whole  map[history.Value]bool
-	wrote  map[history.Value]bool
-	suffix map[history.Value][]history.Value
-}
-
-func newInternalState() *internalState {
-	return &internalState{known: map[history.Value][]history.Value{}, whole: map[history.Value]bool{},
-		wrote: map[history.Value]bool{}, suffix: map[history.Value][]history.Value{}}
-}
-
-// reset forgets what the previous transaction knew, keeping the maps.
-func (s *internalState) reset() {
-	clear(s.known)
-	clear(s.whole)
-	clear(s.wrote)
-	clear(s.suffix)
-}
-
-func (s *internalState) append(k, v history.Value) {
-	s.wrote[k] = true
-	if s.whole[k] {
-		s.known[k] = append(append([]history.Value(nil), s.known[k]...), v)
-		return
+	g := &Graph{n: len(a.txns), pend: make([]pending, 0, deps), refs: make([]whyRef, 0, deps), resolve: a.resolver()}
+	for _, o := range outs {
+		g.absorb(o.g)
+		a.cases = append(a.cases, o.cases...)
 	}
-	s.suffix[k] = append(s.suffix[k], v)
+	return g, nil
 }
 
-func (s *internalState) read(k history.Value, list []history.Value) {
-	s.known[k], s.whole[k] = list, true
-	delete(s.suffix, k)
-}
-
-// check compares a read with what the transaction knows: an internal
-// anomaly when they differ, a future-read when the read holds an element
-// the transaction appends only later.
-func (s *internalState) check(ti, mi int, m txn.Mop, list []history.Value, later []txn.Mop) (Case, bool) {
-	for _, n := range later {
-		if n.Kind == txn.Append && n.Key == m.Key && contains(list, n.Value) {
-			return Case{Name: "future-read", Txns: []int{ti}, Key: m.Key, Mop: mi, Element: n.Value}, true
+// firstDuplicate is the error of the element appended twice whose second
+// append comes first in the history, if any.
+func (a *appendAnalysis) firstDuplicate(outs []keyOutput) error {
+	var best *keyOutput
+	for i := range outs {
+		o := &outs[i]
+		if o.ok && (best == nil || a.pos(int(o.dup.txn), int(o.dup.mop)) < a.pos(int(best.dup.txn), int(best.dup.mop))) {
+			best = o
 		}
 	}
-	if s.whole[m.Key] {
-		if !equalLists(s.known[m.Key], list) {
-			return Case{Name: "internal", Txns: []int{ti}, Key: m.Key, Mop: mi, Values: s.known[m.Key]}, true
-		}
-		return Case{}, false
+	if best == nil {
+		return nil
 	}
-	suf := s.suffix[m.Key]
-	if len(suf) > 0 && (len(list) < len(suf) || !equalLists(list[len(list)-len(suf):], suf)) {
-		// Values holds the appended suffix; the explanation says "ending with".
-		return Case{Name: "internal", Txns: []int{ti}, Key: m.Key, Mop: mi, Values: suf, Element: history.StringValue("suffix")}, true
-	}
-	return Case{}, false
+	return a.duplicateError(best.dup, best.first)
 }
 
-func contains(list []history.Value, v history.Value) bool {
-	for _, x := range list {
-		if x == v {
-			return true
+// keyRanges splits the keys into at most n runs of about equal work.
+func (a *appendAnalysis) keyRanges(n int) [][2]int {
+	total := 0
+	weight := func(k int) int { return 1 + len(a.reads[k]) + len(a.appendsOf[k]) }
+	for k := range a.keys {
+		total += weight(k)
+	}
+	var out [][2]int
+	lo, acc := 0, 0
+	for k := range a.keys {
+		acc += weight(k)
+		if acc*n >= total*(len(out)+1) || k == len(a.keys)-1 {
+			out = append(out, [2]int{lo, k + 1})
+			lo = k + 1
 		}
 	}
-	return false
-}
-
-func equalLists(a, b []history.Value) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return out
 }
 
 // orderKey infers key k's version order from its longest read, checks
-// every other read against it, and adds the key's dependencies.
-func (a *appendAnalysis) orderKey(k history.Value) {
+// every other read against it, and adds the key's dependencies to out.
+func (a *appendAnalysis) orderKey(k int32, out *keyOutput) {
 	reads := a.reads[k]
-	longest, prefix := a.longest(k, reads)
-	pos := make(map[history.Value]int, len(longest))
-	for i, v := range longest {
-		pos[v] = i
-	}
-	ver := a.newVersion(k, longest)
-	a.abortedAndIntermediate(ver, reads, prefix)
-	a.dirtyUpdates(ver)
+	ver, prefix := a.longest(k, reads, out)
+	a.abortedAndIntermediate(ver, reads, prefix, out)
+	a.dirtyUpdates(ver, out)
 	// ww: each element's writer precedes the next element's; elements of
 	// failed transactions are skipped.
-	prev := -1
-	var prevVal history.Value
-	for i, v := range longest {
+	prev, prevVal := -1, int32(0)
+	for i := range ver.longest {
 		w, ok := ver.writers[i], ver.known[i]
-		if !ok || a.txns[w.txn].Status == history.Fail {
+		if !ok || a.failed(w) {
 			continue
 		}
 		if prev >= 0 {
-			a.g.add(prev, w.txn, Why{Type: WW, Key: k, Value: prevVal, Next: v, Appends: true})
+			out.g.addRef(prev, int(w.txn), whyRef{t: WW, key: k, value: prevVal, next: int32(i)})
 		}
-		prev, prevVal = w.txn, v
+		prev, prevVal = int(w.txn), int32(i)
 	}
-	unseen := a.unobserved(k, pos)
+	unseen := a.unobserved(k)
 	for _, u := range unseen {
 		if prev >= 0 {
-			a.g.add(prev, u.txn, Why{Type: WW, Key: k, Value: prevVal, Next: u.v, Appends: true})
+			out.g.addRef(prev, u.txn, whyRef{t: WW, key: k, value: prevVal, next: u.ref})
 		}
 	}
 	for i, r := range reads {
 		if !r.external || !prefix[i] {
 			continue
 		}
-		a.readDeps(ver, r, unseen)
+		a.readDeps(ver, r, unseen, out)
 	}
 }
 
-// longest picks the longest committed read of k and reports every read
-// that is not a prefix of it (incompatible-order); prefix[i] says whether
-// reads[i] is one.
-func (a *appendAnalysis) longest(k history.Value, reads []readOf) (longest []history.Value, prefix []bool) {
-	for _, r := range reads {
-		if len(r.list) > len(longest) {
-			longest = r.list
+// longest picks the longest committed read of k, reports every read that
+// is not a prefix of it (incompatible-order) and returns k's version;
+// prefix[i] says whether reads[i] is a prefix of the longest.
+func (a *appendAnalysis) longest(k int32, reads []readOf, out *keyOutput) (*version, []bool) {
+	var best *readOf
+	for i := range reads {
+		if best == nil || reads[i].n > best.n {
+			best = &reads[i]
 		}
 	}
-	reported := map[string]bool{}
-	prefix = make([]bool, len(reads))
+	var longest []history.Value
+	var text string
+	if best != nil {
+		longest, text = best.elems(), listText(best.value)
+	}
+	var reported map[string]bool
+	prefix := make([]bool, len(reads))
 	for i, r := range reads {
-		if prefix[i] = isPrefix(r.list, longest); prefix[i] {
+		if prefix[i] = strings.HasPrefix(text, listText(r.value)); prefix[i] {
 			continue
 		}
-		id := history.ListValue(r.list...).String()
+		list := r.elems()
+		id := history.ListValue(list...).String()
+		if reported == nil {
+			reported = map[string]bool{}
+		}
 		if reported[id] {
 			continue
 		}
 		reported[id] = true
-		a.cases = append(a.cases, Case{Name: "incompatible-order", Txns: []int{r.txn}, Key: k, Mop: r.mop,
-			Values: []history.Value{history.ListValue(r.list...), history.ListValue(longest...)}})
+		out.cases = append(out.cases, Case{Name: "incompatible-order", Txns: []int{int(r.txn)}, Key: a.keys[k], Mop: int(r.mop),
+			Values: []history.Value{history.ListValue(list...), history.ListValue(longest...)}})
 	}
-	return longest, prefix
-}
-
-func isPrefix(p, l []history.Value) bool {
-	return len(p) <= len(l) && equalLists(p, l[:len(p)])
+	a.longestOf[k] = longest
+	return a.newVersion(k, longest, text, out), prefix
 }
 
 type unseenAppend struct {
 	txn int
-	v   history.Value
+	// ref is the append by reference (see resolver).
+	ref int32
 }
 
 // unobserved lists the committed transactions' final appends to k that no
 // read shows: they come after every element read. Appends of crashed
 // transactions that nobody read may never have happened.
-func (a *appendAnalysis) unobserved(k history.Value, pos map[history.Value]int) []unseenAppend {
+func (a *appendAnalysis) unobserved(k int32) []unseenAppend {
 	var out []unseenAppend
 	for _, ti := range a.appendsOf[k] {
-		if !a.txns[ti].Committed() {
+		t := &a.txns[ti]
+		if !t.Committed() {
 			continue
 		}
-		for _, m := range a.txns[ti].Mops {
-			if m.Kind != txn.Append || m.Key != k {
-				continue
-			}
-			if _, seen := pos[m.Value]; !seen && a.writers[keyVal{k, m.Value}].final {
-				out = append(out, unseenAppend{txn: ti, v: m.Value})
+		for mi, m := range t.Mops {
+			p := a.pos(int(ti), mi)
+			if m.Kind == txn.Append && a.mopKey[p] == k && !a.inLongest[p] && a.final[p] {
+				out = append(out, unseenAppend{txn: int(ti), ref: mopRef(p)})
 			}
 		}
 	}
 	return out
 }
 
-// readDeps adds the dependencies of one external read of k: wr from the
-// writer of its last element, rw to the writer of the next element (or to
-// every unobserved append when it read the whole list).
-func (a *appendAnalysis) readDeps(ver *version, r readOf, unseen []unseenAppend) {
+// readDeps adds the dependencies of one external read of k, a prefix of
+// the longest: wr from the writer of its last element, rw to the writer
+// of the next element (or to every unobserved append when it read the
+// whole list).
+func (a *appendAnalysis) readDeps(ver *version, r readOf, unseen []unseenAppend, out *keyOutput) {
 	k := ver.k
-	if n := len(r.list); n > 0 {
-		last := r.list[n-1]
-		if w, ok := a.writer(ver, r.list, n-1, true); ok && a.txns[w.txn].Status != history.Fail {
-			a.g.add(w.txn, r.txn, Why{Type: WR, Key: k, Value: last, Appends: true})
+	read := noRef // the initial, empty list
+	if n := r.n; n > 0 {
+		read = int32(n - 1)
+		if w, ok := ver.writers[n-1], ver.known[n-1]; ok && !a.failed(w) {
+			out.g.addRef(int(w.txn), int(r.txn), whyRef{t: WR, key: k, value: read, next: noRef})
 		}
 	}
-	var read history.Value // None: the initial, empty list
-	if n := len(r.list); n > 0 {
-		read = r.list[n-1]
-	}
-	for i := len(r.list); i < len(ver.longest); i++ {
-		v := ver.longest[i]
+	for i := r.n; i < len(ver.longest); i++ {
 		w, ok := ver.writers[i], ver.known[i]
-		if !ok || a.txns[w.txn].Status == history.Fail {
+		if !ok || a.failed(w) {
 			continue
 		}
-		a.g.add(r.txn, w.txn, Why{Type: RW, Key: k, Value: read, Next: v, Appends: true})
+		out.g.addRef(int(r.txn), int(w.txn), whyRef{t: RW, key: k, value: read, next: int32(i)})
 		return
 	}
 	for _, u := range unseen {
-		a.g.add(r.txn, u.txn, Why{Type: RW, Key: k, Value: read, Next: u.v, Appends: true})
+		out.g.addRef(int(r.txn), u.txn, whyRef{t: RW, key: k, value: read, next: u.ref})
 	}
 }
 
 // abortedAndIntermediate reports committed reads of elements that failed
 // transactions appended (G1a) and reads that end on an element its writer
 // followed with another append to the same key (G1b).
-func (a *appendAnalysis) abortedAndIntermediate(ver *version, reads []readOf, prefix []bool) {
-	k := ver.k
+func (a *appendAnalysis) abortedAndIntermediate(ver *version, reads []readOf, prefix []bool, out *keyOutput) {
 	for ri, r := range reads {
-		for i, v := range r.list {
-			w, ok := a.writer(ver, r.list, i, prefix[ri])
-			if ok && a.txns[w.txn].Status == history.Fail {
-				a.cases = append(a.cases, Case{Name: "G1a", Txns: []int{r.txn, w.txn}, Key: k, Mop: r.mop, Element: v})
+		list := ver.longest[:r.n] // the same elements
+		if !prefix[ri] {
+			list = r.elems()
+		}
+		a.abortedReads(ver, r, list, prefix[ri], out)
+		if n := len(list); n > 0 {
+			w, ok := writer(ver, list, n-1, prefix[ri], out)
+			if ok && !a.isFinal(w) && int(w.txn) != int(r.txn) && !a.failed(w) {
+				out.cases = append(out.cases, Case{Name: "G1b", Txns: []int{int(r.txn), int(w.txn)}, Key: ver.key, Mop: int(r.mop),
+					Element: list[n-1]})
 			}
 		}
-		if n := len(r.list); n > 0 {
-			w, ok := a.writer(ver, r.list, n-1, prefix[ri])
-			if ok && !w.final && w.txn != r.txn && a.txns[w.txn].Status != history.Fail {
-				a.cases = append(a.cases, Case{Name: "G1b", Txns: []int{r.txn, w.txn}, Key: k, Mop: r.mop, Element: r.list[n-1]})
+	}
+}
+
+// abortedReads reports the elements of one read (list) that failed
+// transactions appended, in the read's order: for a prefix of the longest
+// read, those the version lists.
+func (a *appendAnalysis) abortedReads(ver *version, r readOf, list []history.Value, prefix bool, out *keyOutput) {
+	g1a := func(w appendWriter, v history.Value) {
+		out.cases = append(out.cases, Case{Name: "G1a", Txns: []int{int(r.txn), int(w.txn)}, Key: ver.key, Mop: int(r.mop), Element: v})
+	}
+	if prefix {
+		for _, i := range ver.failed {
+			if i >= len(list) {
+				break
 			}
+			g1a(ver.writers[i], list[i])
+		}
+		return
+	}
+	for _, v := range list {
+		if w, ok := out.writers.get(v); ok && a.failed(w) {
+			g1a(w, v)
 		}
 	}
 }
@@ -461,19 +367,15 @@ func (a *appendAnalysis) abortedAndIntermediate(ver *version, reads []readOf, pr
 // dirtyUpdates reports an element of a failed transaction followed, in
 // the version order, by one a committed transaction appended: the
 // committed write built on an aborted one.
-func (a *appendAnalysis) dirtyUpdates(ver *version) {
-	k, longest := ver.k, ver.longest
-	for i, v := range longest {
-		w, ok := ver.writers[i], ver.known[i]
-		if !ok || a.txns[w.txn].Status != history.Fail {
-			continue
-		}
+func (a *appendAnalysis) dirtyUpdates(ver *version, out *keyOutput) {
+	longest := ver.longest
+	for _, i := range ver.failed {
+		w := ver.writers[i]
 		for j := i + 1; j < len(longest); j++ {
-			next := longest[j]
 			nw, ok := ver.writers[j], ver.known[j]
 			if ok && a.txns[nw.txn].Committed() {
-				a.cases = append(a.cases, Case{Name: "dirty-update", Txns: []int{w.txn, nw.txn}, Key: k, Mop: -1,
-					Values: []history.Value{v, next}})
+				out.cases = append(out.cases, Case{Name: "dirty-update", Txns: []int{int(w.txn), int(nw.txn)}, Key: ver.key, Mop: -1,
+					Values: []history.Value{longest[i], longest[j]}})
 				break
 			}
 		}

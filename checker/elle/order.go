@@ -1,7 +1,8 @@
 package elle
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/txn"
@@ -33,65 +34,115 @@ func addProcessOrder(g *Graph, txns []txn.Txn) {
 // real-time order. Crashed transactions never complete, so they only
 // receive edges.
 func addRealtimeOrder(g *Graph, txns []txn.Txn, h *history.History) {
-	type event struct {
-		at     int64
-		invoke bool
-		t      int
+	evs := realtimeEvents(txns, h)
+	// Each transaction's predecessors are the frontier when it was
+	// invoked, kept in one arena: preds[t] = arena[from[t]:to[t]]. A
+	// first sweep counts them, so that the arena and the graph's list
+	// are made once, at their size.
+	var fr frontier
+	total, _ := fr.sweep(evs, len(txns), nil, nil, nil)
+	arena := make([]int32, total)
+	from := make([]int32, len(txns))
+	to := make([]int32, len(txns))
+	_, completed := fr.sweep(evs, len(txns), arena, from, to)
+	g.pend = slices.Grow(g.pend, total)
+	for _, t := range completed {
+		for _, p := range arena[from[t]:to[t]] {
+			g.add(int(p), int(t), Why{Type: Realtime})
+		}
+		from[t] = to[t] // its edges are added
 	}
+	// Crashed transactions never complete: their edges are added here,
+	// in the order of the transactions.
+	for t := range txns {
+		for _, p := range arena[from[t]:to[t]] {
+			g.add(int(p), t, Why{Type: Realtime})
+		}
+	}
+}
+
+// event is a transaction's invocation or completion.
+type event struct {
+	at     int64
+	invoke bool
+	t      int32
+}
+
+// realtimeEvents lists the invocations of the transactions that did not
+// fail and the completions of the committed ones, in time order,
+// invocations before completions at the same instant (those overlap).
+func realtimeEvents(txns []txn.Txn, h *history.History) []event {
 	evs := make([]event, 0, 2*len(txns))
 	for i := range txns {
 		if txns[i].Status == history.Fail {
 			continue
 		}
 		op := &h.Ops[txns[i].Op]
-		evs = append(evs, event{at: op.Call, invoke: true, t: i})
+		evs = append(evs, event{at: op.Call, invoke: true, t: int32(i)})
 		if op.Return != history.Infinity && txns[i].Committed() {
-			evs = append(evs, event{at: op.Return, t: i})
+			evs = append(evs, event{at: op.Return, t: int32(i)})
 		}
 	}
-	// Invocations before completions at the same instant: those overlap.
-	sort.SliceStable(evs, func(i, j int) bool {
-		if evs[i].at != evs[j].at {
-			return evs[i].at < evs[j].at
+	slices.SortStableFunc(evs, func(x, y event) int {
+		if x.at != y.at {
+			return cmp.Compare(x.at, y.at)
 		}
-		return evs[i].invoke && !evs[j].invoke
+		switch {
+		case x.invoke && !y.invoke:
+			return -1
+		case !x.invoke && y.invoke:
+			return 1
+		}
+		return 0
 	})
-	// Each transaction's predecessors are the frontier when it was
-	// invoked, kept in one arena: preds[t] = arena[from[t]:to[t]].
-	var frontier, arena []int
-	from := make([]int, len(txns))
-	to := make([]int, len(txns))
-	// marked[f] == e.t+1 says f precedes the completing transaction e.t:
-	// marking its predecessors keeps the frontier's update linear.
-	marked := make([]int, len(txns))
-	for _, e := range evs {
+	return evs
+}
+
+// frontier is the completed transactions that no completed transaction
+// follows yet, swept through the events.
+type frontier struct {
+	members []int32
+	// entered[t] and invoked[t] are the positions of t's completion and
+	// invocation among the events.
+	entered, invoked []int32
+}
+
+// sweep goes through the events and returns how many predecessors the
+// transactions have in all and the order in which they completed. With
+// an arena, it also writes each one's predecessors, the frontier at its
+// invocation, to arena[from[t]:to[t]]. A completing transaction replaces
+// those of its predecessors still in the frontier, which are exactly the
+// members that entered it before the transaction was invoked (a member
+// that leaves never comes back).
+func (f *frontier) sweep(evs []event, n int, arena, from, to []int32) (int, []int32) {
+	f.members = f.members[:0]
+	if f.entered == nil {
+		f.entered, f.invoked = make([]int32, n), make([]int32, n)
+	}
+	total := 0
+	var completed []int32
+	for i, e := range evs {
 		if e.invoke {
-			from[e.t] = len(arena)
-			arena = append(arena, frontier...)
-			to[e.t] = len(arena)
+			if arena != nil {
+				from[e.t] = int32(total)
+				copy(arena[total:], f.members)
+				to[e.t] = int32(total + len(f.members))
+			}
+			total += len(f.members)
+			f.invoked[e.t] = int32(i)
 			continue
 		}
-		ps := arena[from[e.t]:to[e.t]]
-		for _, p := range ps {
-			marked[p] = e.t + 1
-		}
-		kept := frontier[:0]
-		for _, f := range frontier {
-			if marked[f] != e.t+1 {
-				kept = append(kept, f)
+		kept := f.members[:0]
+		for _, m := range f.members {
+			if f.entered[m] > f.invoked[e.t] {
+				kept = append(kept, m)
 			}
 		}
-		frontier = append(kept, e.t)
-		for _, p := range ps {
-			g.add(p, e.t, Why{Type: Realtime})
-		}
-		from[e.t] = to[e.t] // its edges are added
-	}
-	// Crashed transactions never complete: their edges are added here,
-	// in the order of the transactions.
-	for t := range txns {
-		for _, p := range arena[from[t]:to[t]] {
-			g.add(p, t, Why{Type: Realtime})
+		f.members = append(kept, e.t)
+		f.entered[e.t] = int32(i)
+		if arena != nil {
+			completed = append(completed, e.t)
 		}
 	}
+	return total, completed
 }

@@ -27,11 +27,17 @@ type childResult struct {
 	// ReadSeconds is the time to read the history file (transactional
 	// rows only).
 	ReadSeconds float64 `json:"read_seconds,omitempty"`
-	Verdict     string  `json:"verdict"`
-	Reason      string  `json:"reason,omitempty"`
-	Method      string  `json:"method,omitempty"`
-	Ops         int     `json:"ops"`
-	Error       string  `json:"error,omitempty"`
+	// CPUSeconds and ReadCPUSeconds are the processor time (user and
+	// system, every thread) the check and the read took (transactional
+	// rows only): unlike the times, they hardly change when other work
+	// shares the machine.
+	CPUSeconds     float64 `json:"cpu_seconds,omitempty"`
+	ReadCPUSeconds float64 `json:"read_cpu_seconds,omitempty"`
+	Verdict        string  `json:"verdict"`
+	Reason         string  `json:"reason,omitempty"`
+	Method         string  `json:"method,omitempty"`
+	Ops            int     `json:"ops"`
+	Error          string  `json:"error,omitempty"`
 	// Set by the parent.
 	PeakRSS int64  `json:"-"` // bytes
 	Crashed string `json:"-"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/histcheck/histcheck/check"
@@ -13,10 +14,10 @@ import (
 )
 
 // The transactional rows measure Elle-style checking of list-append
-// histories like Jepsen's: the history is written to an EDN file once, and
-// each child process reads it (timed) and checks it for strict
-// serializability (timed), so the row gives both figures and the child's
-// peak memory.
+// histories like Jepsen's: the history is written to a JSON Lines file
+// once, and each child process reads it (timed) and checks it for strict
+// serializability (timed), so the row gives both figures, the processor
+// time of each, and the child's peak memory.
 
 // txnWorkload is the generated list-append workload of n transactions:
 // keys retire after 32 appends, 30 clients, 1% crashed and 1% failed, on
@@ -29,7 +30,7 @@ func txnWorkload(n int) sim.TxnOptions {
 // benchFormat is the format of the benchmark files.
 var benchFormat = format.JSONL
 
-// writeTxnFile writes the workload of n transactions to an EDN file in dir.
+// writeTxnFile writes the workload of n transactions to a file in dir, in benchFormat.
 func writeTxnFile(dir string, n int) (string, error) {
 	h, err := sim.Txns(txnWorkload(n))
 	if err != nil {
@@ -43,17 +44,17 @@ func writeTxnFile(dir string, n int) (string, error) {
 // default level of list-append.
 func txnChild(path string) childResult {
 	var res childResult
-	start := time.Now()
+	start, cpu := time.Now(), cpuSeconds()
 	h, err := format.ReadFile(path, "")
-	res.ReadSeconds = time.Since(start).Seconds()
+	res.ReadSeconds, res.ReadCPUSeconds = time.Since(start).Seconds(), cpuSeconds()-cpu
 	if err != nil {
 		res.Error = err.Error()
 		return res
 	}
 	res.Ops = len(h.Ops)
-	start = time.Now()
+	start, cpu = time.Now(), cpuSeconds()
 	out, err := check.Run(context.Background(), h, check.Request{Model: "list-append", Criteria: []string{"strict-serializable"}, NoCore: true})
-	res.Seconds = time.Since(start).Seconds()
+	res.Seconds, res.CPUSeconds = time.Since(start).Seconds(), cpuSeconds()-cpu
 	if err != nil {
 		res.Error = err.Error()
 		return res
@@ -61,6 +62,15 @@ func txnChild(path string) childResult {
 	r := out.Results[0]
 	res.Verdict, res.Reason, res.Method = r.Valid.String(), r.Reason, r.Method
 	return res
+}
+
+// cpuSeconds is the processor time the process has taken so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 func (b *bench) txnRows() error {
@@ -94,7 +104,8 @@ func (b *bench) txnRows() error {
 		b.add(row{name: fmt.Sprintf("list-append, %s transactions, strict-serializable", thousandsInt(tc.n)),
 			histcheck: outcome(h), porcupine: "–", ratio: fmt.Sprintf("%.2f× read (%s)", h.Seconds/h.ReadSeconds, durSeconds(h.ReadSeconds)),
 			hMem: bytes(uint64(h.PeakRSS)) + " peak RSS", pMem: "–", target: tc.target, met: tc.met(h),
-			note: "30 clients, keys retire after 32 appends, 1% crashed, 1% failed; read time of the JSON Lines file in the ratio column"})
+			note: fmt.Sprintf("30 clients, keys retire after 32 appends, 1%% crashed, 1%% failed; read time of the JSON Lines file in the ratio column; "+
+				"processor time %s to check, %s to read", durSeconds(h.CPUSeconds), durSeconds(h.ReadCPUSeconds))})
 	}
 	return nil
 }
