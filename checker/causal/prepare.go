@@ -46,14 +46,24 @@ type Prepared struct {
 	// "older") comes from the operations' explicit versions.
 	Versioned bool
 	// Unknown, when not empty, says why the history cannot be checked
-	// exactly: reads-from is ambiguous. The fields above are then partial.
+	// exactly. The fields above are then partial.
 	Unknown string
 	// Dropped lists positions of operations of unknown outcome left out.
 	Dropped []int
 
 	rdrs  [][]int32      // per write, the reads that read it
 	byKey [][]ProcWrites // per key, each writing process's writes of it
+
+	// amb, when reads-from is ambiguous (a value written twice to a key,
+	// or the initial value written, and no versions), holds the choices
+	// Search makes; the fields above are then those of the choice that
+	// takes each read's only candidate and leaves the others out.
+	amb *ambiguity
 }
+
+// Ambiguous reports that reads-from is not a function of the values: some
+// read may have read one of several writes, and Search must choose.
+func (p *Prepared) Ambiguous() bool { return p.amb != nil }
 
 // ProcWrites lists one process's writes of one key in process order.
 type ProcWrites struct {
@@ -158,8 +168,7 @@ func PrepareFor(h *history.History, m model.Info, init history.Value, id Identit
 		b.p.Versioned = true
 	case valueProblem == "":
 	default:
-		b.p.Unknown = fmt.Sprintf("reads-from is ambiguous: %s; give every write a unique value (or record each write's version)", valueProblem)
-		return b.p, nil
+		return b.ambiguous(valueProblem), nil
 	}
 	b.dropUnobserved()
 	newIdx := b.groupByProcess()
@@ -395,6 +404,9 @@ func (p *Prepared) index() {
 func (p *Prepared) Method() string {
 	if p.Versioned {
 		return "reads-from by explicit versions"
+	}
+	if p.amb != nil {
+		return "reads-from chosen among the writes of each value read"
 	}
 	return "reads-from by unique written values"
 }

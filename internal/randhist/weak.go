@@ -20,11 +20,16 @@ type WeakConfig struct {
 	// CrashRate and FailRate are the chances an operation's outcome is
 	// unknown or that it fails.
 	CrashRate, FailRate float64
+	// Values, when above 0, draws each written value from 1 to Values,
+	// or the initial value 0 (when it is 0), so that values repeat and
+	// reads-from is ambiguous; 0 writes unique values.
+	Values int
 }
 
-// ReadWrite generates a differentiated read/write history for the weak
-// criteria, and the initial value it assumes (0 or nil, at random). Every
-// written value is unique and differs from the initial value. The reads are
+// ReadWrite generates a read/write history for the weak criteria, and the
+// initial value it assumes (0 or nil, at random). Unless cfg.Values asks
+// for repeated values, the history is differentiated: every written value
+// is unique and differs from the initial value. The reads are
 // drawn loosely, as a weakly consistent store might answer: the latest value
 // of a simulated store, a value written anywhere in the history (earlier,
 // later, by a failed or crashed write, by the reader itself), the initial
@@ -47,23 +52,7 @@ func ReadWrite(r *rand.Rand, cfg WeakConfig) (*history.History, history.Value) {
 		init = history.NilValue
 	}
 	register := cfg.Keys == 1 && r.IntN(2) == 0
-	type plan struct {
-		client, key int
-		write       bool
-		val         int64
-	}
-	plans := make([]plan, cfg.Ops)
-	written := make([][]int64, cfg.Keys)
-	next := int64(1)
-	for i := range plans {
-		pl := plan{client: r.IntN(cfg.Processes), key: r.IntN(cfg.Keys), write: r.IntN(2) == 0}
-		if pl.write {
-			pl.val = next
-			written[pl.key] = append(written[pl.key], next)
-			next++
-		}
-		plans[i] = pl
-	}
+	plans, written := drawPlans(r, cfg, init)
 	store := make([]history.Value, cfg.Keys)
 	for k := range store {
 		store[k] = init
@@ -147,4 +136,41 @@ func readValue(r *rand.Rand, current, init history.Value, written []int64) histo
 		return history.NilValue
 	}
 	return history.IntValue(1000 + int64(r.IntN(2)))
+}
+
+// repeated draws a written value from 1 to n, or the initial value when
+// it is 0 (one time in n+1).
+func repeated(r *rand.Rand, n int, init history.Value) int64 {
+	if init == history.IntValue(0) {
+		return int64(r.IntN(n + 1))
+	}
+	return 1 + int64(r.IntN(n))
+}
+
+// plan is one operation ReadWrite will issue.
+type plan struct {
+	client, key int
+	write       bool
+	val         int64
+}
+
+// drawPlans draws the operations ReadWrite issues, and the values written
+// to each key.
+func drawPlans(r *rand.Rand, cfg WeakConfig, init history.Value) ([]plan, [][]int64) {
+	plans := make([]plan, cfg.Ops)
+	written := make([][]int64, cfg.Keys)
+	next := int64(1)
+	for i := range plans {
+		pl := plan{client: r.IntN(cfg.Processes), key: r.IntN(cfg.Keys), write: r.IntN(2) == 0}
+		if pl.write {
+			pl.val = next
+			next++
+			if cfg.Values > 0 {
+				pl.val = repeated(r, cfg.Values, init)
+			}
+			written[pl.key] = append(written[pl.key], pl.val)
+		}
+		plans[i] = pl
+	}
+	return plans, written
 }

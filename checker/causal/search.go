@@ -1,0 +1,237 @@
+package causal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/histcheck/histcheck/checker"
+)
+
+// DefaultSearchWork is the work Search may do when SearchLimits.Work is
+// 0: the operations all its checks visit together.
+const DefaultSearchWork = 4_000_000
+
+// SearchLimits bound Search.
+type SearchLimits struct {
+	// Work bounds the operations the checks of the search visit in all
+	// (each check of a choice counts the operations it holds); 0 means
+	// DefaultSearchWork.
+	Work int64
+}
+
+// Decider reports whether a criterion holds on a differentiated history.
+type Decider func(p *Prepared) (bool, error)
+
+// Searched is what Search found.
+type Searched struct {
+	Valid checker.Verdict
+	// P is the choice that holds (Valid True) or the one whose violations
+	// show the failure (Valid False): the forced choices alone when they
+	// fail already (Forced), else the first complete choice tried. It is
+	// nil when Valid is Unknown.
+	P      *Prepared
+	Forced bool
+	// Open counts the reads with a choice; Tried the choices checked.
+	Open, Tried int
+	// Reason says why Valid is Unknown.
+	Reason string
+}
+
+// errBudget stops a search that has done its work.
+var errBudget = errors.New("search budget spent")
+
+// Search decides a criterion on an ambiguous history by choosing which
+// write each read of a repeated value read (or the initial state), and
+// for each choice deciding the differentiated history with decide. The
+// criterion holds iff some choice does. Writes of unknown outcome that no
+// read chose are left out of that choice, which is exact.
+//
+// Every criterion here only gets weaker when a read is left out, so a
+// partial choice (the reads not chosen yet left out) that fails prunes
+// every choice extending it. The search first checks the forced choices
+// (reads with one candidate) alone, then the likeliest complete choice,
+// then drops the candidates that fail on top of the forced choices,
+// taking a read's last remaining one as forced, and then searches depth
+// first, the most constrained read first, checking each partial choice.
+// Deciding causal consistency without unique values is NP-complete
+// (Bouajjani et al., POPL 2017): past its limits the verdict is Unknown.
+func Search(ctx context.Context, p *Prepared, decide Decider, lim SearchLimits) (Searched, error) {
+	if p.amb == nil {
+		ok, err := decide(p)
+		return Searched{Valid: verdictOf(ok), P: p, Tried: 1}, err
+	}
+	s := &searcher{ctx: ctx, a: p.amb, decide: decide, budget: lim.Work}
+	if s.budget <= 0 {
+		s.budget = DefaultSearchWork
+	}
+	out, err := s.run(p)
+	out.Open, out.Tried = len(p.amb.open), s.tried
+	if out.P != nil {
+		out.P.amb = p.amb
+	}
+	if errors.Is(err, errBudget) {
+		return Searched{Open: out.Open, Tried: out.Tried, Reason: fmt.Sprintf(
+			"the search over which write each read of a repeated value read (%s) ran out of its budget of %d operations checked, after %d choices; %d reads have a choice",
+			p.amb.why, s.budget, s.tried, len(p.amb.open))}, nil
+	}
+	return out, err
+}
+
+func verdictOf(ok bool) checker.Verdict {
+	if ok {
+		return checker.True
+	}
+	return checker.False
+}
+
+type searcher struct {
+	ctx    context.Context
+	a      *ambiguity
+	decide Decider
+	budget int64
+	used   int64
+	tried  int
+}
+
+// try decides one choice, within the budget.
+func (s *searcher) try(q *Prepared) (bool, error) {
+	if err := s.ctx.Err(); err != nil {
+		return false, err
+	}
+	s.used += int64(len(q.Ops)) + 1
+	if s.used > s.budget {
+		return false, errBudget
+	}
+	s.tried++
+	return s.decide(q)
+}
+
+func (s *searcher) run(root *Prepared) (Searched, error) {
+	a := s.a
+	if ok, err := s.try(root); err != nil || !ok {
+		return Searched{Valid: checker.False, P: root, Forced: true}, err
+	}
+	if len(a.open) == 0 {
+		return Searched{Valid: checker.True, P: root}, nil
+	}
+	src := append([]int(nil), a.fixed...)
+	for _, r := range a.open {
+		src[r] = a.cands[r][0]
+	}
+	first := a.b.build(src)
+	if ok, err := s.try(first); err != nil || ok {
+		return Searched{Valid: checker.True, P: first}, err
+	}
+	fixed, open, cands, err := s.narrow()
+	if err != nil {
+		return Searched{}, err
+	}
+	if open == nil && cands == nil {
+		return Searched{Valid: checker.False, P: first}, nil
+	}
+	found, err := s.dfs(fixed, open, cands, 0)
+	if err != nil || found == nil {
+		return Searched{Valid: checker.False, P: first}, err
+	}
+	return Searched{Valid: checker.True, P: found}, nil
+}
+
+// narrow drops, until nothing changes, each open read's candidates that
+// fail on top of the forced choices, and makes a read with one candidate
+// left forced. It returns the forced choices, the reads still open (most
+// constrained first) and the candidates left; cands is nil when a read
+// has none left, so that no choice holds.
+func (s *searcher) narrow() (fixed []int, open []int, cands [][]int, err error) {
+	a := s.a
+	fixed = append([]int(nil), a.fixed...)
+	cands = make([][]int, len(a.cands))
+	copy(cands, a.cands)
+	open = append([]int(nil), a.open...)
+	for changed := true; changed; {
+		changed = false
+		var still []int
+		for _, r := range open {
+			var keep []int
+			for _, c := range cands[r] {
+				fixed[r] = c
+				ok, err := s.try(a.b.build(fixed))
+				if err != nil {
+					return nil, nil, nil, err
+				}
+				if ok {
+					keep = append(keep, c)
+				}
+			}
+			fixed[r] = srcOpen
+			cands[r] = keep
+			switch len(keep) {
+			case 0:
+				return nil, nil, nil, nil
+			case 1:
+				fixed[r], changed = keep[0], true
+			default:
+				still = append(still, r)
+			}
+		}
+		open = still
+	}
+	sortByCount(open, cands)
+	if open == nil {
+		open = []int{}
+	}
+	return fixed, open, cands, nil
+}
+
+// sortByCount orders reads by their number of candidates, fewest first.
+func sortByCount(reads []int, cands [][]int) {
+	sort.SliceStable(reads, func(x, y int) bool { return len(cands[reads[x]]) < len(cands[reads[y]]) })
+}
+
+// dfs extends the choice src of the reads open[:depth] to the others,
+// checking each partial choice, and returns the first complete one that
+// holds, or nil.
+func (s *searcher) dfs(src, open []int, cands [][]int, depth int) (*Prepared, error) {
+	if depth == len(open) {
+		q := s.a.b.build(src)
+		if ok, err := s.try(q); err != nil || !ok {
+			return nil, err
+		}
+		return q, nil
+	}
+	r := open[depth]
+	defer func() { src[r] = srcOpen }()
+	for _, c := range cands[r] {
+		src[r] = c
+		if depth+1 < len(open) {
+			ok, err := s.try(s.a.b.build(src))
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		found, err := s.dfs(src, open, cands, depth+1)
+		if err != nil || found != nil {
+			return found, err
+		}
+	}
+	return nil, nil
+}
+
+// SearchNote says, for a result's reason, how a search of reads-from
+// reached its verdict.
+func SearchNote(sr Searched) string {
+	what := fmt.Sprintf("; %d reads of repeated values had a choice of write, %d choices checked", sr.Open, sr.Tried)
+	switch {
+	case sr.Valid == checker.True:
+		return what + "; the reads-from shown is a choice that holds"
+	case sr.Forced:
+		return what + "; the reads with one possible write already fail, whatever the others read"
+	case sr.Valid == checker.False:
+		return what + "; no choice holds, the violations shown are those of the first choice tried"
+	}
+	return what
+}

@@ -1,0 +1,117 @@
+package ladder_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/causal"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/internal/randhist"
+	"github.com/histcheck/histcheck/internal/weakref"
+)
+
+// repeatedHistories is how many random histories with repeated values
+// TestRepeatedValuesAgreeWithBruteForce checks (a fifth with -short).
+const repeatedHistories = 4000
+
+// TestRepeatedValuesAgreeWithBruteForce compares every weak criterion's
+// checker, which searches the choices of which write each read of a
+// repeated value read, with the brute force of package weakref, which
+// tries every such choice and every choice of the writes of unknown
+// outcome that took effect, on seeded random histories whose values
+// repeat (the initial value written again too), with crashed and failed
+// operations, ties of times and nil reads. The reads-from a checker gives
+// for a verdict true is checked too: the history relabelled so that each
+// write has a value of its own and each read the value of the write it was
+// given must satisfy the criterion by the brute force.
+func TestRepeatedValuesAgreeWithBruteForce(t *testing.T) {
+	n := repeatedHistories
+	if testing.Short() {
+		n /= 5
+	}
+	rng := rand.New(rand.NewPCG(24, 2026))
+	ambiguous, yes, no := 0, 0, 0
+	for i := 0; i < n; i++ {
+		cfg := randhist.WeakConfig{CrashRate: 0.15, FailRate: 0.05, Values: 1 + rng.IntN(3), Ops: 3 + rng.IntN(6)}
+		h, init := randhist.ReadWrite(rng, cfg)
+		p, err := causal.Prepare(h, init, causal.PreferValues)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chose := p.Ambiguous()
+		for _, c := range weakref.Criteria {
+			want, err := weakref.Decide(h, init, c)
+			if err != nil {
+				t.Fatalf("history %d, %s: brute force: %v\n%s", i, c, err, text(h, init))
+			}
+			res, err := engine(h, init, c)
+			if err != nil {
+				t.Fatalf("history %d, %s: %v\n%s", i, c, err, text(h, init))
+			}
+			if res.Valid != verdict(want) {
+				t.Fatalf("history %d, %s: checker says %s (%s), brute force says %v\n%s", i, c, res.Valid, res.Reason, want, text(h, init))
+			}
+			if want {
+				yes++
+				checkReadsFrom(t, h, init, c, res.ReadsFrom, i)
+			} else {
+				no++
+			}
+		}
+		if chose {
+			ambiguous++
+		}
+	}
+	t.Logf("%d histories, %d with an ambiguous reads-from; %d verdicts true, %d false", n, ambiguous, yes, no)
+	if ambiguous < n/4 || yes < n || no < n {
+		t.Fatalf("the generator is too narrow: %d ambiguous histories, %d true, %d false", ambiguous, yes, no)
+	}
+}
+
+// checkReadsFrom relabels h as the checker's reads-from says and checks
+// that the brute force finds the criterion holds on it.
+func checkReadsFrom(t *testing.T, h *history.History, init history.Value, c string, rf []checker.ReadFrom, i int) {
+	t.Helper()
+	r := relabel(h, init, rf)
+	holds, err := weakref.Decide(r, init, c)
+	if err != nil || !holds {
+		t.Fatalf("history %d, %s: the reads-from %v given as witness does not hold (%v)\n%s\nrelabelled:\n%s", i, c, rf, err, text(h, init), text(r, init))
+	}
+}
+
+// relabel returns h with a value of its own for each write and, for each
+// read, the value of the write rf gives it, or else of the one write of its
+// key and value, or the initial value.
+func relabel(h *history.History, init history.Value, rf []checker.ReadFrom) *history.History {
+	own := func(pos int) history.Value { return history.IntValue(int64(5000 + pos)) }
+	given := map[int]int{}
+	for _, x := range rf {
+		given[x.Read] = x.Write
+	}
+	out := &history.History{Ops: append([]history.Op(nil), h.Ops...), Processes: h.Processes, Clients: h.Clients}
+	for i := range out.Ops {
+		o := &out.Ops[i]
+		if o.F == "write" {
+			o.Value = own(i)
+			continue
+		}
+		if o.Status != history.OK {
+			continue
+		}
+		if w, ok := given[i]; ok {
+			o.Value = init
+			if w >= 0 {
+				o.Value = own(w)
+			}
+			continue
+		}
+		for j := range h.Ops {
+			w := &h.Ops[j]
+			if w.F == "write" && w.Status != history.Fail && w.Key == o.Key && w.Value == h.Ops[i].Value {
+				o.Value = own(j)
+			}
+		}
+	}
+	return out
+}
