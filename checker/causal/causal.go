@@ -69,8 +69,8 @@ const (
 )
 
 // Check decides criterion ("causal", "causal-memory" or
-// "causal-convergence") for a read/write history. An operation other than a
-// read or a write is an error wrapping ErrUnsupportedOp.
+// "causal-convergence") for a history of reads, writes and cas (see
+// PrepareFor). Any other operation is an error wrapping ErrUnsupportedOp.
 func Check(ctx context.Context, h *history.History, criterion string, opts Options) (checker.Result, error) {
 	start := time.Now()
 	switch criterion {

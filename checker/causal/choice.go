@@ -12,6 +12,7 @@ const (
 	srcInit    = -1 // the initial value
 	srcThinAir = -2 // a value nobody wrote
 	srcOpen    = -3 // not chosen yet: the read is left out
+	srcAbsent  = -4 // the read of a cas of unknown outcome that did not take effect
 )
 
 // ambiguity holds the choices of an ambiguous reads-from: for each read,
@@ -22,7 +23,8 @@ type ambiguity struct {
 	// fixed is, per operation of b.raws, the source of a read with one
 	// candidate or none, and srcOpen for a read with a choice.
 	fixed []int
-	// open lists the reads with a choice, most constrained first.
+	// open lists the reads with a choice, in history order: a partial
+	// choice that fails then fails near the read that broke it.
 	open []int
 	// cands is, per operation of b.raws, a read's candidate sources, the
 	// likeliest first.
@@ -43,13 +45,32 @@ func (b *preparer) ambiguous(why string) *Prepared {
 			writers[id] = append(writers[id], i)
 		}
 	}
+	seen := make([]bool, len(b.raws)) // writes some read may have read
+	for i := range b.raws {
+		if r := &b.raws[i]; !r.write {
+			a.cands[i] = b.candidates(i, writers[ident{key: b.kid(r.key), val: r.val}])
+			for _, w := range a.cands[i] {
+				if w >= 0 {
+					seen[w] = true
+				}
+			}
+		}
+	}
 	for i := range b.raws {
 		r := &b.raws[i]
 		if r.write {
 			continue
 		}
-		c := b.candidates(i, writers[ident{key: b.kid(r.key), val: r.val}])
-		a.cands[i] = c
+		if r.casRead && b.raws[i+1].info {
+			// The cas may not have taken effect; when nobody may have
+			// read its write, leaving it out is exact.
+			if seen[i+1] {
+				a.cands[i] = append(a.cands[i], srcAbsent)
+			} else {
+				a.cands[i] = []int{srcAbsent}
+			}
+		}
+		c := a.cands[i]
 		switch len(c) {
 		case 0:
 			a.fixed[i] = srcThinAir
@@ -60,7 +81,6 @@ func (b *preparer) ambiguous(why string) *Prepared {
 			a.open = append(a.open, i)
 		}
 	}
-	sortByCount(a.open, a.cands)
 	p := b.build(a.fixed)
 	p.amb = a
 	return p
@@ -88,7 +108,12 @@ func (b *preparer) candidates(i int, ws []int) []int {
 		}
 		return 2, call
 	}
-	out := append([]int(nil), ws...)
+	out := make([]int, 0, len(ws)+1)
+	for _, w := range ws {
+		if !b.ownWrite(i, w) {
+			out = append(out, w)
+		}
+	}
 	if r.val == b.init {
 		out = append(out, srcInit)
 	}
@@ -114,22 +139,21 @@ func (b *preparer) build(src []int) *Prepared {
 			chosen[s] = true
 		}
 	}
+	for i, s := range src {
+		if s == srcAbsent {
+			chosen[i+1] = false // the cas's write did not take effect either
+		}
+	}
 	p := &Prepared{H: b.p.H, Keys: b.p.Keys}
 	sub := &preparer{p: p, init: b.init, keyID: b.keyID}
-	at := make([]int, len(b.raws)) // index in b.raws → index in sub.raws
-	var from []int                 // index in sub.raws → index in b.raws
-	for i := range b.raws {
-		r := &b.raws[i]
-		switch {
-		case r.write && r.info && !chosen[i]:
-			p.Dropped = append(p.Dropped, r.pos)
-			continue
-		case !r.write && src[i] == srcOpen:
-			continue
-		}
-		at[i] = len(sub.raws)
-		sub.raws = append(sub.raws, *r)
-		from = append(from, i)
+	var from []int // index in sub.raws → index in b.raws
+	sub.raws, from = b.keepTaken(chosen, func(i int) bool { return src[i] == srcOpen }, &p.Dropped)
+	at := make([]int, len(b.raws)) // index in b.raws → index in sub.raws, or -1
+	for i := range at {
+		at[i] = -1
+	}
+	for j, i := range from {
+		at[i] = j
 	}
 	newIdx := sub.groupByProcess()
 	for j, i := range from {
@@ -138,7 +162,7 @@ func (b *preparer) build(src []int) *Prepared {
 		}
 		o := &p.Ops[newIdx[j]]
 		switch s := src[i]; {
-		case s >= 0:
+		case s >= 0 && at[s] >= 0:
 			o.RF = newIdx[at[s]]
 		case s == srcInit:
 			o.RF = RFInit

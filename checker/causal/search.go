@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/histcheck/histcheck/checker"
 )
@@ -54,7 +53,7 @@ var errBudget = errors.New("search budget spent")
 // (reads with one candidate) alone, then the likeliest complete choice,
 // then drops the candidates that fail on top of the forced choices,
 // taking a read's last remaining one as forced, and then searches depth
-// first, the most constrained read first, checking each partial choice.
+// first, the reads in history order, checking each partial choice.
 // Deciding causal consistency without unique values is NP-complete
 // (Bouajjani et al., POPL 2017): past its limits the verdict is Unknown.
 func Search(ctx context.Context, p *Prepared, decide Decider, lim SearchLimits) (Searched, error) {
@@ -141,7 +140,7 @@ func (s *searcher) run(root *Prepared) (Searched, error) {
 // narrow drops, until nothing changes, each open read's candidates that
 // fail on top of the forced choices, and makes a read with one candidate
 // left forced. It returns the forced choices, the reads still open (most
-// constrained first) and the candidates left; cands is nil when a read
+// order) and the candidates left; cands is nil when a read
 // has none left, so that no choice holds.
 func (s *searcher) narrow() (fixed []int, open []int, cands [][]int, err error) {
 	a := s.a
@@ -177,16 +176,10 @@ func (s *searcher) narrow() (fixed []int, open []int, cands [][]int, err error) 
 		}
 		open = still
 	}
-	sortByCount(open, cands)
 	if open == nil {
 		open = []int{}
 	}
 	return fixed, open, cands, nil
-}
-
-// sortByCount orders reads by their number of candidates, fewest first.
-func sortByCount(reads []int, cands [][]int) {
-	sort.SliceStable(reads, func(x, y int) bool { return len(cands[reads[x]]) < len(cands[reads[y]]) })
 }
 
 // dfs extends the choice src of the reads open[:depth] to the others,

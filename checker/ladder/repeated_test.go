@@ -1,19 +1,23 @@
 package ladder_test
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/causal"
+	"github.com/histcheck/histcheck/checker/session"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/internal/randhist"
 	"github.com/histcheck/histcheck/internal/weakref"
+	"github.com/histcheck/histcheck/model"
 )
 
 // repeatedHistories is how many random histories with repeated values
 // TestRepeatedValuesAgreeWithBruteForce checks (a fifth with -short).
-const repeatedHistories = 4000
+const repeatedHistories = 6000
 
 // TestRepeatedValuesAgreeWithBruteForce compares every weak criterion's
 // checker, which searches the choices of which write each read of a
@@ -31,21 +35,28 @@ func TestRepeatedValuesAgreeWithBruteForce(t *testing.T) {
 		n /= 5
 	}
 	rng := rand.New(rand.NewPCG(24, 2026))
-	ambiguous, yes, no := 0, 0, 0
+	ambiguous, cas, yes, no, large := 0, 0, 0, 0, 0
 	for i := 0; i < n; i++ {
-		cfg := randhist.WeakConfig{CrashRate: 0.15, FailRate: 0.05, Values: 1 + rng.IntN(3), Ops: 3 + rng.IntN(6)}
+		cfg := randhist.WeakConfig{CrashRate: 0.15, FailRate: 0.05, Values: 1 + rng.IntN(3), Ops: 3 + rng.IntN(8)}
+		if i%2 == 1 {
+			cfg.CASRate = 0.4
+		}
 		h, init := randhist.ReadWrite(rng, cfg)
-		p, err := causal.Prepare(h, init, causal.PreferValues)
+		p, err := causal.PrepareFor(h, casInfo, init, causal.PreferValues)
 		if err != nil {
 			t.Fatal(err)
 		}
 		chose := p.Ambiguous()
 		for _, c := range weakref.Criteria {
 			want, err := weakref.Decide(h, init, c)
+			if errors.Is(err, weakref.ErrTooLarge) {
+				large++
+				break
+			}
 			if err != nil {
 				t.Fatalf("history %d, %s: brute force: %v\n%s", i, c, err, text(h, init))
 			}
-			res, err := engine(h, init, c)
+			res, err := casEngine(h, init, c)
 			if err != nil {
 				t.Fatalf("history %d, %s: %v\n%s", i, c, err, text(h, init))
 			}
@@ -62,10 +73,16 @@ func TestRepeatedValuesAgreeWithBruteForce(t *testing.T) {
 		if chose {
 			ambiguous++
 		}
+		if hasCAS(h) {
+			cas++
+		}
 	}
-	t.Logf("%d histories, %d with an ambiguous reads-from; %d verdicts true, %d false", n, ambiguous, yes, no)
-	if ambiguous < n/4 || yes < n || no < n {
-		t.Fatalf("the generator is too narrow: %d ambiguous histories, %d true, %d false", ambiguous, yes, no)
+	t.Logf("%d histories (%d too large for the brute force), %d with an ambiguous reads-from, %d with a cas; %d verdicts true, %d false", n, large, ambiguous, cas, yes, no)
+	if large > n/50 {
+		t.Fatalf("%d histories are too large for the brute force", large)
+	}
+	if ambiguous < n/4 || cas < n/5 || yes < n || no < n {
+		t.Fatalf("the generator is too narrow: %d ambiguous histories, %d with a cas, %d true, %d false", ambiguous, cas, yes, no)
 	}
 }
 
@@ -80,37 +97,64 @@ func checkReadsFrom(t *testing.T, h *history.History, init history.Value, c stri
 	}
 }
 
-// relabel returns h with a value of its own for each write and, for each
-// read, the value of the write rf gives it, or else of the one write of its
-// key and value, or the initial value.
+// casInfo classes reads, writes and cas.
+var casInfo = model.NewCASRegister(model.Options{}).Info()
+
+// casEngine decides c with the checker, reads, writes and cas told apart by
+// the cas register's model.
+func casEngine(h *history.History, init history.Value, c string) (checker.Result, error) {
+	switch c {
+	case checker.Causal, checker.CausalMemory, checker.CausalConvergence:
+		return causal.Check(context.Background(), h, c, causal.Options{Init: init, Model: casInfo})
+	}
+	return session.Check(context.Background(), h, c, session.Options{Init: init, Model: casInfo})
+}
+
+func hasCAS(h *history.History) bool {
+	for _, o := range h.Ops {
+		if o.F == "cas" && o.Status != history.Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// relabel returns h with a value of its own for each write (and the write
+// of each cas) and, for each read (and the read of each cas), the value of
+// the write rf gives it, or else of the one write of its key and value, or
+// the initial value.
 func relabel(h *history.History, init history.Value, rf []checker.ReadFrom) *history.History {
 	own := func(pos int) history.Value { return history.IntValue(int64(5000 + pos)) }
 	given := map[int]int{}
 	for _, x := range rf {
 		given[x.Read] = x.Write
 	}
-	out := &history.History{Ops: append([]history.Op(nil), h.Ops...), Processes: h.Processes, Clients: h.Clients}
-	for i := range out.Ops {
-		o := &out.Ops[i]
-		if o.F == "write" {
-			o.Value = own(i)
-			continue
-		}
-		if o.Status != history.OK {
-			continue
-		}
+	read := func(i int, v history.Value) history.Value {
 		if w, ok := given[i]; ok {
-			o.Value = init
 			if w >= 0 {
-				o.Value = own(w)
+				return own(w)
 			}
-			continue
+			return init
 		}
 		for j := range h.Ops {
 			w := &h.Ops[j]
-			if w.F == "write" && w.Status != history.Fail && w.Key == o.Key && w.Value == h.Ops[i].Value {
-				o.Value = own(j)
+			if stored, ok := casInfo.Stored(w); ok && j != i && w.Status != history.Fail && w.Key == h.Ops[i].Key && stored == v {
+				return own(j)
 			}
+		}
+		return v
+	}
+	out := &history.History{Ops: append([]history.Op(nil), h.Ops...), Processes: h.Processes, Clients: h.Clients}
+	for i := range out.Ops {
+		o := &out.Ops[i]
+		switch {
+		case o.F == "write":
+			o.Value = own(i)
+		case o.F == "cas":
+			from, _ := casInfo.Expected(o)
+			o.Value = history.ListValue(read(i, from), own(i))
+		case o.Status == history.OK:
+			o.Value = read(i, o.Value)
 		}
 	}
 	return out

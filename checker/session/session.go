@@ -87,9 +87,9 @@ var Criteria = []string{checker.ReadYourWrites, checker.MonotonicReads, checker.
 	checker.WritesFollowReads, checker.PRAM}
 
 // Check decides criterion ("read-your-writes", "monotonic-reads",
-// "monotonic-writes", "writes-follow-reads" or "pram") for a read/write
-// history. An operation other than a read or a write is an error wrapping
-// causal.ErrUnsupportedOp.
+// "monotonic-writes", "writes-follow-reads" or "pram") for a history of
+// reads, writes and cas (see causal.PrepareFor). Any other operation is an
+// error wrapping causal.ErrUnsupportedOp.
 func Check(ctx context.Context, h *history.History, criterion string, opts Options) (checker.Result, error) {
 	start := time.Now()
 	known := false

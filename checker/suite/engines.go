@@ -32,5 +32,5 @@ func sessionCheck(ctx context.Context, m model.Info, h *history.History, criteri
 }
 
 // ErrReadWriteOnly is wrapped by the error the causal and session criteria
-// give for an operation other than a read or a write (a cas, an append).
+// give for an operation other than a read, a write or a cas (an append).
 var ErrReadWriteOnly = causal.ErrUnsupportedOp

@@ -19,7 +19,12 @@
 // writes of a key carry the same one), a read with version v read the write
 // of its key with version v and must have returned its value; a read whose
 // version no write of its key carries read the initial value and must have
-// returned it; any other read returned a value nobody wrote. The version
+// returned it; any other read returned a value nobody wrote. A cas [from
+// to] that took effect is a read of from and, right after it in its
+// process, a write of to (it does not read its own write); one of unknown
+// outcome took effect, both halves, or did not, neither. Linearizability
+// and sequential consistency, in which a cas is atomic, are not decided
+// for histories with a cas. The version
 // order vo then orders each key's writes, and every serialisation, view and
 // arbitration below keeps it (a write is legal only while its key holds an
 // older version). Without versions, a read read one of the writes of its
@@ -138,6 +143,11 @@ func DecideWith(h *history.History, opts Options, criterion string) (bool, error
 	if err != nil {
 		return false, err
 	}
+	if rec.hasCAS() && (criterion == checker.Linearizable || criterion == checker.Sequential) {
+		// A cas is atomic in one serialisation of every operation, which
+		// its two halves are not.
+		return false, fmt.Errorf("weakref: %s of a history with cas is not decided here", criterion)
+	}
 	maybe := rec.maybe()
 	if len(maybe) > MaxMaybe {
 		return false, fmt.Errorf("%w: %d writes of unknown outcome", ErrTooLarge, len(maybe))
@@ -225,6 +235,7 @@ type op struct {
 	ver       int64 // the version, when hasVer
 	hasVer    bool
 	call, ret int64 // Call and Return, for real time
+	casRead   bool  // the read of a cas, whose write is the next op
 	from      int   // reads: the index of the write read, or fromInit, thinAir, anyValue
 }
 
@@ -265,7 +276,7 @@ func happened(h *history.History) ([]op, int, error) {
 	var ops []op
 	// The register model says which names read and which write; the
 	// checkers under test ask the same model.
-	info := model.NewRegister(model.Options{}).Info()
+	info := model.NewCASRegister(model.Options{}).Info()
 	for i := range h.Ops {
 		o := &h.Ops[i]
 		var w bool
@@ -273,10 +284,11 @@ func happened(h *history.History) ([]op, int, error) {
 		case model.ReadOp:
 		case model.WriteOp:
 			w = true
+		case model.CASOp:
 		default:
-			return nil, 0, fmt.Errorf("weakref: %s is neither a read nor a write", o.F)
+			return nil, 0, fmt.Errorf("weakref: %s is neither a read, a write nor a cas", o.F)
 		}
-		if o.Status == history.Fail || (!w && o.Status == history.Info) {
+		if o.Status == history.Fail || (!w && o.Status == history.Info && info.ClassOf(o.F) == model.ReadOp) {
 			continue
 		}
 		k, ok := keys[o.Key]
@@ -284,15 +296,43 @@ func happened(h *history.History) ([]op, int, error) {
 			k = len(keys)
 			keys[o.Key] = k
 		}
-		v := o.Value
-		if v.IsNone() {
-			v = history.NilValue
+		x := op{proc: o.Process, key: k, write: w, maybe: w && o.Status == history.Info, val: orNil(o.Value), call: o.Call, ret: o.Return}
+		if info.ClassOf(o.F) == model.CASOp {
+			halves, err := casHalves(info, o, x)
+			if err != nil {
+				return nil, 0, err
+			}
+			ops = append(ops, halves...)
+			continue
 		}
-		ver, hasVer := o.Version.Int()
-		ops = append(ops, op{proc: o.Process, key: k, write: w, maybe: w && o.Status == history.Info, val: v,
-			ver: ver, hasVer: hasVer, call: o.Call, ret: o.Return})
+		x.ver, x.hasVer = o.Version.Int()
+		ops = append(ops, x)
 	}
 	return ops, len(keys), nil
+}
+
+func orNil(v history.Value) history.Value {
+	if v.IsNone() {
+		return history.NilValue
+	}
+	return v
+}
+
+// casHalves returns what a cas is when it took effect: a read of the value
+// it expected and, right after it in its process, a write of the value it
+// stored; a cas of unknown outcome may not have taken effect, and then
+// neither half did. A cas carries no version: it would read one and write
+// another.
+func casHalves(info model.Info, o *history.Op, x op) ([]op, error) {
+	from, okF := info.Expected(o)
+	to, okT := info.Stored(o)
+	if !okF || !okT {
+		return nil, fmt.Errorf("weakref: %s has no [from to] value", o.F)
+	}
+	rd, wr := x, x
+	rd.val, rd.maybe, rd.casRead = orNil(from), false, true
+	wr.val, wr.write, wr.maybe = orNil(to), true, o.Status == history.Info
+	return []op{rd, wr}, nil
 }
 
 // keyVer names a write by its key and version.
@@ -356,7 +396,12 @@ func (rec *record) readFromValues(opts Options) {
 			o.from = anyValue
 			continue
 		}
-		c := append([]int(nil), writers[keyVal{o.key, o.val}]...)
+		var c []int
+		for _, w := range writers[keyVal{o.key, o.val}] {
+			if !o.casRead || w != i+1 { // a cas does not read what it writes
+				c = append(c, w)
+			}
+		}
 		if o.val == opts.Init {
 			c = append(c, fromInit)
 		}
@@ -393,6 +438,16 @@ func (rec *record) readFrom(opts Options, names func(o *op) (int, bool)) {
 	}
 }
 
+// hasCAS reports whether the record holds a cas.
+func (rec *record) hasCAS() bool {
+	for _, o := range rec.ops {
+		if o.casRead {
+			return true
+		}
+	}
+	return false
+}
+
 // maybe lists the writes of unknown outcome.
 func (rec *record) maybe() []int {
 	var out []int
@@ -414,6 +469,11 @@ func (rec *record) execution(maybe []int, took int) *exec {
 	}
 	for j, i := range maybe {
 		kept[i] = took&(1<<j) != 0
+	}
+	for i := range rec.ops {
+		if rec.ops[i].casRead {
+			kept[i] = kept[i+1]
+		}
 	}
 	at := make([]int, len(rec.ops)) // index in rec.ops → index in the execution
 	var ops []op
