@@ -94,6 +94,11 @@ func TestIdentity(t *testing.T) {
 	if err != nil || res.Valid != checker.True || len(res.ReadsFrom) != 1 || res.ReadsFrom[0].Read != 2 || res.ReadsFrom[0].Write > 1 {
 		t.Fatalf("got %v %s %q %+v", err, res.Valid, res.Reason, res.ReadsFrom)
 	}
+	// Past its budget the search says so.
+	res, err = causal.Check(context.Background(), &history.History{Ops: dup, Processes: 3}, checker.Causal, causal.Options{Init: history.IntValue(0), SearchWork: 1})
+	if err != nil || res.Valid != checker.Unknown || !strings.Contains(res.Reason, "ran out of its budget") {
+		t.Fatalf("budget 1: got %v %s %q", err, res.Valid, res.Reason)
+	}
 	// A read of a value nobody wrote fails whatever the others read.
 	thin := append(append([]history.Op(nil), dup...), op(2, "read", "x", 5, 4, ok))
 	res, err = causal.Check(context.Background(), &history.History{Ops: thin, Processes: 3}, checker.Causal, causal.Options{Init: history.IntValue(0)})

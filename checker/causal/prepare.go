@@ -239,14 +239,8 @@ func casHalves(m model.Info, o *history.Op, pos int) (rd, wr rawOp, err error) {
 	if !okF || !okT {
 		return rd, wr, fmt.Errorf("%w: %s has no [from to] value", ErrUnsupportedOp, o.Label())
 	}
-	norm := func(v history.Value) history.Value {
-		if v.IsNone() {
-			return history.NilValue
-		}
-		return v
-	}
-	rd = rawOp{pos: pos, key: o.Key, val: norm(from), proc: o.Process, label: o.Label(), casRead: true}
-	wr = rawOp{pos: pos, write: true, key: o.Key, val: norm(to), info: o.Status == history.Info, proc: o.Process, label: o.Label()}
+	rd = rawOp{pos: pos, key: o.Key, val: orNil(from), proc: o.Process, label: o.Label(), casRead: true}
+	wr = rawOp{pos: pos, write: true, key: o.Key, val: orNil(to), info: o.Status == history.Info, proc: o.Process, label: o.Label()}
 	return rd, wr, nil
 }
 
