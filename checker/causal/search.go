@@ -10,7 +10,7 @@ import (
 
 // DefaultSearchWork is the work Search may do when SearchLimits.Work is
 // 0: the operations all its checks visit together.
-const DefaultSearchWork = 4_000_000
+const DefaultSearchWork = 300_000
 
 // SearchLimits bound Search.
 type SearchLimits struct {
@@ -130,7 +130,14 @@ func (s *searcher) run(root *Prepared) (Searched, error) {
 	if open == nil && cands == nil {
 		return Searched{Valid: checker.False, P: first}, nil
 	}
-	found, err := s.dfs(fixed, open, cands, 0)
+	if len(open) == 0 {
+		q := a.b.build(fixed)
+		if ok, err := s.try(q); err != nil || !ok {
+			return Searched{Valid: checker.False, P: first}, err
+		}
+		return Searched{Valid: checker.True, P: q}, nil
+	}
+	found, _, err := s.dfs(fixed, open, cands, 0)
 	if err != nil || found == nil {
 		return Searched{Valid: checker.False, P: first}, err
 	}
@@ -184,34 +191,88 @@ func (s *searcher) narrow() (fixed []int, open []int, cands [][]int, err error) 
 
 // dfs extends the choice src of the reads open[:depth] to the others,
 // checking each partial choice, and returns the first complete one that
-// holds, or nil.
-func (s *searcher) dfs(src, open []int, cands [][]int, depth int) (*Prepared, error) {
-	if depth == len(open) {
-		q := s.a.b.build(src)
-		if ok, err := s.try(q); err != nil || !ok {
-			return nil, err
-		}
-		return q, nil
-	}
+// holds, or nil and the depth to go on from: when every candidate of a
+// read fails at once, the failure comes from the reads before it, and
+// only from the first few of them (see conflict), so the search jumps
+// back to the last of those, skipping the choices in between, which
+// would fail the same way.
+func (s *searcher) dfs(src, open []int, cands [][]int, depth int) (*Prepared, int, error) {
 	r := open[depth]
 	defer func() { src[r] = srcOpen }()
+	direct := true // every candidate failed its own check
 	for _, c := range cands[r] {
 		src[r] = c
-		if depth+1 < len(open) {
-			ok, err := s.try(s.a.b.build(src))
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
+		q := s.a.b.build(src)
+		ok, err := s.try(q)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !ok {
+			continue
+		}
+		if depth+1 == len(open) {
+			return q, 0, nil
+		}
+		found, jump, err := s.dfs(src, open, cands, depth+1)
+		if err != nil || found != nil || jump < depth {
+			return found, jump, err
+		}
+		direct = false
+	}
+	if !direct {
+		return nil, depth - 1, nil
+	}
+	j, err := s.conflict(src, open, cands, depth)
+	return nil, j - 1, err
+}
+
+// conflict returns the fewest reads of open[:depth], taken from the
+// start, whose choice in src already makes every candidate of
+// open[depth] fail (it does with all of them). Leaving reads out only
+// weakens a criterion, so the fewer the reads, the fewer the failures,
+// and a binary search finds it.
+func (s *searcher) conflict(src, open []int, cands [][]int, depth int) (int, error) {
+	r := open[depth]
+	saved := make([]int, depth)
+	for k := 0; k < depth; k++ {
+		saved[k] = src[open[k]]
+	}
+	defer func() {
+		for k := 0; k < depth; k++ {
+			src[open[k]] = saved[k]
+		}
+		src[r] = srcOpen
+	}()
+	fails := func(n int) (bool, error) {
+		for k := 0; k < depth; k++ {
+			src[open[k]] = srcOpen
+			if k < n {
+				src[open[k]] = saved[k]
 			}
 		}
-		found, err := s.dfs(src, open, cands, depth+1)
-		if err != nil || found != nil {
-			return found, err
+		for _, c := range cands[r] {
+			src[r] = c
+			ok, err := s.try(s.a.b.build(src))
+			if err != nil || ok {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	lo, hi := 0, depth
+	for lo < hi {
+		mid := (lo + hi) / 2
+		f, err := fails(mid)
+		if err != nil {
+			return 0, err
+		}
+		if f {
+			hi = mid
+		} else {
+			lo = mid + 1
 		}
 	}
-	return nil, nil
+	return lo, nil
 }
 
 // SearchNote says, for a result's reason, how a search of reads-from
