@@ -225,19 +225,21 @@ func TestDecideCases(t *testing.T) {
 // by hand from the definitions, linearizability and sequential
 // consistency, versions (which name the write each read read and order
 // each key's writes) and nil reads that observe nothing.
-func TestDecideStrongAndVersions(t *testing.T) {
-	// op is an operation of a register with initial value 0; a version
-	// below 0 is none, and ret below 0 an unknown outcome.
-	op := func(proc int, f string, val, ver, call, ret int64) history.Op {
-		o := history.Op{Process: proc, F: f, Value: history.IntValue(val), Call: call, Return: ret, Status: history.OK}
-		if ver >= 0 {
-			o.Version = history.IntValue(ver)
-		}
-		if ret < 0 {
-			o.Status, o.Return = history.Info, history.Infinity
-		}
-		return o
+// regOp is an operation of a register with initial value 0; a version
+// below 0 is none, and ret below 0 an unknown outcome.
+func regOp(proc int, f string, val, ver, call, ret int64) history.Op {
+	o := history.Op{Process: proc, F: f, Value: history.IntValue(val), Call: call, Return: ret, Status: history.OK}
+	if ver >= 0 {
+		o.Version = history.IntValue(ver)
 	}
+	if ret < 0 {
+		o.Status, o.Return = history.Info, history.Infinity
+	}
+	return o
+}
+
+func TestDecideStrongAndVersions(t *testing.T) {
+	op := regOp
 	cases := []struct {
 		name string
 		ops  []history.Op
@@ -287,13 +289,7 @@ func TestDecideStrongAndVersions(t *testing.T) {
 // TestRepeatedValues checks the choice of reads-from when values repeat:
 // a read may have read any write of its value, or the initial state.
 func TestRepeatedValues(t *testing.T) {
-	op := func(proc int, f string, val, call, ret int64) history.Op {
-		o := history.Op{Process: proc, F: f, Value: history.IntValue(val), Call: call, Return: ret, Status: history.OK}
-		if ret < 0 {
-			o.Status, o.Return = history.Info, history.Infinity
-		}
-		return o
-	}
+	op := func(proc int, f string, val, call, ret int64) history.Op { return regOp(proc, f, val, -1, call, ret) }
 	cases := []struct {
 		name string
 		ops  []history.Op
