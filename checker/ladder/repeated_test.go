@@ -17,7 +17,7 @@ import (
 
 // repeatedHistories is how many random histories with repeated values
 // TestRepeatedValuesAgreeWithBruteForce checks (a fifth with -short).
-const repeatedHistories = 5000
+const repeatedHistories = 10000
 
 // TestRepeatedValuesAgreeWithBruteForce compares every weak criterion's
 // checker, which searches the choices of which write each read of a
