@@ -94,10 +94,10 @@ func Check(ctx context.Context, h *history.History, criterion string, opts Optio
 	MatchVersionValues(p)
 	var sr Searched
 	if p.Ambiguous() {
-		sr, err = Search(ctx, p, func(q *Prepared) (bool, error) {
-			r := &run{ctx: ctx, p: q}
+		sr, err = Search(ctx, p, func(q *Prepared) (Outcome, error) {
+			r := &run{ctx: ctx, p: q, max: 4}
 			err := r.check(criterion)
-			return r.count == 0, err
+			return Outcome{Holds: r.count == 0, Count: r.count, Ops: ViolationOps(r.vs)}, err
 		}, SearchLimits{Work: opts.SearchWork})
 		if done, err := FinishSearch(&res, sr, err, start); done {
 			return res, err

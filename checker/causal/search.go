@@ -20,8 +20,31 @@ type SearchLimits struct {
 	Work int64
 }
 
-// Decider reports whether a criterion holds on a differentiated history.
-type Decider func(p *Prepared) (bool, error)
+// Outcome is what a Decider found on one differentiated history.
+type Outcome struct {
+	Holds bool
+	// Count is how many violations were found, and Ops the positions of
+	// the operations the first few involve (their operations and the
+	// ends of their steps): where a repair of the choice may start.
+	Count int
+	Ops   []int
+}
+
+// Decider decides a criterion on a differentiated history.
+type Decider func(p *Prepared) (Outcome, error)
+
+// ViolationOps returns the positions of the operations vs involve: their
+// own and the ends of their steps, for Outcome.Ops.
+func ViolationOps(vs []checker.Violation) []int {
+	var out []int
+	for _, v := range vs {
+		out = append(out, v.Ops...)
+		for _, st := range v.Steps {
+			out = append(out, st.From, st.To, st.Via)
+		}
+	}
+	return out
+}
 
 // Searched is what Search found.
 type Searched struct {
@@ -50,16 +73,17 @@ var errBudget = errors.New("search budget spent")
 // Every criterion here only gets weaker when a read is left out, so a
 // partial choice (the reads not chosen yet left out) that fails prunes
 // every choice extending it. The search first checks the forced choices
-// (reads with one candidate) alone, then the likeliest complete choice,
-// then drops the candidates that fail on top of the forced choices,
+// (reads with one candidate) alone, then the likeliest complete choice
+// and repairs of it guided by its violations, then drops the candidates
+// that fail on top of the forced choices,
 // taking a read's last remaining one as forced, and then searches depth
 // first, the reads in history order, checking each partial choice.
 // Deciding causal consistency without unique values is NP-complete
 // (Bouajjani et al., POPL 2017): past its limits the verdict is Unknown.
 func Search(ctx context.Context, p *Prepared, decide Decider, lim SearchLimits) (Searched, error) {
 	if p.amb == nil {
-		ok, err := decide(p)
-		return Searched{Valid: verdictOf(ok), P: p, Tried: 1}, err
+		o, err := decide(p)
+		return Searched{Valid: verdictOf(o.Holds), P: p, Tried: 1}, err
 	}
 	s := &searcher{ctx: ctx, a: p.amb, decide: decide, budget: lim.Work}
 	if s.budget <= 0 {
@@ -92,6 +116,7 @@ type searcher struct {
 	budget int64
 	used   int64
 	tried  int
+	last   Outcome // of the last choice tried
 }
 
 // try decides one choice, within the budget.
@@ -104,7 +129,9 @@ func (s *searcher) try(q *Prepared) (bool, error) {
 		return false, errBudget
 	}
 	s.tried++
-	return s.decide(q)
+	o, err := s.decide(q)
+	s.last = o
+	return o.Holds, err
 }
 
 func (s *searcher) run(root *Prepared) (Searched, error) {
@@ -122,6 +149,9 @@ func (s *searcher) run(root *Prepared) (Searched, error) {
 	first := a.b.build(src)
 	if ok, err := s.try(first); err != nil || ok {
 		return Searched{Valid: checker.True, P: first}, err
+	}
+	if q, err := s.repair(src, s.last); err != nil || q != nil {
+		return Searched{Valid: checker.True, P: q}, err
 	}
 	fixed, open, cands, err := s.narrow()
 	if err != nil {
@@ -142,6 +172,68 @@ func (s *searcher) run(root *Prepared) (Searched, error) {
 		return Searched{Valid: checker.False, P: first}, err
 	}
 	return Searched{Valid: checker.True, P: found}, nil
+}
+
+// maxRepairs bounds the rounds of repair.
+const maxRepairs = 64
+
+// repair changes the complete choice src, which failed with outcome o,
+// one read at a time: of the reads with a choice that o's violations
+// involve, it takes the first change of candidate that leaves fewer
+// violations, while there is one. It returns a choice that holds,
+// or nil when the violations stop falling; it only guides the search to
+// a witness, and proves nothing when it finds none.
+func (s *searcher) repair(src []int, o Outcome) (*Prepared, error) {
+	src = append([]int(nil), src...)
+	for round := 0; round < maxRepairs; round++ {
+		best, bestR, bestC := o, -1, 0
+		for _, r := range s.culprits(o.Ops) {
+			was := src[r]
+			for _, c := range s.a.cands[r] {
+				if c == was {
+					continue
+				}
+				src[r] = c
+				q := s.a.b.build(src)
+				ok, err := s.try(q)
+				if err != nil || ok {
+					return q, err
+				}
+				if s.last.Count < best.Count {
+					best, bestR, bestC = s.last, r, c
+					break
+				}
+			}
+			src[r] = was
+			if bestR >= 0 {
+				break
+			}
+		}
+		if bestR < 0 {
+			return nil, nil
+		}
+		src[bestR], o = bestC, best
+	}
+	return nil, nil
+}
+
+// culprits returns the reads with a choice among the operations at the
+// positions ops, each once.
+func (s *searcher) culprits(ops []int) []int {
+	raws := s.a.b.raws
+	seen := map[int]bool{}
+	var out []int
+	for _, pos := range ops {
+		if pos < 0 {
+			continue
+		}
+		r := s.a.rawOf(pos)
+		if r < len(raws) && raws[r].pos == pos && !raws[r].write && len(s.a.cands[r]) > 1 && !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // narrow drops, until nothing changes, each open read's candidates that

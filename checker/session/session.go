@@ -114,10 +114,10 @@ func Check(ctx context.Context, h *history.History, criterion string, opts Optio
 	}
 	var sr causal.Searched
 	if p.Ambiguous() {
-		sr, err = causal.Search(ctx, p, func(q *causal.Prepared) (bool, error) {
-			r := &run{ctx: ctx, p: q, crit: criterion}
+		sr, err = causal.Search(ctx, p, func(q *causal.Prepared) (causal.Outcome, error) {
+			r := &run{ctx: ctx, p: q, crit: criterion, max: 4}
 			err := r.decide()
-			return r.count == 0, err
+			return causal.Outcome{Holds: r.count == 0, Count: r.count, Ops: causal.ViolationOps(r.vs)}, err
 		}, causal.SearchLimits{Work: opts.SearchWork})
 		if done, err := causal.FinishSearch(&res, sr, err, start); done {
 			return res, err
