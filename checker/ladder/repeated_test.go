@@ -2,7 +2,6 @@ package ladder_test
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -49,20 +48,10 @@ func TestRepeatedValuesAgreeWithBruteForce(t *testing.T) {
 		}
 		chose := p.Ambiguous()
 		for _, c := range weakref.Criteria {
-			want, err := weakref.Decide(h, init, c)
-			if errors.Is(err, weakref.ErrTooLarge) {
+			want, res, ok := agree(t, i, h, init, c, casEngine)
+			if !ok {
 				large++
 				break
-			}
-			if err != nil {
-				t.Fatalf("history %d, %s: brute force: %v\n%s", i, c, err, text(h, init))
-			}
-			res, err := casEngine(h, init, c)
-			if err != nil {
-				t.Fatalf("history %d, %s: %v\n%s", i, c, err, text(h, init))
-			}
-			if res.Valid != verdict(want) {
-				t.Fatalf("history %d, %s: checker says %s (%s), brute force says %v\n%s", i, c, res.Valid, res.Reason, want, text(h, init))
 			}
 			if want {
 				yes++
