@@ -12,21 +12,22 @@ import (
 )
 
 // TestRunImplied checks that -c all reports every criterion: those the
-// causal and session checkers do not apply to (a cas) follow from the
-// sequential verdict, named as implied, and no "not checked" note is left.
+// causal and session checkers do not apply to (kv's append) follow from
+// the sequential verdict, named as implied, and no "not checked" note is
+// left.
 func TestRunImplied(t *testing.T) {
-	one, two := history.IntValue(1), history.IntValue(2)
+	x, a, b := history.StringValue("x"), history.StringValue("a"), history.StringValue("b")
 	h, err := history.FromOps([]history.Op{
-		{Client: "A", F: "write", Value: one, Call: 0, Return: 1, Status: history.OK},
-		{Client: "B", F: "cas", Value: history.ListValue(one, two), Call: 2, Return: 3, Status: history.OK},
-		{Client: "C", F: "read", Value: one, Call: 4, Return: 5, Status: history.OK},
+		{Client: "A", F: "write", Key: x, Value: a, Call: 0, Return: 1, Status: history.OK},
+		{Client: "B", F: "append", Key: x, Value: b, Call: 2, Return: 3, Status: history.OK},
+		{Client: "C", F: "read", Key: x, Value: a, Call: 4, Return: 5, Status: history.OK},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var notes []string
 	note := func(n check.Note) { notes = append(notes, n.Text) }
-	out, err := check.Run(context.Background(), h, check.Request{Model: "cas-register", Criteria: []string{check.All}, NoCore: true, Note: note})
+	out, err := check.Run(context.Background(), h, check.Request{Model: "kv", Criteria: []string{check.All}, NoCore: true, Note: note})
 	if err != nil {
 		t.Fatal(err)
 	}

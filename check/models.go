@@ -155,6 +155,12 @@ func (o *object) lift(r checker.Result) checker.Result {
 		return out
 	}
 	r.Witness, r.Dropped = m(r.Witness), m(r.Dropped)
+	for i, x := range r.ReadsFrom {
+		r.ReadsFrom[i].Read = at(x.Read)
+		if x.Write >= 0 {
+			r.ReadsFrom[i].Write = at(x.Write)
+		}
+	}
 	vs := make([]checker.Violation, len(r.Violations))
 	for i, v := range r.Violations {
 		vs[i] = v.MapOps(at)

@@ -84,6 +84,12 @@ type Result struct {
 	// Witness, when Valid is True and the criterion has a total order, is an
 	// order of the operations that took effect, in the order they did.
 	Witness []int `json:"witness,omitempty"`
+	// ReadsFrom, when the values read do not say which write each read
+	// read (a value written twice, or the initial value written again)
+	// and a weak criterion was decided by choosing, is the choice for
+	// each read that had one: with Valid True, a witness; with Valid
+	// False, the choice whose violations are shown.
+	ReadsFrom []ReadFrom `json:"reads_from,omitempty"`
 	// Dropped lists operations with unknown outcome left out of the witness:
 	// they need not have taken effect.
 	Dropped []int `json:"dropped,omitempty"`
@@ -98,6 +104,13 @@ type Result struct {
 	Elapsed time.Duration `json:"-"`
 	// Jepsen holds the counts of one of Jepsen's own checkers.
 	Jepsen *JepsenTally `json:"-"`
+}
+
+// ReadFrom says that the read at position Read read the write at
+// position Write, or the initial value when Write is Initial.
+type ReadFrom struct {
+	Read  int `json:"read"`
+	Write int `json:"write"`
 }
 
 // Violation is one reason a history fails a criterion, as facts (see

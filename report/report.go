@@ -84,6 +84,10 @@ type Result struct {
 	// Witness is the order in which the operations took effect, when the
 	// criterion holds and has one.
 	Witness []Op `json:"witness,omitempty"`
+	// ReadsFrom is, when values repeat and a weak criterion was decided by
+	// choosing which write each read read, that choice for each read that
+	// had one: a witness when the criterion holds.
+	ReadsFrom []ReadFrom `json:"reads_from,omitempty"`
 	// Dropped are operations with unknown outcome left out of the witness.
 	Dropped    []Op        `json:"dropped,omitempty"`
 	Violations []Violation `json:"violations,omitempty"`
@@ -316,6 +320,29 @@ func ops(h *history.History, pos []int) []Op {
 	return out
 }
 
+// ReadFrom says which write a read read; Write is absent when it read
+// the initial value.
+type ReadFrom struct {
+	Read  Op  `json:"read"`
+	Write *Op `json:"write,omitempty"`
+}
+
+func readsFrom(h *history.History, rf []checker.ReadFrom) []ReadFrom {
+	var out []ReadFrom
+	for _, x := range rf {
+		if x.Read < 0 || x.Read >= len(h.Ops) {
+			continue
+		}
+		r := ReadFrom{Read: NewOp(h, x.Read)}
+		if x.Write >= 0 && x.Write < len(h.Ops) {
+			w := NewOp(h, x.Write)
+			r.Write = &w
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // NewResult converts a checker result about h.
 func NewResult(h *history.History, r checker.Result) Result {
 	out := Result{
@@ -323,6 +350,7 @@ func NewResult(h *history.History, r checker.Result) Result {
 		Valid:       r.Valid,
 		Witness:     ops(h, r.Witness),
 		Dropped:     ops(h, r.Dropped),
+		ReadsFrom:   readsFrom(h, r.ReadsFrom),
 		Reason:      r.Reason,
 		Method:      r.Method,
 		ElapsedMS:   float64(r.Elapsed) / float64(time.Millisecond),

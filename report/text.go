@@ -157,6 +157,21 @@ func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {
 	if len(r.Witness) > 0 {
 		line(w, indent, "witness: "+Chain(r.Witness, MaxWitnessSteps))
 	}
+	if len(r.ReadsFrom) > 0 {
+		labels := make([]string, len(r.ReadsFrom))
+		for i, x := range r.ReadsFrom {
+			src := "the initial value"
+			if x.Write != nil {
+				src = x.Write.Label
+			}
+			labels[i] = x.Read.Label + " from " + src
+		}
+		head := "reads-from chosen: "
+		if r.Valid != checker.True {
+			head = "no choice of reads-from holds; the violations are those under: "
+		}
+		line(w, indent, head+elide(labels, MaxWitnessSteps, ", "))
+	}
 	if len(r.Dropped) > 0 {
 		labels := make([]string, len(r.Dropped))
 		for i, op := range r.Dropped {

@@ -52,6 +52,9 @@ type Options struct {
 	// Model says which operations are reads and writes (Info.ClassOf);
 	// the zero Info means the register's.
 	Model model.Info
+	// SearchWork bounds the search over reads-from when values repeat
+	// (SearchLimits.Work); 0 means DefaultSearchWork.
+	SearchWork int64
 }
 
 // Pattern names.
@@ -66,8 +69,8 @@ const (
 )
 
 // Check decides criterion ("causal", "causal-memory" or
-// "causal-convergence") for a read/write history. An operation other than a
-// read or a write is an error wrapping ErrUnsupportedOp.
+// "causal-convergence") for a history of reads, writes and cas (see
+// PrepareFor). Any other operation is an error wrapping ErrUnsupportedOp.
 func Check(ctx context.Context, h *history.History, criterion string, opts Options) (checker.Result, error) {
 	start := time.Now()
 	switch criterion {
@@ -89,6 +92,19 @@ func Check(ctx context.Context, h *history.History, criterion string, opts Optio
 		return res, nil
 	}
 	MatchVersionValues(p)
+	var sr Searched
+	if p.Ambiguous() {
+		sr, err = Search(ctx, p, func(q *Prepared) (Outcome, error) {
+			r := &run{ctx: ctx, p: q, max: 4}
+			err := r.check(criterion)
+			return Outcome{Holds: r.count == 0, Count: r.count, Ops: ViolationOps(r.vs)}, err
+		}, SearchLimits{Work: opts.SearchWork})
+		if done, err := FinishSearch(&res, sr, err, start); done {
+			return res, err
+		}
+		p = sr.P
+		res.Dropped, res.ReadsFrom = p.Dropped, p.Choice()
+	}
 	max := opts.MaxViolations
 	if max <= 0 {
 		max = 10
@@ -118,7 +134,28 @@ func Check(ctx context.Context, h *history.History, criterion string, opts Optio
 		res.Valid = checker.True
 		res.Reason = fmt.Sprintf("no bad pattern of %s (%s)", criterion, p.Method())
 	}
+	if p.Ambiguous() {
+		res.Reason += SearchNote(sr)
+	}
 	return res, nil
+}
+
+// FinishSearch fills res when a search of reads-from could not decide
+// (its budget spent, or ctx done) or failed, and reports whether res is
+// final.
+func FinishSearch(res *checker.Result, sr Searched, err error, start time.Time) (bool, error) {
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		res.Reason = "check interrupted: " + err.Error()
+	case err != nil:
+		return true, err
+	case sr.Valid == checker.Unknown:
+		res.Reason = sr.Reason
+	default:
+		return false, nil
+	}
+	res.Elapsed = time.Since(start)
+	return true, nil
 }
 
 type run struct {

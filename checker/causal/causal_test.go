@@ -87,11 +87,23 @@ func TestPatterns(t *testing.T) {
 }
 
 func TestIdentity(t *testing.T) {
-	// Duplicate values without versions: unknown, with the fix.
+	// Duplicate values without versions: decided by choosing which write
+	// the read read, the choice given as the witness.
 	dup := []history.Op{op(0, "write", "x", 1, 0, ok), op(1, "write", "x", 1, 0, ok), op(2, "read", "x", 1, 2, ok)}
 	res, err := causal.Check(context.Background(), &history.History{Ops: dup, Processes: 3}, checker.Causal, causal.Options{Init: history.IntValue(0)})
-	if err != nil || res.Valid != checker.Unknown || !strings.Contains(res.Reason, "unique value") {
-		t.Fatalf("got %v %s %q", err, res.Valid, res.Reason)
+	if err != nil || res.Valid != checker.True || len(res.ReadsFrom) != 1 || res.ReadsFrom[0].Read != 2 || res.ReadsFrom[0].Write > 1 {
+		t.Fatalf("got %v %s %q %+v", err, res.Valid, res.Reason, res.ReadsFrom)
+	}
+	// Past its budget the search says so.
+	res, err = causal.Check(context.Background(), &history.History{Ops: dup, Processes: 3}, checker.Causal, causal.Options{Init: history.IntValue(0), SearchWork: 1})
+	if err != nil || res.Valid != checker.Unknown || !strings.Contains(res.Reason, "ran out of its budget") {
+		t.Fatalf("budget 1: got %v %s %q", err, res.Valid, res.Reason)
+	}
+	// A read of a value nobody wrote fails whatever the others read.
+	thin := append(append([]history.Op(nil), dup...), op(2, "read", "x", 5, 4, ok))
+	res, err = causal.Check(context.Background(), &history.History{Ops: thin, Processes: 3}, checker.Causal, causal.Options{Init: history.IntValue(0)})
+	if err != nil || res.Valid != checker.False || res.Violations[0].Pattern != causal.ThinAirRead {
+		t.Fatalf("got %v %s %+v", err, res.Valid, res.Violations)
 	}
 	// With versions the reads-from is known: the read of version 1 after
 	// version 2 in the same process is overwritten.

@@ -44,3 +44,37 @@ func TestModelClasses(t *testing.T) {
 		t.Fatalf("append: got %v, want causal.ErrUnsupportedOp", err)
 	}
 }
+
+// TestCAS checks a cas as a read of the value it expected and a write of
+// the one it stored, and a cas of unknown outcome as one that may not have
+// taken effect.
+func TestCAS(t *testing.T) {
+	info := model.NewCASRegister(model.Options{}).Info()
+	cas := func(p int, from, to int64, call int64, st history.Type) history.Op {
+		o := op(p, "cas", "", 0, call, st)
+		o.Value = history.ListValue(history.IntValue(from), history.IntValue(to))
+		return o
+	}
+	tests := []struct {
+		name string
+		ops  []history.Op
+		want checker.Verdict
+	}{
+		// A: cas(0, 1); B: r(1) r(0): B saw the cas, then the value it replaced.
+		{"a read of the value a cas replaced", []history.Op{cas(0, 0, 1, 0, ok), op(1, "read", "", 1, 2, ok), op(1, "read", "", 0, 4, ok)}, checker.False},
+		// A: w(1); B: cas(1, 2); C: r(2) r(1)... C read the cas's write, then the write it read.
+		{"the write a cas read is in its causal past", []history.Op{op(0, "write", "", 1, 0, ok), cas(1, 1, 2, 2, ok), op(2, "read", "", 2, 4, ok), op(2, "read", "", 1, 6, ok)}, checker.False},
+		// Two crashed cas, each reading the other's write: neither need have taken effect.
+		{"crashed cas reading each other", []history.Op{cas(0, 1, 2, 0, history.Info), cas(1, 2, 1, 0, history.Info)}, checker.True},
+		// A crashed cas whose write was read took effect, so its read did.
+		{"a crashed cas seen", []history.Op{cas(0, 5, 1, 0, history.Info), op(1, "read", "", 1, 2, ok)}, checker.False},
+		{"a failed cas did nothing", []history.Op{cas(0, 5, 1, 0, history.Fail), op(1, "read", "", 0, 2, ok)}, checker.True},
+	}
+	for _, tc := range tests {
+		h := &history.History{Ops: tc.ops, Processes: 3}
+		res, err := causal.Check(context.Background(), h, checker.Causal, causal.Options{Init: history.IntValue(0), Model: info})
+		if err != nil || res.Valid != tc.want {
+			t.Errorf("%s: got %s (%v, %s), want %s", tc.name, res.Valid, err, res.Reason, tc.want)
+		}
+	}
+}

@@ -11,7 +11,7 @@ import (
 
 // ErrUnsupportedOp is wrapped by the error Prepare returns for an operation
 // that is neither a read nor a write.
-var ErrUnsupportedOp = errors.New("causal checks support read and write operations only")
+var ErrUnsupportedOp = errors.New("causal checks support read, write and cas operations only")
 
 // Read-from markers for Op.RF.
 const (
@@ -46,14 +46,24 @@ type Prepared struct {
 	// "older") comes from the operations' explicit versions.
 	Versioned bool
 	// Unknown, when not empty, says why the history cannot be checked
-	// exactly: reads-from is ambiguous. The fields above are then partial.
+	// exactly. The fields above are then partial.
 	Unknown string
 	// Dropped lists positions of operations of unknown outcome left out.
 	Dropped []int
 
 	rdrs  [][]int32      // per write, the reads that read it
 	byKey [][]ProcWrites // per key, each writing process's writes of it
+
+	// amb, when reads-from is ambiguous (a value written twice to a key,
+	// or the initial value written, and no versions), holds the choices
+	// Search makes; the fields above are then those of the choice that
+	// takes each read's only candidate and leaves the others out.
+	amb *ambiguity
 }
+
+// Ambiguous reports that reads-from is not a function of the values: some
+// read may have read one of several writes, and Search must choose.
+func (p *Prepared) Ambiguous() bool { return p.amb != nil }
 
 // ProcWrites lists one process's writes of one key in process order.
 type ProcWrites struct {
@@ -116,6 +126,9 @@ type rawOp struct {
 	info  bool
 	proc  int
 	label string
+	// casRead marks the read of a cas: the write of the same cas
+	// follows it in the list, and the two stand or fall together.
+	casRead bool
 }
 
 // IsRead reports whether the register model classes f as a read.
@@ -134,10 +147,13 @@ func Prepare(h *history.History, init history.Value, id Identity) (*Prepared, er
 }
 
 // PrepareFor normalises h for the read/write checkers. The model m says
-// which operations are reads and which are writes (m.ClassOf); an Info
-// that documents no operations, as the zero one, means the register's.
-// init is the initial value of every key (None means nil). An operation m
-// classes as neither is an error wrapping ErrUnsupportedOp.
+// which operations are reads, writes and cas (m.ClassOf); an Info that
+// documents no operations, as the zero one, means the register's. A cas
+// [from to] that took effect is a read of from and, right after it in its
+// process, a write of to; a failed one did not happen, and one of unknown
+// outcome may or may not have (a choice Search makes). init is the initial
+// value of every key (None means nil). Any other operation is an error
+// wrapping ErrUnsupportedOp.
 func PrepareFor(h *history.History, m model.Info, init history.Value, id Identity) (*Prepared, error) {
 	if len(m.Ops) == 0 {
 		m = registerInfo()
@@ -156,10 +172,11 @@ func PrepareFor(h *history.History, m model.Info, init history.Value, id Identit
 	switch {
 	case versionProblem == "" && (id == PreferVersions || valueProblem != ""):
 		b.p.Versioned = true
+	case valueProblem == "" && b.infoCAS() == "":
 	case valueProblem == "":
+		return b.ambiguous(b.infoCAS()), nil
 	default:
-		b.p.Unknown = fmt.Sprintf("reads-from is ambiguous: %s; give every write a unique value (or record each write's version)", valueProblem)
-		return b.p, nil
+		return b.ambiguous(valueProblem), nil
 	}
 	b.dropUnobserved()
 	newIdx := b.groupByProcess()
@@ -183,8 +200,16 @@ func retained(h *history.History, m model.Info) (raws []rawOp, allVersions bool,
 		case model.ReadOp:
 		case model.WriteOp:
 			w = true
+		case model.CASOp:
+			rd, wr, err := casHalves(m, o, i)
+			if err != nil {
+				return nil, false, err
+			}
+			raws = append(raws, rd, wr)
+			allVersions = false // a cas reads one version and writes another
+			continue
 		default:
-			return nil, false, fmt.Errorf("%w: %s is neither a read nor a write", ErrUnsupportedOp, o.Label())
+			return nil, false, fmt.Errorf("%w: %s is neither a read, a write nor a cas", ErrUnsupportedOp, o.Label())
 		}
 		if !w && o.Status == history.Info {
 			continue // a read of unknown outcome constrains nothing
@@ -202,6 +227,21 @@ func retained(h *history.History, m model.Info) (raws []rawOp, allVersions bool,
 		raws = append(raws, r)
 	}
 	return raws, allVersions, nil
+}
+
+// casHalves returns the two operations a cas that took effect is: a read
+// of the value it expected and, right after it in its process, a write of
+// the value it stored. A cas of unknown outcome may not have happened: then
+// neither did its read.
+func casHalves(m model.Info, o *history.Op, pos int) (rd, wr rawOp, err error) {
+	from, okF := m.Expected(o)
+	to, okT := m.Stored(o)
+	if !okF || !okT {
+		return rd, wr, fmt.Errorf("%w: %s has no [from to] value", ErrUnsupportedOp, o.Label())
+	}
+	rd = rawOp{pos: pos, key: o.Key, val: orNil(from), proc: o.Process, label: o.Label(), casRead: true}
+	wr = rawOp{pos: pos, write: true, key: o.Key, val: orNil(to), info: o.Status == history.Info, proc: o.Process, label: o.Label()}
+	return rd, wr, nil
 }
 
 // preparer carries PrepareFor's work in progress.
@@ -247,6 +287,17 @@ func (b *preparer) valueProblem() string {
 			return fmt.Sprintf("%s and %s write the same value", b.raws[j].label, r.label)
 		}
 		seen[k] = i
+	}
+	return ""
+}
+
+// infoCAS names a cas of unknown outcome, if any ("" if none): whether it
+// took effect is a choice, since its own read may be all that says so.
+func (b *preparer) infoCAS() string {
+	for i := range b.raws {
+		if b.raws[i].casRead && b.raws[i+1].info {
+			return fmt.Sprintf("%s may or may not have taken effect", b.raws[i].label)
+		}
 	}
 	return ""
 }
@@ -299,21 +350,41 @@ func (b *preparer) dropUnobserved() {
 	observed := make([]bool, len(b.raws))
 	for i := range b.raws {
 		if !b.raws[i].write {
-			if j, ok := writer[b.idOf(&b.raws[i])]; ok {
+			if j, ok := writer[b.idOf(&b.raws[i])]; ok && !b.ownWrite(i, j) {
 				observed[j] = true
 			}
 		}
 	}
-	keep := b.raws[:0:0]
+	b.raws, _ = b.keepTaken(observed, nil, &b.p.Dropped)
+}
+
+// keepTaken returns the operations of b.raws that took effect, given
+// which writes some read read (taken), and their indices in b.raws: a
+// write of unknown outcome nobody read is dropped (its position goes to
+// dropped), with the read of its cas; so are the reads for which left
+// says so (nil: none).
+func (b *preparer) keepTaken(taken []bool, left func(i int) bool, dropped *[]int) (keep []rawOp, from []int) {
 	for i := range b.raws {
-		if b.raws[i].write && b.raws[i].info && !observed[i] {
-			b.p.Dropped = append(b.p.Dropped, b.raws[i].pos)
+		r := &b.raws[i]
+		if r.write && r.info && !taken[i] {
+			*dropped = append(*dropped, r.pos)
 			continue
 		}
-		keep = append(keep, b.raws[i])
+		if r.casRead && b.raws[i+1].info && !taken[i+1] {
+			continue
+		}
+		if !r.write && left != nil && left(i) {
+			continue
+		}
+		keep = append(keep, *r)
+		from = append(from, i)
 	}
-	b.raws = keep
+	return keep, from
 }
+
+// ownWrite reports whether raws[j] is the write of the cas whose read is
+// raws[i]: a cas does not read what it writes.
+func (b *preparer) ownWrite(i, j int) bool { return b.raws[i].casRead && j == i+1 }
 
 // groupByProcess fills p.Ops and p.Procs, process by process in order of
 // first appearance, each in call order (h.Ops is sorted by Call already),
@@ -357,8 +428,10 @@ func (b *preparer) readsFrom(newIdx []int32) {
 			continue
 		}
 		o := &b.p.Ops[newIdx[i]]
-		if j, ok := writer[b.idOf(r)]; ok {
+		if j, ok := writer[b.idOf(r)]; ok && !b.ownWrite(i, j) {
 			o.RF = newIdx[j]
+		} else if ok {
+			o.RF = RFThinAir
 		} else if r.val == b.init {
 			o.RF = RFInit
 		} else {
@@ -395,6 +468,9 @@ func (p *Prepared) index() {
 func (p *Prepared) Method() string {
 	if p.Versioned {
 		return "reads-from by explicit versions"
+	}
+	if p.amb != nil {
+		return "reads-from chosen among the writes of each value read"
 	}
 	return "reads-from by unique written values"
 }

@@ -77,6 +77,9 @@ type Options struct {
 	// Model says which operations are reads and writes (Info.ClassOf);
 	// the zero Info means the register's.
 	Model model.Info
+	// SearchWork bounds the search over reads-from when values repeat
+	// (causal.SearchLimits.Work); 0 means causal.DefaultSearchWork.
+	SearchWork int64
 }
 
 // Criteria this package decides.
@@ -84,9 +87,9 @@ var Criteria = []string{checker.ReadYourWrites, checker.MonotonicReads, checker.
 	checker.WritesFollowReads, checker.PRAM}
 
 // Check decides criterion ("read-your-writes", "monotonic-reads",
-// "monotonic-writes", "writes-follow-reads" or "pram") for a read/write
-// history. An operation other than a read or a write is an error wrapping
-// causal.ErrUnsupportedOp.
+// "monotonic-writes", "writes-follow-reads" or "pram") for a history of
+// reads, writes and cas (see causal.PrepareFor). Any other operation is an
+// error wrapping causal.ErrUnsupportedOp.
 func Check(ctx context.Context, h *history.History, criterion string, opts Options) (checker.Result, error) {
 	start := time.Now()
 	known := false
@@ -109,16 +112,25 @@ func Check(ctx context.Context, h *history.History, criterion string, opts Optio
 		res.Elapsed = time.Since(start)
 		return res, nil
 	}
+	var sr causal.Searched
+	if p.Ambiguous() {
+		sr, err = causal.Search(ctx, p, func(q *causal.Prepared) (causal.Outcome, error) {
+			r := &run{ctx: ctx, p: q, crit: criterion, max: 4}
+			err := r.decide()
+			return causal.Outcome{Holds: r.count == 0, Count: r.count, Ops: causal.ViolationOps(r.vs)}, err
+		}, causal.SearchLimits{Work: opts.SearchWork})
+		if done, err := causal.FinishSearch(&res, sr, err, start); done {
+			return res, err
+		}
+		p = sr.P
+		res.Dropped, res.ReadsFrom = p.Dropped, p.Choice()
+	}
 	max := opts.MaxViolations
 	if max <= 0 {
 		max = 10
 	}
 	r := &run{ctx: ctx, p: p, max: max, crit: criterion}
-	if criterion == checker.PRAM {
-		err = r.pram()
-	} else {
-		err = r.guarantee()
-	}
+	err = r.decide()
 	older := "inferred from the constraints each session must satisfy"
 	res.Method = "session-inferred"
 	if p.Versioned {
@@ -144,7 +156,18 @@ func Check(ctx context.Context, h *history.History, criterion string, opts Optio
 		res.Valid = checker.True
 		res.Reason = fmt.Sprintf("every session satisfies %s; older is %s", criterion, older)
 	}
+	if p.Ambiguous() {
+		res.Reason += causal.SearchNote(sr)
+	}
 	return res, nil
+}
+
+// decide runs the check of r's criterion.
+func (r *run) decide() error {
+	if r.crit == checker.PRAM {
+		return r.pram()
+	}
+	return r.guarantee()
 }
 
 type run struct {

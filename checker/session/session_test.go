@@ -137,7 +137,7 @@ func TestStatusesAndErrors(t *testing.T) {
 		{"unobserved info write dropped", []history.Op{op(0, "write", "x", 1, 0, history.Info), op(1, "read", "x", 0, 2, ok)}, checker.MonotonicReads, checker.True},
 		// An observed one took effect.
 		{"observed info write kept", []history.Op{op(0, "write", "x", 1, 0, history.Info), op(1, "read", "x", 1, 2, ok), op(1, "read", "x", 0, 4, ok)}, checker.MonotonicReads, checker.False},
-		{"duplicate values are unknown", []history.Op{op(0, "write", "x", 1, 0, ok), op(1, "write", "x", 1, 0, ok), op(1, "read", "x", 1, 2, ok)}, checker.PRAM, checker.Unknown},
+		{"duplicate values are decided", []history.Op{op(0, "write", "x", 1, 0, ok), op(1, "write", "x", 1, 0, ok), op(1, "read", "x", 1, 2, ok)}, checker.PRAM, checker.True},
 		{"register without keys", []history.Op{op(0, "write", "", 1, 0, ok), op(0, "read", "", 0, 2, ok)}, checker.ReadYourWrites, checker.False},
 	}
 	for _, tc := range tests {

@@ -8,7 +8,7 @@ import (
 
 // Builtin returns the models histcheck ships with. The registers and kv
 // also get the causal criteria and the session guarantees, since their
-// operations are reads and writes; the others get linearizability and
+// operations are reads, writes and cas; the others get linearizability and
 // sequential consistency. The transactional workloads get the isolation
 // levels; Jepsen's own checkers come last, each with its own rule.
 func Builtin() []Model {

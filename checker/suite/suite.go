@@ -178,19 +178,20 @@ func ReadWrite(m Model, def history.Value) Model {
 			res checker.Result
 			err error
 		)
-		switch criterion {
-		case checker.Causal, checker.CausalMemory, checker.CausalConvergence:
-			res, err = causalCheck(ctx, info, h, criterion, init, opts)
-		case checker.ReadYourWrites, checker.MonotonicReads, checker.MonotonicWrites, checker.WritesFollowReads, checker.PRAM:
-			res, err = sessionCheck(ctx, info, h, criterion, init, opts)
-		default:
+		if !containsString(readWriteCriteria, criterion) {
 			if !containsString(criteria, criterion) {
 				return checker.Result{}, &UnsupportedError{Model: name, Criterion: criterion, Supported: criteria}
 			}
 			return base(ctx, h, criterion, mopts, opts)
 		}
+		res, err = weakCheck(ctx, info, h, criterion, init, opts)
 		if err != nil {
 			return res, expired(ctx, criterion, err, start)
+		}
+		if opts.Verify && res.Valid == checker.True && len(res.ReadsFrom) > 0 {
+			if verr := verifyReadsFrom(ctx, info, h, criterion, init, res, opts); verr != nil {
+				return res, &WitnessError{Model: name, Criterion: criterion, Err: verr}
+			}
 		}
 		res.Criterion = criterion
 		if res.Elapsed == 0 {

@@ -20,11 +20,20 @@ type WeakConfig struct {
 	// CrashRate and FailRate are the chances an operation's outcome is
 	// unknown or that it fails.
 	CrashRate, FailRate float64
+	// CASRate is the chance a write is a cas instead: it expects the
+	// value of the simulated store most of the time, else another value
+	// written or the initial value, and fails when it finds another.
+	CASRate float64
+	// Values, when above 0, draws each written value from 1 to Values,
+	// or the initial value 0 (when it is 0), so that values repeat and
+	// reads-from is ambiguous; 0 writes unique values.
+	Values int
 }
 
-// ReadWrite generates a differentiated read/write history for the weak
-// criteria, and the initial value it assumes (0 or nil, at random). Every
-// written value is unique and differs from the initial value. The reads are
+// ReadWrite generates a read/write history for the weak criteria, and the
+// initial value it assumes (0 or nil, at random). Unless cfg.Values asks
+// for repeated values, the history is differentiated: every written value
+// is unique and differs from the initial value. The reads are
 // drawn loosely, as a weakly consistent store might answer: the latest value
 // of a simulated store, a value written anywhere in the history (earlier,
 // later, by a failed or crashed write, by the reader itself), the initial
@@ -47,23 +56,7 @@ func ReadWrite(r *rand.Rand, cfg WeakConfig) (*history.History, history.Value) {
 		init = history.NilValue
 	}
 	register := cfg.Keys == 1 && r.IntN(2) == 0
-	type plan struct {
-		client, key int
-		write       bool
-		val         int64
-	}
-	plans := make([]plan, cfg.Ops)
-	written := make([][]int64, cfg.Keys)
-	next := int64(1)
-	for i := range plans {
-		pl := plan{client: r.IntN(cfg.Processes), key: r.IntN(cfg.Keys), write: r.IntN(2) == 0}
-		if pl.write {
-			pl.val = next
-			written[pl.key] = append(written[pl.key], next)
-			next++
-		}
-		plans[i] = pl
-	}
+	plans, written := drawPlans(r, cfg, init)
 	store := make([]history.Value, cfg.Keys)
 	for k := range store {
 		store[k] = init
@@ -103,17 +96,7 @@ func ReadWrite(r *rand.Rand, cfg WeakConfig) (*history.History, history.Value) {
 		if op.Return != history.Infinity {
 			free[pl.client] = op.Return // the next call may touch this return
 		}
-		if pl.write {
-			op.F, op.Value = "write", history.IntValue(pl.val)
-			if op.Status == history.OK || (op.Status == history.Info && r.IntN(2) == 0) {
-				store[pl.key] = op.Value
-			}
-		} else {
-			op.F, op.Value = "read", history.NilValue
-			if op.Status == history.OK {
-				op.Value = readValue(r, store[pl.key], init, written[pl.key])
-			}
-		}
+		fill(r, &op, pl, &store[pl.key], init, written[pl.key])
 		ops = append(ops, op)
 	}
 	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
@@ -147,4 +130,72 @@ func readValue(r *rand.Rand, current, init history.Value, written []int64) histo
 		return history.NilValue
 	}
 	return history.IntValue(1000 + int64(r.IntN(2)))
+}
+
+// repeated draws a written value from 1 to n, or the initial value when
+// it is 0 (one time in n+1).
+func repeated(r *rand.Rand, n int, init history.Value) int64 {
+	if init == history.IntValue(0) {
+		return int64(r.IntN(n + 1))
+	}
+	return 1 + int64(r.IntN(n))
+}
+
+// plan is one operation ReadWrite will issue.
+type plan struct {
+	client, key int
+	write, cas  bool
+	val         int64
+}
+
+// fill sets op's name, value and outcome as plan pl says, store being the
+// simulated store's value of pl's key, and updates the store.
+func fill(r *rand.Rand, op *history.Op, pl plan, store *history.Value, init history.Value, written []int64) {
+	took := func() bool { return op.Status == history.OK || (op.Status == history.Info && r.IntN(2) == 0) }
+	switch {
+	case pl.cas:
+		from := *store
+		if r.IntN(3) == 0 {
+			from = readValue(r, *store, init, written)
+		}
+		op.F, op.Value = "cas", history.ListValue(from, history.IntValue(pl.val))
+		if from != *store && op.Status == history.OK {
+			op.Status = history.Fail // a cas that finds another value fails
+		}
+		if from == *store && took() {
+			*store = history.IntValue(pl.val)
+		}
+	case pl.write:
+		op.F, op.Value = "write", history.IntValue(pl.val)
+		if took() {
+			*store = op.Value
+		}
+	default:
+		op.F, op.Value = "read", history.NilValue
+		if op.Status == history.OK {
+			op.Value = readValue(r, *store, init, written)
+		}
+	}
+}
+
+// drawPlans draws the operations ReadWrite issues, and the values written
+// to each key.
+func drawPlans(r *rand.Rand, cfg WeakConfig, init history.Value) ([]plan, [][]int64) {
+	plans := make([]plan, cfg.Ops)
+	written := make([][]int64, cfg.Keys)
+	next := int64(1)
+	for i := range plans {
+		pl := plan{client: r.IntN(cfg.Processes), key: r.IntN(cfg.Keys), write: r.IntN(2) == 0}
+		if pl.write {
+			pl.val = next
+			next++
+			if cfg.Values > 0 {
+				pl.val = repeated(r, cfg.Values, init)
+			}
+			pl.cas = cfg.CASRate > 0 && r.Float64() < cfg.CASRate
+			written[pl.key] = append(written[pl.key], pl.val)
+		}
+		plans[i] = pl
+	}
+	return plans, written
 }

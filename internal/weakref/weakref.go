@@ -19,13 +19,21 @@
 // writes of a key carry the same one), a read with version v read the write
 // of its key with version v and must have returned its value; a read whose
 // version no write of its key carries read the initial value and must have
-// returned it; any other read returned a value nobody wrote. The version
+// returned it; any other read returned a value nobody wrote. A cas [from
+// to] that took effect is a read of from and, right after it in its
+// process, a write of to (it does not read its own write); one of unknown
+// outcome took effect, both halves, or did not, neither. Linearizability
+// and sequential consistency, in which a cas is atomic, are not decided
+// for histories with a cas. The version
 // order vo then orders each key's writes, and every serialisation, view and
 // arbitration below keeps it (a write is legal only while its key holds an
-// older version). Without versions, written values must be unique per key
-// and differ from the initial value, so that each read names the one write
-// it read. A read of a value nobody wrote (a thin-air read) breaks every
-// criterion. Under Options.NilIsAny a read of nil observed nothing
+// older version). Without versions, a read read one of the writes of its
+// key that wrote the value it returned, or the initial state when it
+// returned the initial value; when values repeat (a value written twice,
+// or the initial value written again) Decide tries every such choice of
+// every read, and the history satisfies a criterion when one choice (with
+// one choice of the writes of unknown outcome that took effect) does. A
+// read of a value nobody wrote (a thin-air read) breaks every criterion. Under Options.NilIsAny a read of nil observed nothing
 // (Knossos's rule): it keeps its place in every order but may return
 // anything.
 //
@@ -84,11 +92,6 @@ import (
 	"github.com/histcheck/histcheck/model"
 )
 
-// ErrAmbiguous is returned for a history without versions whose
-// reads-from is not a function: a value written twice to a key, or the
-// initial value written.
-var ErrAmbiguous = errors.New("weakref: reads-from is ambiguous")
-
 // ErrTooLarge is returned for a history beyond the brute force's limits.
 var ErrTooLarge = errors.New("weakref: history too large for the brute force")
 
@@ -97,6 +100,9 @@ const (
 	MaxOps   = 16 // operations kept (reads and writes that may have happened)
 	MaxMaybe = 6  // writes of unknown outcome
 	MaxKeys  = 4
+	// MaxExecutions bounds the executions tried: the choices of
+	// reads-from times those of the writes of unknown outcome.
+	MaxExecutions = 1 << 14
 )
 
 // What a read read, besides the index of a write.
@@ -137,16 +143,65 @@ func DecideWith(h *history.History, opts Options, criterion string) (bool, error
 	if err != nil {
 		return false, err
 	}
+	if rec.hasCAS() && (criterion == checker.Linearizable || criterion == checker.Sequential) {
+		// A cas is atomic in one serialisation of every operation, which
+		// its two halves are not.
+		return false, fmt.Errorf("weakref: %s of a history with cas is not decided here", criterion)
+	}
 	maybe := rec.maybe()
 	if len(maybe) > MaxMaybe {
 		return false, fmt.Errorf("%w: %d writes of unknown outcome", ErrTooLarge, len(maybe))
 	}
-	for took := 0; took < 1<<len(maybe); took++ {
-		if rec.execution(maybe, took).holds(criterion) {
-			return true, nil
+	if n := rec.readsFromChoices(); n<<len(maybe) > MaxExecutions {
+		return false, fmt.Errorf("%w: %d choices of reads-from", ErrTooLarge, n)
+	}
+	holds := false
+	rec.eachReadsFrom(func() bool {
+		for took := 0; took < 1<<len(maybe) && !holds; took++ {
+			holds = rec.execution(maybe, took).holds(criterion)
+		}
+		return holds
+	})
+	return holds, nil
+}
+
+// readsFromChoices counts the choices of reads-from, at most
+// MaxExecutions+1.
+func (rec *record) readsFromChoices() int {
+	n := 1
+	for _, c := range rec.choices {
+		if len(c) > 0 {
+			n = min(n*len(c), MaxExecutions+1)
 		}
 	}
-	return false, nil
+	return n
+}
+
+// eachReadsFrom sets every read with a choice to each of its candidates
+// in turn, in every combination, calling f after each until it returns
+// true.
+func (rec *record) eachReadsFrom(f func() bool) {
+	var reads []int
+	for i, c := range rec.choices {
+		if len(c) > 0 {
+			reads = append(reads, i)
+		}
+	}
+	var next func(k int) bool
+	next = func(k int) bool {
+		if k == len(reads) {
+			return f()
+		}
+		r := reads[k]
+		for _, w := range rec.choices[r] {
+			rec.ops[r].from = w
+			if next(k + 1) {
+				return true
+			}
+		}
+		return false
+	}
+	next(0)
 }
 
 // holds decides criterion on the execution. A read of a value nobody
@@ -180,6 +235,7 @@ type op struct {
 	ver       int64 // the version, when hasVer
 	hasVer    bool
 	call, ret int64 // Call and Return, for real time
+	casRead   bool  // the read of a cas, whose write is the next op
 	from      int   // reads: the index of the write read, or fromInit, thinAir, anyValue
 }
 
@@ -188,6 +244,10 @@ type op struct {
 type record struct {
 	ops       []op
 	versioned bool
+	// choices is, per operation, for a read whose value several writes
+	// wrote (or a write and the initial state), what it may have read:
+	// write indices, and fromInit.
+	choices [][]int
 }
 
 // collect keeps the reads and writes that may have happened and finds what
@@ -200,14 +260,12 @@ func collect(h *history.History, opts Options) (*record, error) {
 	if len(ops) > MaxOps || keys > MaxKeys {
 		return nil, fmt.Errorf("%w: %d operations on %d keys", ErrTooLarge, len(ops), keys)
 	}
-	rec := &record{ops: ops, versioned: usesVersions(ops)}
-	var names func(o *op) (int, bool)
+	rec := &record{ops: ops, versioned: usesVersions(ops), choices: make([][]int, len(ops))}
 	if rec.versioned {
-		names = rec.writersByVersion()
-	} else if names, err = rec.writersByValue(opts.Init); err != nil {
-		return nil, err
+		rec.readFrom(opts, rec.writersByVersion())
+	} else {
+		rec.readFromValues(opts)
 	}
-	rec.readFrom(opts, names)
 	return rec, nil
 }
 
@@ -218,7 +276,7 @@ func happened(h *history.History) ([]op, int, error) {
 	var ops []op
 	// The register model says which names read and which write; the
 	// checkers under test ask the same model.
-	info := model.NewRegister(model.Options{}).Info()
+	info := model.NewCASRegister(model.Options{}).Info()
 	for i := range h.Ops {
 		o := &h.Ops[i]
 		var w bool
@@ -226,10 +284,11 @@ func happened(h *history.History) ([]op, int, error) {
 		case model.ReadOp:
 		case model.WriteOp:
 			w = true
+		case model.CASOp:
 		default:
-			return nil, 0, fmt.Errorf("weakref: %s is neither a read nor a write", o.F)
+			return nil, 0, fmt.Errorf("weakref: %s is neither a read, a write nor a cas", o.F)
 		}
-		if o.Status == history.Fail || (!w && o.Status == history.Info) {
+		if o.Status == history.Fail || (!w && o.Status == history.Info && info.ClassOf(o.F) == model.ReadOp) {
 			continue
 		}
 		k, ok := keys[o.Key]
@@ -237,15 +296,43 @@ func happened(h *history.History) ([]op, int, error) {
 			k = len(keys)
 			keys[o.Key] = k
 		}
-		v := o.Value
-		if v.IsNone() {
-			v = history.NilValue
+		x := op{proc: o.Process, key: k, write: w, maybe: w && o.Status == history.Info, val: orNil(o.Value), call: o.Call, ret: o.Return}
+		if info.ClassOf(o.F) == model.CASOp {
+			halves, err := casHalves(info, o, x)
+			if err != nil {
+				return nil, 0, err
+			}
+			ops = append(ops, halves...)
+			continue
 		}
-		ver, hasVer := o.Version.Int()
-		ops = append(ops, op{proc: o.Process, key: k, write: w, maybe: w && o.Status == history.Info, val: v,
-			ver: ver, hasVer: hasVer, call: o.Call, ret: o.Return})
+		x.ver, x.hasVer = o.Version.Int()
+		ops = append(ops, x)
 	}
 	return ops, len(keys), nil
+}
+
+func orNil(v history.Value) history.Value {
+	if v.IsNone() {
+		return history.NilValue
+	}
+	return v
+}
+
+// casHalves returns what a cas is when it took effect: a read of the value
+// it expected and, right after it in its process, a write of the value it
+// stored; a cas of unknown outcome may not have taken effect, and then
+// neither half did. A cas carries no version: it would read one and write
+// another.
+func casHalves(info model.Info, o *history.Op, x op) ([]op, error) {
+	from, okF := info.Expected(o)
+	to, okT := info.Stored(o)
+	if !okF || !okT {
+		return nil, fmt.Errorf("weakref: %s has no [from to] value", o.F)
+	}
+	rd, wr := x, x
+	rd.val, rd.maybe, rd.casRead = orNil(from), false, true
+	wr.val, wr.write, wr.maybe = orNil(to), true, o.Status == history.Info
+	return []op{rd, wr}, nil
 }
 
 // keyVer names a write by its key and version.
@@ -288,24 +375,45 @@ func (rec *record) writersByVersion() func(o *op) (int, bool) {
 	}
 }
 
-// writersByValue names each write by its key and value, which must be
-// unique and differ from the initial value.
-func (rec *record) writersByValue(init history.Value) (func(o *op) (int, bool), error) {
-	writer := map[keyVal]int{}
+// readFromValues sets what each read read without versions: one of the
+// writes of its key and value, or the initial state when it returned the
+// initial value; a read with more than one of them gets them as choices.
+func (rec *record) readFromValues(opts Options) {
+	writers := map[keyVal][]int{}
 	for i, o := range rec.ops {
-		if !o.write {
+		if o.write {
+			id := keyVal{o.key, o.val}
+			writers[id] = append(writers[id], i)
+		}
+	}
+	for i := range rec.ops {
+		o := &rec.ops[i]
+		if o.write {
+			o.from = fromInit
 			continue
 		}
-		id := keyVal{o.key, o.val}
-		if _, twice := writer[id]; twice || o.val == init {
-			return nil, fmt.Errorf("%w: %s written twice or equal to the initial value", ErrAmbiguous, o.val)
+		if opts.NilIsAny && o.val.IsNil() {
+			o.from = anyValue
+			continue
 		}
-		writer[id] = i
+		var c []int
+		for _, w := range writers[keyVal{o.key, o.val}] {
+			if !o.casRead || w != i+1 { // a cas does not read what it writes
+				c = append(c, w)
+			}
+		}
+		if o.val == opts.Init {
+			c = append(c, fromInit)
+		}
+		switch len(c) {
+		case 0:
+			o.from = thinAir
+		case 1:
+			o.from = c[0]
+		default:
+			o.from, rec.choices[i] = c[0], c
+		}
 	}
-	return func(o *op) (int, bool) {
-		w, ok := writer[keyVal{o.key, o.val}]
-		return w, ok
-	}, nil
 }
 
 // readFrom sets what each read read: the write that names (by version or
@@ -330,6 +438,16 @@ func (rec *record) readFrom(opts Options, names func(o *op) (int, bool)) {
 	}
 }
 
+// hasCAS reports whether the record holds a cas.
+func (rec *record) hasCAS() bool {
+	for _, o := range rec.ops {
+		if o.casRead {
+			return true
+		}
+	}
+	return false
+}
+
 // maybe lists the writes of unknown outcome.
 func (rec *record) maybe() []int {
 	var out []int
@@ -351,6 +469,11 @@ func (rec *record) execution(maybe []int, took int) *exec {
 	}
 	for j, i := range maybe {
 		kept[i] = took&(1<<j) != 0
+	}
+	for i := range rec.ops {
+		if rec.ops[i].casRead {
+			kept[i] = kept[i+1]
+		}
 	}
 	at := make([]int, len(rec.ops)) // index in rec.ops → index in the execution
 	var ops []op

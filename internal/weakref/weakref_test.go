@@ -1,7 +1,6 @@
 package weakref
 
 import (
-	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -226,19 +225,21 @@ func TestDecideCases(t *testing.T) {
 // by hand from the definitions, linearizability and sequential
 // consistency, versions (which name the write each read read and order
 // each key's writes) and nil reads that observe nothing.
-func TestDecideStrongAndVersions(t *testing.T) {
-	// op is an operation of a register with initial value 0; a version
-	// below 0 is none, and ret below 0 an unknown outcome.
-	op := func(proc int, f string, val, ver, call, ret int64) history.Op {
-		o := history.Op{Process: proc, F: f, Value: history.IntValue(val), Call: call, Return: ret, Status: history.OK}
-		if ver >= 0 {
-			o.Version = history.IntValue(ver)
-		}
-		if ret < 0 {
-			o.Status, o.Return = history.Info, history.Infinity
-		}
-		return o
+// regOp is an operation of a register with initial value 0; a version
+// below 0 is none, and ret below 0 an unknown outcome.
+func regOp(proc int, f string, val, ver, call, ret int64) history.Op {
+	o := history.Op{Process: proc, F: f, Value: history.IntValue(val), Call: call, Return: ret, Status: history.OK}
+	if ver >= 0 {
+		o.Version = history.IntValue(ver)
 	}
+	if ret < 0 {
+		o.Status, o.Return = history.Info, history.Infinity
+	}
+	return o
+}
+
+func TestDecideStrongAndVersions(t *testing.T) {
+	op := regOp
 	cases := []struct {
 		name string
 		ops  []history.Op
@@ -283,8 +284,39 @@ func TestDecideStrongAndVersions(t *testing.T) {
 			}
 		}
 	}
-	h := &history.History{Ops: []history.Op{op(0, "write", 1, -1, 0, 1), op(1, "write", 1, -1, 2, 3)}}
-	if _, err := Decide(h, history.IntValue(0), checker.Sequential); !errors.Is(err, ErrAmbiguous) {
-		t.Errorf("a value written twice without versions: %v, want %v", err, ErrAmbiguous)
+}
+
+// TestRepeatedValues checks the choice of reads-from when values repeat:
+// a read may have read any write of its value, or the initial state.
+func TestRepeatedValues(t *testing.T) {
+	op := func(proc int, f string, val, call, ret int64) history.Op { return regOp(proc, f, val, -1, call, ret) }
+	cases := []struct {
+		name string
+		ops  []history.Op
+		want map[string]bool
+	}{
+		{"a second write of 1 explains reading 1 after 2", // A: w1 w2; B: w1; C: r2 r1
+			[]history.Op{op(0, "write", 1, 0, 1), op(0, "write", 2, 2, 3), op(1, "write", 1, 4, 5), op(2, "read", 2, 6, 7), op(2, "read", 1, 8, 9)},
+			map[string]bool{checker.Linearizable: false, checker.Sequential: true, checker.Causal: true, checker.PRAM: true}},
+		{"without it, it does not", // A: w1 w2; C: r2 r1
+			[]history.Op{op(0, "write", 1, 0, 1), op(0, "write", 2, 2, 3), op(2, "read", 2, 6, 7), op(2, "read", 1, 8, 9)},
+			map[string]bool{checker.Sequential: false, checker.Causal: false, checker.PRAM: false, checker.MonotonicReads: true}},
+		{"the initial value written again, read in either order", // A: w1 w0; B: r1 r0 r1
+			[]history.Op{op(0, "write", 1, 0, 1), op(0, "write", 0, 2, 3), op(1, "read", 1, 4, 5), op(1, "read", 0, 6, 7), op(1, "read", 1, 8, 9)},
+			map[string]bool{checker.Sequential: false, checker.Causal: false, checker.PRAM: false, checker.ReadYourWrites: true}},
+		{"the initial state or its second write", // A: w1 w0; B: r0 r1
+			[]history.Op{op(0, "write", 1, 0, 1), op(0, "write", 0, 2, 3), op(1, "read", 0, 4, 5), op(1, "read", 1, 6, 7)},
+			map[string]bool{checker.Linearizable: false, checker.Sequential: true, checker.CausalMemory: true}},
+		{"a crashed write of a repeated value need not have happened", // A: w1?; B: w1; C: r1 r0
+			[]history.Op{op(0, "write", 1, 0, -1), op(1, "write", 1, 0, 1), op(2, "read", 1, 2, 3), op(2, "read", 0, 4, 5)},
+			map[string]bool{checker.Sequential: false, checker.Causal: false, checker.MonotonicReads: false}},
+	}
+	for _, c := range cases {
+		for crit, want := range c.want {
+			got, err := Decide(&history.History{Ops: c.ops}, history.IntValue(0), crit)
+			if err != nil || got != want {
+				t.Errorf("%s, %s: got %v (%v), want %v", c.name, crit, got, err, want)
+			}
+		}
 	}
 }
