@@ -1,6 +1,7 @@
 package format
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -55,5 +56,24 @@ func TestValueSizes(t *testing.T) {
 	}
 	if err := valueSizes(h, 4000); err != nil {
 		t.Errorf("a value within the limit refused: %v", err)
+	}
+}
+
+// failingReader fails with the budget's error, as the reader the command
+// line wraps the input in does when the memory watch cancels it.
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
+
+// TestReadStoppedByBudget checks that a read the memory watch stops says
+// the input does not fit, whichever reader was reading, as a read that
+// asked the budget itself does.
+func TestReadStoppedByBudget(t *testing.T) {
+	ex := &budget.ExceededError{Limit: 1 << 20, InUse: 6 << 20}
+	for _, name := range []string{"", EDN, JSON, JSONL} {
+		_, err := ReadResult("h", failingReader{fmt.Errorf("wrapped: %w", ex)}, Options{Format: name})
+		if err == nil || !strings.Contains(err.Error(), "the input does not fit in memory") {
+			t.Errorf("format %q: %v", name, err)
+		}
 	}
 }

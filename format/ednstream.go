@@ -2,7 +2,6 @@ package format
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"unicode/utf8"
 
@@ -71,7 +70,7 @@ func (s *ednStream) more() error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("reading: %w", err)
+			return readFailed(err, s.total, "reading")
 		}
 	}
 	if err := s.ask(); err != nil {

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -197,7 +198,7 @@ func readWhole(r io.Reader, limit int, mem *budget.Memory) ([]byte, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading: %w", err)
+			return nil, readFailed(err, int64(len(buf)), "reading")
 		}
 	}
 	return buf, nil
@@ -243,4 +244,19 @@ func document(parse func(src []byte) (Result, error)) func(io.Reader) (Result, e
 		}
 		return parse(src)
 	}
+}
+
+// readFailed is the error of a read that failed after n bytes (n < 0:
+// not counted): when the memory budget stopped it (its watch cancels
+// reading), the input does not fit in memory, as when reading asks the
+// budget itself; otherwise what failed, wrapped.
+func readFailed(err error, n int64, what string) error {
+	var ex *budget.ExceededError
+	if errors.As(err, &ex) && n >= 0 {
+		return history.Errorf(0, "the input does not fit in memory (%d bytes read): %v; raise --max-memory", n, err)
+	}
+	if errors.As(err, &ex) {
+		return history.Errorf(0, "the input does not fit in memory (%s): %v; raise --max-memory", what, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }

@@ -67,7 +67,7 @@ func (l *lineReader) next() ([]byte, error) {
 			l.grow(len(chunk))
 			l.buf = append(l.buf, chunk...)
 		default:
-			return nil, fmt.Errorf("reading line %d: %w", l.line+1, err)
+			return nil, readFailed(err, -1, fmt.Sprintf("reading line %d", l.line+1))
 		}
 	}
 }

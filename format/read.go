@@ -231,7 +231,7 @@ func choose(name string, br *bufio.Reader, forced string) (*Format, How, error) 
 	// read as a stream.
 	head, err := br.Peek(sniffLimit)
 	if err != nil && err != io.EOF {
-		return nil, 0, fmt.Errorf("reading: %w", err)
+		return nil, 0, readFailed(err, 0, "reading")
 	}
 	if err := checkUTF8(trimPartialRune(head)); err != nil {
 		return nil, 0, err
