@@ -11,10 +11,11 @@ import (
 
 // decideRegDP decides with the register sweep (checker/regdp) every
 // partition left undecided whose operations the model classifies as reads
-// and blind writes of one register: the histories with many clients and
-// repeated values on which the search explodes. A partition the sweep
-// cannot settle (too many distinct values waiting at once) is left to the
-// search. It returns how many partitions it decided.
+// and blind writes of one register, or, for model cas-register, also
+// compare-and-sets: the histories with many clients and repeated values on
+// which the search explodes. A partition the sweep cannot settle (too many
+// distinct values waiting at once, too many configurations in one gap) is
+// left to the search. It returns how many partitions it decided.
 func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []*part[S]) int {
 	n := 0
 	for _, p := range parts {
@@ -28,7 +29,7 @@ func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []
 		if !ok || !isID {
 			continue
 		}
-		sub, opts, ok := regdpProblem(h, p.comp, rw, init)
+		sub, opts, ok := regdpProblem(h, p.comp, rw, init, p.m.Info().Name == casRegister)
 		if !ok {
 			continue
 		}
@@ -50,10 +51,12 @@ func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []
 // operation that names its id (or, when none does, a value no operation
 // has). Equal values have equal ids, so the sweep sees the same equalities
 // the model does.
-func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteRegister, init int64) (*history.History, regdp.Options, bool) {
+func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteRegister, init int64, cas bool) (*history.History, regdp.Options, bool) {
 	var opts regdp.Options
+	casInfo := model.NewCASRegister(model.Options{}).Info()
+	isCAS := func(i int) bool { return cas && casInfo.ClassOf(h.Ops[c.Pos[i]].F) == model.CASOp }
 	for i := range c.Ops {
-		if rw.Class(&c.Ops[i]) == model.OtherOp {
+		if rw.Class(&c.Ops[i]) == model.OtherOp && !isCAS(i) {
 			// Look before building anything: most partitions of a
 			// key-value history with appends or cas end here.
 			return nil, opts, false
@@ -76,22 +79,39 @@ func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteReg
 		return v
 	}
 	var plainNil history.Value
+	// plain recodes nil, read or written as a plain value.
+	plain := func(v history.Value) history.Value {
+		if !v.IsNil() {
+			return v
+		}
+		if plainNil.IsNone() {
+			plainNil = fresh("\x00nil")
+		}
+		return plainNil
+	}
 	for i := range c.Ops {
 		o := h.Ops[c.Pos[i]]
 		// The model classified these as blind writes and plain reads, so it
 		// did not read versions; neither does the sweep.
 		o.Version = history.Value{}
+		if isCAS(i) {
+			// A cas from or to nil means the value nil, as a write of it.
+			e := o.Value.Elems()
+			o.Value = history.ListValue(plain(e[0]), plain(e[1]))
+			if opts.Init.IsNone() && c.Ops[i].A == init {
+				opts.Init = o.Value.Elems()[0]
+			} else if opts.Init.IsNone() && c.Ops[i].B == init {
+				opts.Init = o.Value.Elems()[1]
+			}
+			sub.Ops[i] = o
+			continue
+		}
 		switch rw.Class(&c.Ops[i]) {
 		case model.ReadOp:
 			if o.Value.IsNone() {
 				o.Value = history.NilValue
 			}
-			if o.Value.IsNil() {
-				if plainNil.IsNone() {
-					plainNil = fresh("\x00nil")
-				}
-				o.Value = plainNil
-			}
+			o.Value = plain(o.Value)
 		case model.AnyReadOp:
 			// A read of unknown outcome (which the sweep ignores) or one
 			// legal in every state: nil under NilAny says exactly that.
@@ -100,12 +120,7 @@ func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteReg
 				opts.NilAny = true
 			}
 		case model.WriteOp:
-			if o.Value.IsNil() {
-				if plainNil.IsNone() {
-					plainNil = fresh("\x00nil")
-				}
-				o.Value = plainNil
-			}
+			o.Value = plain(o.Value)
 		default:
 			return nil, opts, false
 		}
@@ -122,6 +137,10 @@ func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteReg
 	opts.Shown = func(pos int) *history.Op { return &h.Ops[c.Pos[pos]] }
 	return sub, opts, true
 }
+
+// casRegister is the name of the model whose compare-and-sets the sweep
+// decides: expected value first, then the value set.
+const casRegister = "cas-register"
 
 // directViolations maps the sweep's violations back to positions in the
 // whole history.

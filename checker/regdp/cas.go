@@ -1,0 +1,439 @@
+package regdp
+
+import (
+	"context"
+	"math/bits"
+)
+
+// The compare-and-set sweep decides histories with cas operations (see
+// docs/many-clients.md, "Compare-and-set"). Writes and cas are effects: an
+// effect of class (from, to) takes the register from "from" (any value for
+// a write) to "to". Every order of the operations can be brought to a form
+// in which effects take place only in the gap just before some return
+// event, and a gap ends with the returning operation's own effect (or, for
+// a read, the first moment its value is held). Effects of one class are
+// interchangeable but for their intervals, so a gap always uses the
+// pending completed one with the earliest return (then a crashed one): a
+// configuration records
+//
+//   - cur: the value the register holds;
+//   - done: the pending completed effects that took effect already;
+//   - crit: per value, the pending read of it with the earliest return among
+//     those no moment since their call satisfied (as in the read/write sweep);
+//   - per class with crashed operations, how many of them took effect.
+//
+// Within a gap, the configurations reachable by effects that do not yet
+// end it are explored breadth first and shared by every configuration of
+// the frontier; those that end it form the next frontier. Configurations
+// with the same value, done set and critical reads are compared by the
+// crashed operations used: fewer dominates.
+
+// casSearch is the state of the compare-and-set sweep.
+type casSearch struct {
+	p *problem
+	// Layout of a configuration: word 0 holds cur, then two bitsets over
+	// slots (done effects, critical reads), then the crashed counts, four
+	// 16-bit counts a word.
+	nw, stride        int
+	offDone, offCrit  int
+	offCrash          int
+	classOf           []int32   // per op: its effect class, or -1
+	classFrom         []int32   // per class: the value expected, or blind
+	classTo           []int32   // per class: the value set
+	crashIdx          []int32   // per class: index among the crashed counts, or -1
+	pend              [][]int32 // per class: pending completed effects, by return
+	crashOps          [][]int32 // per class: crashed effects called, in call order
+	slotOp            []int32
+	front             cfgSet // the frontier
+	gap, next         cfgSet // a gap's inner configurations, and the next frontier
+	gapParent, gapOp  []int32
+	nextParent        []int32 // per next configuration: its inner parent (encoded, see enc)
+	nextOp            []int32
+	queue             []int32
+	trail             []casTrail
+	states, peak      int64
+	at, deadAt        int
+	scratch, scratch2 []uint64
+	// limit bounds the configurations of one gap; past it the sweep gives
+	// up (Unknown) rather than exhaust memory.
+	limit   int
+	tooMany bool
+}
+
+// casTrail records, for one return event, how each configuration of the
+// frontier after it was reached: its parent in the frontier before, and the
+// effects of the gap (ops[start[i]:start[i+1]]).
+type casTrail struct {
+	parent []int32
+	start  []int32
+	ops    []int32
+}
+
+// maxGapConfigs bounds the configurations of one gap (inner and next).
+const maxGapConfigs = 1 << 21
+
+func newCASSearch(p *problem) *casSearch {
+	s := &casSearch{p: p, classOf: make([]int32, len(p.ops)), deadAt: -1, limit: maxGapConfigs}
+	classes := map[[2]int32]int32{}
+	nCrash := 0
+	for i := range p.ops {
+		o := &p.ops[i]
+		s.classOf[i] = -1
+		if o.kind != kWrite && o.kind != kCrash {
+			continue
+		}
+		k, ok := classes[[2]int32{o.from, o.val}]
+		if !ok {
+			k = int32(len(s.classTo))
+			classes[[2]int32{o.from, o.val}] = k
+			s.classFrom = append(s.classFrom, o.from)
+			s.classTo = append(s.classTo, o.val)
+			s.crashIdx = append(s.crashIdx, -1)
+		}
+		s.classOf[i] = k
+		if o.kind == kCrash && s.crashIdx[k] < 0 {
+			s.crashIdx[k] = int32(nCrash)
+			nCrash++
+		}
+	}
+	s.pend = make([][]int32, len(s.classTo))
+	s.crashOps = make([][]int32, len(s.classTo))
+	s.slotOp = assignSlots(p)
+	s.nw = max(1, (len(s.slotOp)+63)/64)
+	s.offDone = 1
+	s.offCrit = 1 + s.nw
+	s.offCrash = 1 + 2*s.nw
+	s.stride = s.offCrash + (nCrash+3)/4
+	s.trail = make([]casTrail, len(p.events))
+	s.scratch = make([]uint64, s.stride)
+	s.scratch2 = make([]uint64, s.stride)
+	s.front = newCfgSet(s.stride, s.offCrash)
+	s.gap = newCfgSet(s.stride, s.offCrash)
+	s.next = newCfgSet(s.stride, s.offCrash)
+	c := make([]uint64, s.stride)
+	c[0] = uint64(p.init)
+	s.front.add(c)
+	return s
+}
+
+// assignSlots gives every completed read, write and cas a slot it holds
+// from call to return, and returns the slot table (every slot free).
+func assignSlots(p *problem) []int32 {
+	var slots, free []int32
+	for _, e := range p.events {
+		o := &p.ops[e.op]
+		if o.kind == kCrash || o.kind == kAny {
+			continue
+		}
+		if e.ret {
+			free = append(free, o.slot)
+			continue
+		}
+		if len(free) == 0 {
+			free = append(free, int32(len(slots)))
+			slots = append(slots, -1)
+		}
+		o.slot = free[len(free)-1]
+		free = free[:len(free)-1]
+	}
+	return slots
+}
+
+func (s *casSearch) crashUsed(c []uint64, k int32) int32 {
+	i := s.crashIdx[k]
+	return int32(c[s.offCrash+int(i/4)] >> (16 * (uint(i) % 4)) & 0xffff)
+}
+
+func (s *casSearch) setCrashUsed(c []uint64, k int32, n int32) {
+	i := s.crashIdx[k]
+	w := &c[s.offCrash+int(i/4)]
+	sh := 16 * (uint(i) % 4)
+	*w = *w&^(0xffff<<sh) | uint64(n)<<sh
+}
+
+// source returns the effect of class k a gap would use in c: the pending
+// completed one with the earliest return not done yet (it leaves the others
+// available longer), else a crashed one not used yet, else -1.
+func (s *casSearch) source(c []uint64, k int32) int32 {
+	for _, o := range s.pend[k] {
+		if !getBit(c, s.offDone, s.p.ops[o].slot) {
+			return o
+		}
+	}
+	if s.crashIdx[k] >= 0 {
+		if u := s.crashUsed(c, k); int(u) < len(s.crashOps[k]) {
+			return s.crashOps[k][u]
+		}
+	}
+	return -1
+}
+
+// effect makes op o take effect in c: the register takes its value, and
+// every read waiting for that value is satisfied.
+func (s *casSearch) effect(c []uint64, o int32) {
+	op := &s.p.ops[o]
+	if op.kind == kCrash {
+		k := s.classOf[o]
+		s.setCrashUsed(c, k, s.crashUsed(c, k)+1)
+	} else {
+		setBit(c, s.offDone, op.slot)
+	}
+	c[0] = uint64(op.val)
+	if k := s.critical(c, op.val); k >= 0 {
+		clrBit(c, s.offCrit, k)
+	}
+}
+
+// critical returns the slot of the critical read of v in c, or -1.
+func (s *casSearch) critical(c []uint64, v int32) int32 {
+	for w := 0; w < s.nw; w++ {
+		x := c[s.offCrit+w]
+		for x != 0 {
+			b := bits.TrailingZeros64(x)
+			x &= x - 1
+			slot := int32(w*64 + b)
+			if s.p.ops[s.slotOp[slot]].val == v {
+				return slot
+			}
+		}
+	}
+	return -1
+}
+
+// call applies the call of op o to every configuration of the frontier.
+func (s *casSearch) call(o int32) {
+	op := &s.p.ops[o]
+	k := s.classOf[o]
+	switch op.kind {
+	case kCrash:
+		s.crashOps[k] = append(s.crashOps[k], o)
+	case kWrite:
+		s.slotOp[op.slot] = o
+		list := append(s.pend[k], o)
+		for i := len(list) - 1; i > 0 && s.p.ops[list[i-1]].ret > op.ret; i-- {
+			list[i], list[i-1] = list[i-1], list[i]
+		}
+		s.pend[k] = list
+	case kRead:
+		s.slotOp[op.slot] = o
+		s.callRead(op)
+	}
+}
+
+// callRead marks a read just called as waiting in every configuration that
+// does not hold its value, unless a read of the value returning earlier
+// already waits there (whatever satisfies that one satisfies this one).
+func (s *casSearch) callRead(op *rop) {
+	changed := false
+	for i := 0; i < s.front.n; i++ {
+		c := s.front.cfg(i)
+		if int32(c[0]) == op.val {
+			continue
+		}
+		k := s.critical(c, op.val)
+		if k >= 0 && s.p.ops[s.slotOp[k]].ret < op.ret {
+			continue
+		}
+		if k >= 0 {
+			clrBit(c, s.offCrit, k)
+		}
+		setBit(c, s.offCrit, op.slot)
+		changed = true
+	}
+	if changed {
+		s.front.rehash()
+	}
+}
+
+// retire updates the bookkeeping shared by all configurations after the
+// return of op o.
+func (s *casSearch) retire(o int32) {
+	op := &s.p.ops[o]
+	s.slotOp[op.slot] = -1
+	if op.kind == kWrite {
+		k := s.classOf[o]
+		list := s.pend[k]
+		for i, x := range list {
+			if x == o {
+				s.pend[k] = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// settled reports whether the return of o needs nothing more of c: a
+// read not waiting, or an effect that took place already. The gap is then
+// empty: anything else it could do can wait for a later gap.
+func (s *casSearch) settled(c []uint64, o int32) bool {
+	op := &s.p.ops[o]
+	if op.kind == kRead {
+		return !getBit(c, s.offCrit, op.slot)
+	}
+	return getBit(c, s.offDone, op.slot)
+}
+
+// ends reports whether letting effect w take place ends the gap before the
+// return of o: w is o, or o is a read and w sets its value.
+func (s *casSearch) ends(o, w int32) bool {
+	op := &s.p.ops[o]
+	if op.kind == kRead {
+		return s.p.ops[w].val == op.val
+	}
+	return w == o
+}
+
+// enc encodes a parent: an inner configuration of the gap (i >= 0) or a
+// configuration of the frontier before it (-1-i).
+func enc(frontier int) int32 { return int32(-1 - frontier) }
+
+// ret processes the return event e of op o. It reports false when no
+// configuration survives (or the gap grew past the limit).
+func (s *casSearch) ret(e int32, o int32) bool {
+	s.gap.reset()
+	s.next.reset()
+	s.gapParent, s.gapOp = s.gapParent[:0], s.gapOp[:0]
+	s.nextParent, s.nextOp = s.nextParent[:0], s.nextOp[:0]
+	s.queue = s.queue[:0]
+	for i := 0; i < s.front.n; i++ {
+		c := s.front.cfg(i)
+		if s.settled(c, o) {
+			s.finish(c, enc(i), -1, o)
+			continue
+		}
+		if j, added := s.gap.add(c); added {
+			s.setGapParent(j, enc(i), -1)
+		}
+	}
+	for q := 0; q < len(s.queue); q++ {
+		if !s.expand(s.queue[q], o) {
+			s.tooMany = true
+			return false
+		}
+	}
+	s.states += int64(s.gap.n + s.next.n)
+	s.peak = max(s.peak, int64(s.gap.n+s.next.n))
+	if s.next.n == 0 {
+		return false
+	}
+	s.record(e)
+	s.front, s.next = s.next, s.front
+	s.retire(o)
+	return true
+}
+
+// setGapParent records how inner configuration j was reached and queues it
+// for expansion (again, when a better one replaced it).
+func (s *casSearch) setGapParent(j int, parent, op int32) {
+	for len(s.gapParent) <= j {
+		s.gapParent = append(s.gapParent, 0)
+		s.gapOp = append(s.gapOp, 0)
+	}
+	s.gapParent[j], s.gapOp[j] = parent, op
+	s.queue = append(s.queue, int32(j))
+}
+
+// expand lets every effect that can take place in inner configuration j
+// do so. It reports false when the gap grew past the limit.
+func (s *casSearch) expand(j int32, o int32) bool {
+	c := s.scratch2
+	copy(c, s.gap.cfg(int(j)))
+	cur := int32(c[0])
+	for k := range s.classTo {
+		if from := s.classFrom[k]; from != blind && from != cur {
+			continue
+		}
+		w := s.source(c, int32(k))
+		if w < 0 {
+			continue
+		}
+		d := s.scratch
+		copy(d, c)
+		s.effect(d, w)
+		if s.ends(o, w) {
+			s.finish(d, j, w, o)
+			continue
+		}
+		if i, added := s.gap.add(d); added {
+			s.setGapParent(i, j, w)
+		}
+		if s.gap.n+s.next.n > s.limit {
+			return false
+		}
+	}
+	return true
+}
+
+// finish puts c, which the return of o may follow, into the next frontier
+// once the return is applied: o's slot is freed.
+func (s *casSearch) finish(c []uint64, parent, w, o int32) {
+	d := s.scratch
+	if &d[0] != &c[0] {
+		copy(d, c)
+	}
+	slot := s.p.ops[o].slot
+	clrBit(d, s.offDone, slot)
+	clrBit(d, s.offCrit, slot)
+	if i, added := s.next.add(d); added {
+		for len(s.nextParent) <= i {
+			s.nextParent = append(s.nextParent, 0)
+			s.nextOp = append(s.nextOp, 0)
+		}
+		s.nextParent[i], s.nextOp[i] = parent, w
+	}
+}
+
+// record stores, for the return event e, how each configuration of the
+// next frontier was reached.
+func (s *casSearch) record(e int32) {
+	tr := &s.trail[e]
+	var buf []int32
+	for i := 0; i < s.next.n; i++ {
+		buf = buf[:0]
+		if s.nextOp[i] >= 0 {
+			buf = append(buf, s.nextOp[i])
+		}
+		par := s.nextParent[i]
+		for par >= 0 {
+			if s.gapOp[par] >= 0 {
+				buf = append(buf, s.gapOp[par])
+			}
+			par = s.gapParent[par]
+		}
+		tr.parent = append(tr.parent, -1-par)
+		tr.start = append(tr.start, int32(len(tr.ops)))
+		for x := len(buf) - 1; x >= 0; x-- {
+			tr.ops = append(tr.ops, buf[x])
+		}
+	}
+	tr.start = append(tr.start, int32(len(tr.ops)))
+}
+
+// run sweeps the events and reports the outcome.
+func (s *casSearch) run(ctx context.Context) outcome {
+	for e, ev := range s.p.events {
+		s.at = e
+		if e%ctxEvery == 0 && ctx.Err() != nil {
+			return outStopped
+		}
+		if s.p.ops[ev.op].kind == kAny {
+			continue
+		}
+		if !ev.ret {
+			s.call(ev.op)
+			continue
+		}
+		if !s.ret(int32(e), ev.op) {
+			if s.tooMany {
+				return outStopped
+			}
+			s.deadAt = e
+			return outRefuted
+		}
+		if ctx.Err() != nil {
+			return outStopped
+		}
+	}
+	s.at = len(s.p.events)
+	return outFound
+}
