@@ -31,12 +31,15 @@ import (
 // casSearch is the state of the compare-and-set sweep.
 type casSearch struct {
 	p *problem
-	// Layout of a configuration: word 0 holds cur, then two bitsets over
-	// slots (done effects, critical reads), then the crashed counts, four
-	// 16-bit counts a word.
-	nw, stride        int
-	offDone, offCrit  int
-	offCrash          int
+	// Layout of a configuration: word 0 holds cur, then four bitsets over
+	// slots (compare-and-sets done, critical reads, the write done last if
+	// still pending, obliged writes), then the crashed counts, four 16-bit
+	// counts a word. The words before offWDone are the key; the rest are
+	// compared by dominance (cfgSet).
+	nw, stride       int
+	offDone, offCrit int
+	offWDone, offObl int
+	offCrash         int
 	classOf           []int32   // per op: its effect class, or -1
 	classFrom         []int32   // per class: the value expected, or blind
 	classTo           []int32   // per class: the value set
@@ -102,14 +105,16 @@ func newCASSearch(p *problem) *casSearch {
 	s.nw = max(1, (len(s.slotOp)+63)/64)
 	s.offDone = 1
 	s.offCrit = 1 + s.nw
-	s.offCrash = 1 + 2*s.nw
+	s.offWDone = 1 + 2*s.nw
+	s.offObl = 1 + 3*s.nw
+	s.offCrash = 1 + 4*s.nw
 	s.stride = s.offCrash + (nCrash+3)/4
 	s.trail = make([]casTrail, len(p.events))
 	s.scratch = make([]uint64, s.stride)
 	s.scratch2 = make([]uint64, s.stride)
-	s.front = newCfgSet(s.stride, s.offCrash)
-	s.gap = newCfgSet(s.stride, s.offCrash)
-	s.next = newCfgSet(s.stride, s.offCrash)
+	s.front = newCfgSet(s.stride, s.offWDone, s.offCrash)
+	s.gap = newCfgSet(s.stride, s.offWDone, s.offCrash)
+	s.next = newCfgSet(s.stride, s.offWDone, s.offCrash)
 	c := make([]uint64, s.stride)
 	c[0] = uint64(p.init)
 	s.front.add(c)
@@ -151,12 +156,23 @@ func (s *casSearch) setCrashUsed(c []uint64, k int32, n int32) {
 	*w = *w&^(0xffff<<sh) | uint64(n)<<sh
 }
 
+// doneOff is the bitset that records whether op took effect: writes and
+// compare-and-sets are kept apart, as a write that took effect and was
+// overwritten is no different from one that has not (see effect).
+func (s *casSearch) doneOff(op *rop) int {
+	if op.from == blind {
+		return s.offWDone
+	}
+	return s.offDone
+}
+
 // source returns the effect of class k a gap would use in c: the pending
 // completed one with the earliest return not done yet (it leaves the others
 // available longer), else a crashed one not used yet, else -1.
 func (s *casSearch) source(c []uint64, k int32) int32 {
 	for _, o := range s.pend[k] {
-		if !getBit(c, s.offDone, s.p.ops[o].slot) {
+		op := &s.p.ops[o]
+		if !getBit(c, s.doneOff(op), op.slot) {
 			return o
 		}
 	}
@@ -169,14 +185,21 @@ func (s *casSearch) source(c []uint64, k int32) int32 {
 }
 
 // effect makes op o take effect in c: the register takes its value, and
-// every read waiting for that value is satisfied.
+// every read waiting for that value is satisfied. A write (blind) frees
+// every pending write not done yet from its obligation: it can be slipped
+// in just before this one, unseen, when it returns.
 func (s *casSearch) effect(c []uint64, o int32) {
 	op := &s.p.ops[o]
+	if op.from == blind {
+		for w := 0; w < s.nw; w++ {
+			c[s.offObl+w] = 0
+		}
+	}
 	if op.kind == kCrash {
 		k := s.classOf[o]
 		s.setCrashUsed(c, k, s.crashUsed(c, k)+1)
 	} else {
-		setBit(c, s.offDone, op.slot)
+		setBit(c, s.doneOff(op), op.slot)
 	}
 	c[0] = uint64(op.val)
 	if k := s.critical(c, op.val); k >= 0 {
@@ -214,6 +237,13 @@ func (s *casSearch) call(o int32) {
 			list[i], list[i-1] = list[i-1], list[i]
 		}
 		s.pend[k] = list
+		if op.from == blind {
+			// A write must take effect before it returns, until some
+			// write after its call lets it slip in unseen.
+			for i := 0; i < s.front.n; i++ {
+				setBit(s.front.cfg(i), s.offObl, op.slot)
+			}
+		}
 	case kRead:
 		s.slotOp[op.slot] = o
 		s.callRead(op)
@@ -263,14 +293,28 @@ func (s *casSearch) retire(o int32) {
 }
 
 // settled reports whether the return of o needs nothing more of c: a
-// read not waiting, or an effect that took place already. The gap is then
-// empty: anything else it could do can wait for a later gap.
+// read not waiting, an effect that took place already, or a write that
+// some write after its call let slip in unseen. The gap may then be empty:
+// anything else it could do can wait for a later gap.
 func (s *casSearch) settled(c []uint64, o int32) bool {
 	op := &s.p.ops[o]
-	if op.kind == kRead {
+	switch {
+	case op.kind == kRead:
 		return !getBit(c, s.offCrit, op.slot)
+	case op.from == blind && !getBit(c, s.offObl, op.slot):
+		return true
 	}
-	return getBit(c, s.offDone, op.slot)
+	return getBit(c, s.doneOff(op), op.slot)
+}
+
+// open reports whether the gap before the return of o may let effects
+// take place in c: o is a waiting read, or an effect not done yet.
+func (s *casSearch) open(c []uint64, o int32) bool {
+	op := &s.p.ops[o]
+	if op.kind == kRead {
+		return getBit(c, s.offCrit, op.slot)
+	}
+	return !getBit(c, s.doneOff(op), op.slot)
 }
 
 // ends reports whether letting effect w take place ends the gap before the
@@ -299,6 +343,8 @@ func (s *casSearch) ret(e int32, o int32) bool {
 		c := s.front.cfg(i)
 		if s.settled(c, o) {
 			s.finish(c, enc(i), -1, o)
+		}
+		if !s.open(c, o) {
 			continue
 		}
 		if j, added := s.gap.add(c); added {
@@ -372,8 +418,9 @@ func (s *casSearch) finish(c []uint64, parent, w, o int32) {
 		copy(d, c)
 	}
 	slot := s.p.ops[o].slot
-	clrBit(d, s.offDone, slot)
-	clrBit(d, s.offCrit, slot)
+	for _, off := range []int{s.offDone, s.offCrit, s.offWDone, s.offObl} {
+		clrBit(d, off, slot)
+	}
 	if i, added := s.next.add(d); added {
 		for len(s.nextParent) <= i {
 			s.nextParent = append(s.nextParent, 0)

@@ -85,6 +85,10 @@ func (s *casSearch) order(gaps map[int][]int32, stop int) (order []int, used []b
 		order = append(order, p.ops[o].pos)
 		used[o] = true
 	}
+	// Writes that took effect unseen go just before the last write after
+	// their call: lastBlind is its place in order and its gap's event.
+	lastBlind, lastBlindAt := -1, -1
+	unseen := map[int][]int{}
 	for e := 0; e < stop; e++ {
 		ev := p.events[e]
 		op := &p.ops[ev.op]
@@ -113,6 +117,9 @@ func (s *casSearch) order(gaps map[int][]int32, stop int) (order []int, used []b
 				if from := p.ops[w].from; from != blind && from != cur {
 					return nil, nil, fmt.Errorf("replay: %s takes effect when the register does not hold what it expects", p.op(p.ops[w].pos).Label())
 				}
+				if p.ops[w].from == blind {
+					lastBlind, lastBlindAt = len(order), e
+				}
 				emit(w)
 				cur = p.ops[w].val
 				for _, rd := range waiting[cur] {
@@ -120,12 +127,30 @@ func (s *casSearch) order(gaps map[int][]int32, stop int) (order []int, used []b
 				}
 				waiting[cur] = waiting[cur][:0]
 			}
+			if !used[ev.op] && op.from == blind && op.kind == kWrite && lastBlindAt > int(op.call) {
+				unseen[lastBlind] = append(unseen[lastBlind], op.pos)
+				used[ev.op] = true
+			}
 			if !used[ev.op] {
 				return nil, nil, fmt.Errorf("replay: %s returned without taking effect", p.op(op.pos).Label())
 			}
 		}
 	}
-	return order, used, nil
+	return withUnseen(order, unseen), used, nil
+}
+
+// withUnseen inserts before each place in order the operations unseen
+// gives for it.
+func withUnseen(order []int, unseen map[int][]int) []int {
+	if len(unseen) == 0 {
+		return order
+	}
+	out := make([]int, 0, len(order)+len(unseen))
+	for i, x := range order {
+		out = append(out, unseen[i]...)
+		out = append(out, x)
+	}
+	return out
 }
 
 // violation describes the operation at whose return no configuration

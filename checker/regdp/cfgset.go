@@ -3,17 +3,30 @@ package regdp
 // cfgSet is a set of configurations of the compare-and-set sweep, each
 // stride words, in an arena with an open-addressing table. Configurations
 // with the same key (the words before keyLen) are compared by dominance
-// over the rest, 16-bit counts of crashed operations used: one that used no
-// more of every class can do everything the other can.
+// over the rest: bitsets up to countsAt (a subset dominates) and then 16-bit
+// counts of crashed operations used (one that used no more of every class
+// dominates).
 type cfgSet struct {
 	stride, keyLen int
+	countsAt       int
 	arena          []uint64
 	table          []int32
 	n              int
 }
 
-func newCfgSet(stride, keyLen int) cfgSet {
-	return cfgSet{stride: stride, keyLen: keyLen}
+func newCfgSet(stride, keyLen, countsAt int) cfgSet {
+	return cfgSet{stride: stride, keyLen: keyLen, countsAt: countsAt}
+}
+
+// dominates reports whether configuration a, of the same key as b, can do
+// everything b can.
+func (t *cfgSet) dominates(a, b []uint64) bool {
+	for i := t.keyLen; i < t.countsAt; i++ {
+		if a[i]&^b[i] != 0 {
+			return false
+		}
+	}
+	return countsLE(a[t.countsAt:], b[t.countsAt:])
 }
 
 func (t *cfgSet) cfg(i int) []uint64 { return t.arena[i*t.stride : (i+1)*t.stride] }
@@ -83,10 +96,10 @@ func (t *cfgSet) add(c []uint64) (int, bool) {
 		if !equal(old[:t.keyLen], c[:t.keyLen]) {
 			continue
 		}
-		if countsLE(old[t.keyLen:], c[t.keyLen:]) {
+		if t.dominates(old, c) {
 			return int(j), false
 		}
-		if countsLE(c[t.keyLen:], old[t.keyLen:]) {
+		if t.dominates(c, old) {
 			copy(old, c)
 			return int(j), true
 		}
