@@ -36,10 +36,10 @@ type casSearch struct {
 	// still pending, obliged writes), then the crashed counts, four 16-bit
 	// counts a word. The words before offWDone are the key; the rest are
 	// compared by dominance (cfgSet).
-	nw, stride       int
-	offDone, offCrit int
-	offWDone, offObl int
-	offCrash         int
+	nw, stride        int
+	offDone, offCrit  int
+	offWDone, offObl  int
+	offCrash          int
 	classOf           []int32   // per op: its effect class, or -1
 	classFrom         []int32   // per class: the value expected, or blind
 	classTo           []int32   // per class: the value set
