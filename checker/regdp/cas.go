@@ -32,8 +32,8 @@ import (
 type casSearch struct {
 	p *problem
 	// Layout of a configuration: word 0 holds cur, then four bitsets over
-	// slots (compare-and-sets done, critical reads, the write done last if
-	// still pending, obliged writes), then the crashed counts, four 16-bit
+	// slots (compare-and-sets done, critical reads, writes done, writes
+	// still obliged to take effect), then the crashed counts, four 16-bit
 	// counts a word. The words before offWDone are the key; the rest are
 	// compared by dominance (cfgSet).
 	nw, stride        int
@@ -47,6 +47,13 @@ type casSearch struct {
 	pend              [][]int32 // per class: pending completed effects, by return
 	crashOps          [][]int32 // per class: crashed effects called, in call order
 	slotOp            []int32
+	// need is, per value, how many operations may still observe it: reads
+	// of it and compare-and-sets from it that have not returned (crashed
+	// ones never do). See canon.
+	need []int32
+	// idle is the value a configuration holds in place of one nothing will
+	// observe again: an index no operation has.
+	idle int32
 	front             cfgSet // the frontier
 	gap, next         cfgSet // a gap's inner configurations, and the next frontier
 	gapParent, gapOp  []int32
@@ -99,6 +106,13 @@ func newCASSearch(p *problem) *casSearch {
 			nCrash++
 		}
 	}
+	s.need = make([]int32, len(p.vals)+1)
+	s.idle = int32(len(p.vals))
+	for i := range p.ops {
+		if v, ok := s.observes(int32(i)); ok {
+			s.need[v]++
+		}
+	}
 	s.pend = make([][]int32, len(s.classTo))
 	s.crashOps = make([][]int32, len(s.classTo))
 	s.slotOp = assignSlots(p)
@@ -144,6 +158,43 @@ func assignSlots(p *problem) []int32 {
 	return slots
 }
 
+// observes reports whether op o observes a value, and which: a completed
+// read, or a compare-and-set (of any outcome) that expects it.
+func (s *casSearch) observes(o int32) (int32, bool) {
+	op := &s.p.ops[o]
+	switch {
+	case op.kind == kRead:
+		return op.val, true
+	case op.from != blind && (op.kind == kWrite || op.kind == kCrash):
+		return op.from, true
+	}
+	return 0, false
+}
+
+// canon clears what can no longer matter, so that equivalent
+// configurations meet. A value nothing will observe again is held as idle.
+// And each use of a crashed operation of value v that matters is observed
+// before the register changes again: by a read of v or a compare-and-set
+// from v, one each (an unobserved one can be left out: the write after it
+// frees as many obligations, and it frees none of its own). So of the
+// crashed operations of a class still available, no more than need[v]
+// matter; the rest are counted as used.
+func (s *casSearch) canon(c []uint64) {
+	if v := int32(c[0]); v == s.idle || s.need[v] == 0 {
+		c[0] = uint64(s.idle)
+	}
+	for k, i := range s.crashIdx {
+		if i < 0 {
+			continue
+		}
+		called, need := int32(len(s.crashOps[k])), s.need[s.classTo[k]]
+		if called-s.crashUsed(c, int32(k)) > need {
+			s.setCrashUsed(c, int32(k), called-need)
+		}
+	}
+}
+
+// crashUsed is how many crashed operations of class k c used.
 func (s *casSearch) crashUsed(c []uint64, k int32) int32 {
 	i := s.crashIdx[k]
 	return int32(c[s.offCrash+int(i/4)] >> (16 * (uint(i) % 4)) & 0xffff)
@@ -157,8 +208,9 @@ func (s *casSearch) setCrashUsed(c []uint64, k int32, n int32) {
 }
 
 // doneOff is the bitset that records whether op took effect: writes and
-// compare-and-sets are kept apart, as a write that took effect and was
-// overwritten is no different from one that has not (see effect).
+// compare-and-sets are kept apart, as the writes done are compared by
+// dominance (one not done and not obliged can do all a done one can: slip
+// in unseen, see effect) and the compare-and-sets done must match.
 func (s *casSearch) doneOff(op *rop) int {
 	if op.from == blind {
 		return s.offWDone
@@ -339,6 +391,9 @@ func (s *casSearch) ret(e int32, o int32) bool {
 	s.gapParent, s.gapOp = s.gapParent[:0], s.gapOp[:0]
 	s.nextParent, s.nextOp = s.nextParent[:0], s.nextOp[:0]
 	s.queue = s.queue[:0]
+	if v, ok := s.observes(o); ok {
+		s.need[v]--
+	}
 	for i := 0; i < s.front.n; i++ {
 		c := s.front.cfg(i)
 		if s.settled(c, o) {
@@ -421,6 +476,7 @@ func (s *casSearch) finish(c []uint64, parent, w, o int32) {
 	for _, off := range []int{s.offDone, s.offCrit, s.offWDone, s.offObl} {
 		clrBit(d, off, slot)
 	}
+	s.canon(d)
 	if i, added := s.next.add(d); added {
 		for len(s.nextParent) <= i {
 			s.nextParent = append(s.nextParent, 0)
