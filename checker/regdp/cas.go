@@ -36,24 +36,24 @@ type casSearch struct {
 	// still obliged to take effect), then the crashed counts, four 16-bit
 	// counts a word. The words before offWDone are the key; the rest are
 	// compared by dominance (cfgSet).
-	nw, stride        int
-	offDone, offCrit  int
-	offWDone, offObl  int
-	offCrash          int
-	classOf           []int32   // per op: its effect class, or -1
-	classFrom         []int32   // per class: the value expected, or blind
-	classTo           []int32   // per class: the value set
-	crashIdx          []int32   // per class: index among the crashed counts, or -1
-	pend              [][]int32 // per class: pending completed effects, by return
-	crashOps          [][]int32 // per class: crashed effects called, in call order
-	slotOp            []int32
+	nw, stride       int
+	offDone, offCrit int
+	offWDone, offObl int
+	offCrash         int
+	classOf          []int32   // per op: its effect class, or -1
+	classFrom        []int32   // per class: the value expected, or blind
+	classTo          []int32   // per class: the value set
+	crashIdx         []int32   // per class: index among the crashed counts, or -1
+	pend             [][]int32 // per class: pending completed effects, by return
+	crashOps         [][]int32 // per class: crashed effects called, in call order
+	slotOp           []int32
 	// need is, per value, how many operations may still observe it: reads
 	// of it and compare-and-sets from it that have not returned (crashed
 	// ones never do). See canon.
 	need []int32
 	// idle is the value a configuration holds in place of one nothing will
 	// observe again: an index no operation has.
-	idle int32
+	idle              int32
 	front             cfgSet // the frontier
 	gap, next         cfgSet // a gap's inner configurations, and the next frontier
 	gapParent, gapOp  []int32

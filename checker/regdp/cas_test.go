@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/linear"
 	"github.com/histcheck/histcheck/checker/reference"
 	"github.com/histcheck/histcheck/checker/regdp"
 	"github.com/histcheck/histcheck/history"
@@ -97,4 +98,39 @@ func checkCASAgainst(t *testing.T, name string, h *history.History, opts regdp.O
 		}
 	}
 	return got
+}
+
+// TestCASAgainstLinear compares the compare-and-set sweep with the
+// Wing–Gong engine on medium cas-register histories: up to 12 clients,
+// values from 2 to 5, crashed and failed operations, tied times, and one
+// operation altered four times in five.
+func TestCASAgainstLinear(t *testing.T) {
+	n := 2000
+	if testing.Short() {
+		n = 400
+	}
+	counts := map[checker.Verdict]int{}
+	ops := 0
+	for seed := 0; seed < n; seed++ {
+		r := rand.New(rand.NewPCG(uint64(seed), 307))
+		cfg := randhist.Config{Model: "cas-register", Ops: 30 + r.IntN(91), Processes: 3 + r.IntN(10), Values: 2 + r.IntN(4),
+			Init: history.IntValue(0), CrashRate: 0.05, FailRate: 0.1, Corrupt: 0.8, Ties: 1 + r.IntN(2)}
+		h := randhist.CASRegister(r, cfg)
+		if h.RealTime().Touching {
+			continue
+		}
+		opts := regdp.Options{Init: history.IntValue(0)}
+		want, err := linear.Check(context.Background(), casModel(opts), h, linear.Options{Workers: 1, NoZones: true})
+		if err != nil || want.Valid == checker.Unknown {
+			t.Fatalf("seed %d: linear: %v %s", seed, err, want.Reason)
+		}
+		checkCASAgainst(t, fmt.Sprintf("seed %d", seed), h, opts, want.Valid)
+		counts[want.Valid]++
+		ops += len(h.Ops)
+	}
+	t.Logf("%d operations", ops)
+	if m := counts[checker.True] + counts[checker.False]; m < n/3 || counts[checker.True] < m/5 || counts[checker.False] < m/5 {
+		t.Errorf("too few or too one-sided: %v", counts)
+	}
+	t.Logf("%v", counts)
 }
