@@ -40,13 +40,21 @@ type casSearch struct {
 	offDone, offCrit int
 	offWDone, offObl int
 	offCrash         int
-	classOf          []int32   // per op: its effect class, or -1
-	classFrom        []int32   // per class: the value expected, or blind
-	classTo          []int32   // per class: the value set
-	crashIdx         []int32   // per class: index among the crashed counts, or -1
-	pend             [][]int32 // per class: pending completed effects, by return
-	crashOps         [][]int32 // per class: crashed effects called, in call order
-	slotOp           []int32
+	// offSeen is one word of an inner configuration of a gap: 1 when
+	// its last effects since a read or a completed cas saw anything are a
+	// write or crashed operations nobody saw. The next effect may then not
+	// be a write: the unseen effects could be left out (crashed ones are
+	// optional, a completed write is then free to slip in unseen before
+	// that write, which frees every obligation they freed), and the
+	// configuration reached that way dominates. Compared by dominance.
+	offSeen   int
+	classOf   []int32   // per op: its effect class, or -1
+	classFrom []int32   // per class: the value expected, or blind
+	classTo   []int32   // per class: the value set
+	crashIdx  []int32   // per class: index among the crashed counts, or -1
+	pend      [][]int32 // per class: pending completed effects, by return
+	crashOps  [][]int32 // per class: crashed effects called, in call order
+	slotOp    []int32
 	// need is, per value, how many operations may still observe it: reads
 	// of it and compare-and-sets from it that have not returned (crashed
 	// ones never do). See canon.
@@ -119,16 +127,17 @@ func newCASSearch(p *problem) *casSearch {
 	s.nw = max(1, (len(s.slotOp)+63)/64)
 	s.offDone = 1
 	s.offCrit = 1 + s.nw
-	s.offWDone = 1 + 2*s.nw
-	s.offObl = 1 + 3*s.nw
-	s.offCrash = 1 + 4*s.nw
+	s.offSeen = 1 + 2*s.nw
+	s.offWDone = s.offSeen + 1
+	s.offObl = s.offWDone + s.nw
+	s.offCrash = s.offObl + s.nw
 	s.stride = s.offCrash + (nCrash+3)/4
 	s.trail = make([]casTrail, len(p.events))
 	s.scratch = make([]uint64, s.stride)
 	s.scratch2 = make([]uint64, s.stride)
-	s.front = newCfgSet(s.stride, s.offWDone, s.offCrash)
-	s.gap = newCfgSet(s.stride, s.offWDone, s.offCrash)
-	s.next = newCfgSet(s.stride, s.offWDone, s.offCrash)
+	s.front = newCfgSet(s.stride, s.offSeen, s.offCrash)
+	s.gap = newCfgSet(s.stride, s.offSeen, s.offCrash)
+	s.next = newCfgSet(s.stride, s.offSeen, s.offCrash)
 	c := make([]uint64, s.stride)
 	c[0] = uint64(p.init)
 	s.front.add(c)
@@ -237,10 +246,11 @@ func (s *casSearch) source(c []uint64, k int32) int32 {
 }
 
 // effect makes op o take effect in c: the register takes its value, and
-// every read waiting for that value is satisfied. A write (blind) frees
+// every read waiting for that value is satisfied. It reports whether a
+// waiting read was. A write (blind) frees
 // every pending write not done yet from its obligation: it can be slipped
 // in just before this one, unseen, when it returns.
-func (s *casSearch) effect(c []uint64, o int32) {
+func (s *casSearch) effect(c []uint64, o int32) bool {
 	op := &s.p.ops[o]
 	if op.from == blind {
 		for w := 0; w < s.nw; w++ {
@@ -256,7 +266,9 @@ func (s *casSearch) effect(c []uint64, o int32) {
 	c[0] = uint64(op.val)
 	if k := s.critical(c, op.val); k >= 0 {
 		clrBit(c, s.offCrit, k)
+		return true
 	}
+	return false
 }
 
 // critical returns the slot of the critical read of v in c, or -1.
@@ -440,8 +452,10 @@ func (s *casSearch) expand(j int32, o int32) bool {
 	c := s.scratch2
 	copy(c, s.gap.cfg(int(j)))
 	cur := int32(c[0])
+	unseen := c[s.offSeen] != 0
 	for k := range s.classTo {
-		if from := s.classFrom[k]; from != blind && from != cur {
+		from := s.classFrom[k]
+		if from != blind && from != cur || from == blind && unseen {
 			continue
 		}
 		w := s.source(c, int32(k))
@@ -450,10 +464,16 @@ func (s *casSearch) expand(j int32, o int32) bool {
 		}
 		d := s.scratch
 		copy(d, c)
-		s.effect(d, w)
+		seen := s.effect(d, w)
 		if s.ends(o, w) {
 			s.finish(d, j, w, o)
 			continue
+		}
+		switch {
+		case seen || s.p.ops[w].kind == kWrite && from != blind:
+			d[s.offSeen] = 0
+		case from == blind || s.p.ops[w].kind == kCrash:
+			d[s.offSeen] = 1
 		}
 		if i, added := s.gap.add(d); added {
 			s.setGapParent(i, j, w)
@@ -476,6 +496,7 @@ func (s *casSearch) finish(c []uint64, parent, w, o int32) {
 	for _, off := range []int{s.offDone, s.offCrit, s.offWDone, s.offObl} {
 		clrBit(d, off, slot)
 	}
+	d[s.offSeen] = 0
 	s.canon(d)
 	if i, added := s.next.add(d); added {
 		for len(s.nextParent) <= i {
