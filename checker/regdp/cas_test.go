@@ -16,13 +16,7 @@ import (
 )
 
 // casModel is the model the other checkers are given for opts.
-func casModel(opts regdp.Options) model.Model[int64] {
-	mo := model.Options{Init: opts.Init}
-	if opts.NilAny {
-		mo.NilRead = model.NilIsAny
-	}
-	return model.NewCASRegister(mo)
-}
+func casModel(opts regdp.Options) model.Model[int64] { return modelFor(opts, model.NewCASRegister) }
 
 // TestCASAgainstReference compares the compare-and-set sweep with the
 // exact reference checker on small random cas-register histories.

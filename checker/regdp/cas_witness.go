@@ -1,55 +1,24 @@
 package regdp
 
 import (
-	"context"
 	"fmt"
-	"sort"
-	"time"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
 )
 
-// checkCAS decides a history with compare-and-set operations.
-func checkCAS(ctx context.Context, p *problem, res checker.Result, start time.Time) (checker.Result, error) {
-	s := newCASSearch(p)
-	out := s.run(ctx)
-	res.Stats.States = s.states
-	res.Stats.MemoSize = s.peak
-	res.Elapsed = time.Since(start)
-	switch out {
-	case outFound:
-		order, used, err := s.order(s.path(len(p.events)-1, 0), len(p.events))
-		if err != nil {
-			return res, fmt.Errorf("regdp: %w", err)
-		}
-		res.Valid = checker.True
-		res.Witness = order
-		res.Dropped = append(res.Dropped, p.dropped...)
-		for i := range p.ops {
-			if p.ops[i].kind == kCrash && !used[i] {
-				res.Dropped = append(res.Dropped, p.ops[i].pos)
-			}
-		}
-		sort.Ints(res.Dropped)
-	case outRefuted:
-		res.Valid = checker.False
-		res.Violations = []checker.Violation{s.violation()}
-	default:
-		res.Valid = checker.Unknown
-		if s.tooMany {
-			res.Reason = fmt.Sprintf("more than %d configurations in one gap at event %d; the history has too many compare-and-set operations pending at once for this engine", s.limit, s.at)
-			break
-		}
-		what := "cancelled"
-		if ctx.Err() == context.DeadlineExceeded {
-			what = "timed out"
-		}
-		res.Reason = fmt.Sprintf("%s after %s at event %d of %d (%d configurations explored, at most %d at once)",
-			what, res.Elapsed.Round(time.Millisecond), s.at, len(p.events), s.states, s.peak)
-	}
-	return res, nil
+func (s *casSearch) witness() ([]int, []bool, error) {
+	return s.order(s.path(len(s.p.events)-1, 0), len(s.p.events))
 }
+
+func (s *casSearch) gaveUp() string {
+	if s.tooMany {
+		return fmt.Sprintf("more than %d configurations in one gap at event %d; the history has too many compare-and-set operations pending at once for this engine", s.limit, s.at)
+	}
+	return ""
+}
+
+func (s *casSearch) progress() (int, int64, int64) { return s.at, s.states, s.peak }
 
 // path recovers the effects of each gap up to and including return event
 // last, following parents back from configuration idx of the frontier

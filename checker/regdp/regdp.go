@@ -137,17 +137,41 @@ func Check(ctx context.Context, h *history.History, opts Options) (checker.Resul
 	}
 	res.Stats.Partitions = 1
 	res.Stats.Ops = p.nOps - len(p.dropped)
+	var sw sweeper
 	if p.cas {
-		return checkCAS(ctx, p, res, start)
+		sw = newCASSearch(p)
+	} else {
+		sw = newSearch(p)
 	}
-	s := newSearch(p)
-	out := s.run(ctx)
-	res.Stats.States = s.states
-	res.Stats.MemoSize = s.peak
+	return conclude(ctx, p, sw, res, start)
+}
+
+// sweeper is one of the two sweeps: read/write (search.go) and
+// compare-and-set (cas.go).
+type sweeper interface {
+	run(ctx context.Context) outcome
+	// witness returns a linearization after outFound, and which
+	// operations it uses.
+	witness() ([]int, []bool, error)
+	// violation describes the failure after outRefuted.
+	violation() checker.Violation
+	// gaveUp says why the sweep stopped on its own, or "".
+	gaveUp() string
+	// progress returns the event reached, the configurations explored and
+	// the most alive at once.
+	progress() (at int, states, peak int64)
+}
+
+// conclude runs sw and puts its outcome into res.
+func conclude(ctx context.Context, p *problem, sw sweeper, res checker.Result, start time.Time) (checker.Result, error) {
+	out := sw.run(ctx)
+	at, states, peak := sw.progress()
+	res.Stats.States = states
+	res.Stats.MemoSize = peak
 	res.Elapsed = time.Since(start)
 	switch out {
 	case outFound:
-		order, used, err := s.witness()
+		order, used, err := sw.witness()
 		if err != nil {
 			return res, fmt.Errorf("regdp: %w", err)
 		}
@@ -162,20 +186,19 @@ func Check(ctx context.Context, h *history.History, opts Options) (checker.Resul
 		sort.Ints(res.Dropped)
 	case outRefuted:
 		res.Valid = checker.False
-		res.Violations = []checker.Violation{s.violation()}
+		res.Violations = []checker.Violation{sw.violation()}
 	default:
-		if s.tooWide {
-			res.Valid = checker.Unknown
-			res.Reason = fmt.Sprintf("more than %d values waited for a write at once at event %d; this engine is for few distinct values", maxCands, s.at)
+		res.Valid = checker.Unknown
+		if why := sw.gaveUp(); why != "" {
+			res.Reason = why
 			break
 		}
 		what := "cancelled"
 		if ctx.Err() == context.DeadlineExceeded {
 			what = "timed out"
 		}
-		res.Valid = checker.Unknown
 		res.Reason = fmt.Sprintf("%s after %s at event %d of %d (%d configurations explored, at most %d at once)",
-			what, res.Elapsed.Round(time.Millisecond), s.at, len(p.events), s.states, s.peak)
+			what, res.Elapsed.Round(time.Millisecond), at, len(p.events), states, peak)
 	}
 	return res, nil
 }

@@ -2,6 +2,7 @@ package regdp
 
 import (
 	"context"
+	"fmt"
 	"math/bits"
 )
 
@@ -547,6 +548,15 @@ func equal(a, b []uint64) bool {
 	}
 	return true
 }
+
+func (s *search) gaveUp() string {
+	if s.tooWide {
+		return fmt.Sprintf("more than %d values waited for a write at once at event %d; this engine is for few distinct values", maxCands, s.at)
+	}
+	return ""
+}
+
+func (s *search) progress() (int, int64, int64) { return s.at, s.states, s.peak }
 
 // ctxEvery is how many events pass between looks at the context.
 const ctxEvery = 64
