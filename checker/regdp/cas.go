@@ -76,6 +76,8 @@ type casSearch struct {
 	// up (Unknown) rather than exhaust memory.
 	limit   int
 	tooMany bool
+	// recorded counts the configurations whose way back the trail keeps.
+	recorded int64
 }
 
 // casTrail records, for one return event, how each configuration of the
@@ -87,8 +89,13 @@ type casTrail struct {
 	ops    []int32
 }
 
-// maxGapConfigs bounds the configurations of one gap (inner and next).
-const maxGapConfigs = 1 << 21
+// maxGapConfigs bounds the configurations of one gap (inner and next), and
+// maxRecorded those of all frontiers together, whose parents and effects
+// the trail keeps for the witness (some 12 bytes each).
+const (
+	maxGapConfigs = 1 << 21
+	maxRecorded   = 1 << 25
+)
 
 func newCASSearch(p *problem) *casSearch {
 	s := &casSearch{p: p, classOf: make([]int32, len(p.ops)), deadAt: -1, limit: maxGapConfigs}
@@ -427,6 +434,10 @@ func (s *casSearch) ret(e int32, o int32) bool {
 	s.states += int64(s.gap.n + s.next.n)
 	s.peak = max(s.peak, int64(s.gap.n+s.next.n))
 	if s.next.n == 0 {
+		return false
+	}
+	if s.recorded += int64(s.next.n); s.recorded > maxRecorded {
+		s.tooMany = true
 		return false
 	}
 	s.record(e)

@@ -13,7 +13,7 @@ func (s *casSearch) witness() ([]int, []bool, error) {
 
 func (s *casSearch) gaveUp() string {
 	if s.tooMany {
-		return fmt.Sprintf("more than %d configurations in one gap at event %d; the history has too many compare-and-set operations pending at once for this engine", s.limit, s.at)
+		return fmt.Sprintf("more than %d configurations in one gap, or %d in all, at event %d of %d; the history has too many compare-and-set operations pending at once for this engine", s.limit, maxRecorded, s.at, len(s.p.events))
 	}
 	return ""
 }
