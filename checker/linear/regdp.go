@@ -17,7 +17,7 @@ import (
 // which the search explodes. A partition the sweep cannot settle (too many
 // distinct values waiting at once, too many configurations in one gap) is
 // left to the search. It returns how many partitions it decided.
-func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []*part[S]) int {
+func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []*part[S], memos *memBudget) int {
 	n := 0
 	for _, p := range parts {
 		// The sweep orders by the recorded times, which tie where a
@@ -35,10 +35,20 @@ func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []
 		if !ok {
 			continue
 		}
-		if cas && searchFirst(ctx, p) {
+		if cas && searchFirst(ctx, p, memos) {
 			continue
 		}
+		var charged int64
+		if memos != nil {
+			// The sweep's memory counts against the memos' limit.
+			opts.Grow = func(bytes int64) bool {
+				return memos.fits(bytes-charged) && memos.charge(&charged, bytes)
+			}
+		}
 		res, err := regdp.Check(ctx, sub, opts)
+		if memos != nil {
+			memos.charge(&charged, 0)
+		}
 		if err != nil || res.Valid == checker.Unknown {
 			continue
 		}
@@ -55,16 +65,23 @@ func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []
 // and explodes with many, where the sweep stays small.
 const casSearchSteps = 1 << 19
 
-// searchFirst runs the search on p for casSearchSteps steps and settles p
-// when it finishes.
-func searchFirst[S comparable](ctx context.Context, p *part[S]) bool {
+// searchFirst runs the search on p for casSearchSteps steps, within the
+// memos' budget, and settles p when it finishes.
+func searchFirst[S comparable](ctx context.Context, p *part[S], memos *memBudget) bool {
 	s := newSearcher(p.m, p.comp.Ops, p.init, p.comp.Prev)
-	var stop atomic.Bool
-	if !s.run(ctx, &stop, casSearchSteps) {
-		return false
+	s.budget = memos
+	if memos != nil && s.memo != nil {
+		s.memo.grows = memos.fits
 	}
-	p.res, p.done = s.res, true
-	return true
+	var stop atomic.Bool
+	done := s.run(ctx, &stop, casSearchSteps) && s.res.err == nil
+	if memos != nil {
+		memos.charge(&s.charged, 0) // its memo is freed
+	}
+	if done {
+		p.res, p.done = s.res, true
+	}
+	return done
 }
 
 // regdpProblem builds the sweep's input from a partition: its operations in

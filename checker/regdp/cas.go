@@ -78,6 +78,11 @@ type casSearch struct {
 	tooMany bool
 	// recorded counts the configurations whose way back the trail keeps.
 	recorded int64
+	// grow, when set, is asked before the sweep holds more memory
+	// (Options.Grow); held is what it last agreed to.
+	grow      func(bytes int64) bool
+	held      int64
+	outOfRoom bool
 }
 
 // casTrail records, for one return event, how each configuration of the
@@ -440,6 +445,9 @@ func (s *casSearch) ret(e int32, o int32) bool {
 		s.tooMany = true
 		return false
 	}
+	if !s.room() {
+		return false
+	}
 	s.record(e)
 	s.front, s.next = s.next, s.front
 	s.retire(o)
@@ -517,6 +525,30 @@ func (s *casSearch) finish(c []uint64, parent, w, o int32) {
 		s.nextParent[i], s.nextOp[i] = parent, w
 	}
 }
+
+// room asks Options.Grow, in steps of growStep, for the memory the sweep
+// holds: its sets and its trail. It reports false, and marks the sweep as
+// stopped, when refused.
+func (s *casSearch) room() bool {
+	if s.grow == nil {
+		return true
+	}
+	sets := cap(s.front.arena) + cap(s.gap.arena) + cap(s.next.arena) + cap(s.front.table) + cap(s.gap.table) + cap(s.next.table)
+	bytes := int64(sets)*8 + s.recorded*12 + int64(cap(s.gapParent)+cap(s.gapOp))*4
+	if bytes <= s.held {
+		return true
+	}
+	want := bytes + growStep
+	if !s.grow(want) {
+		s.tooMany, s.outOfRoom = true, true
+		return false
+	}
+	s.held = want
+	return true
+}
+
+// growStep is how much more memory the sweep asks for at a time.
+const growStep = 4 << 20
 
 // record stores, for the return event e, how each configuration of the
 // next frontier was reached.

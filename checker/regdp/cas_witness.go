@@ -12,6 +12,9 @@ func (s *casSearch) witness() ([]int, []bool, error) {
 }
 
 func (s *casSearch) gaveUp() string {
+	if s.outOfRoom {
+		return fmt.Sprintf("the memory limit was reached at event %d of %d", s.at, len(s.p.events))
+	}
 	if s.tooMany {
 		return fmt.Sprintf("more than %d configurations in one gap, or %d in all, at event %d of %d; the history has too many compare-and-set operations pending at once for this engine", s.limit, maxRecorded, s.at, len(s.p.events))
 	}

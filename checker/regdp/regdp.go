@@ -36,6 +36,10 @@ type Options struct {
 	// a plain value becomes a value of its own) has them show the
 	// operations its users wrote.
 	Shown func(pos int) *history.Op
+	// Grow, when set, is asked before the compare-and-set sweep holds more
+	// memory, with the bytes it would then hold in all; false stops the
+	// sweep with an Unknown verdict.
+	Grow func(bytes int64) bool
 }
 
 // Applies reports whether h is a single-register history this engine
@@ -139,7 +143,9 @@ func Check(ctx context.Context, h *history.History, opts Options) (checker.Resul
 	res.Stats.Ops = p.nOps - len(p.dropped)
 	var sw sweeper
 	if p.cas {
-		sw = newCASSearch(p)
+		cs := newCASSearch(p)
+		cs.grow = opts.Grow
+		sw = cs
 	} else {
 		sw = newSearch(p)
 	}
