@@ -2,7 +2,6 @@ package regdp
 
 import (
 	"context"
-	"math/bits"
 )
 
 // The compare-and-set sweep decides histories with cas operations (see
@@ -217,15 +216,11 @@ func (s *casSearch) canon(c []uint64) {
 
 // crashUsed is how many crashed operations of class k c used.
 func (s *casSearch) crashUsed(c []uint64, k int32) int32 {
-	i := s.crashIdx[k]
-	return int32(c[s.offCrash+int(i/4)] >> (16 * (uint(i) % 4)) & 0xffff)
+	return count16(c[s.offCrash:], s.crashIdx[k])
 }
 
 func (s *casSearch) setCrashUsed(c []uint64, k int32, n int32) {
-	i := s.crashIdx[k]
-	w := &c[s.offCrash+int(i/4)]
-	sh := 16 * (uint(i) % 4)
-	*w = *w&^(0xffff<<sh) | uint64(n)<<sh
+	setCount16(c[s.offCrash:], s.crashIdx[k], n)
 }
 
 // doneOff is the bitset that records whether op took effect: writes and
@@ -285,18 +280,7 @@ func (s *casSearch) effect(c []uint64, o int32) bool {
 
 // critical returns the slot of the critical read of v in c, or -1.
 func (s *casSearch) critical(c []uint64, v int32) int32 {
-	for w := 0; w < s.nw; w++ {
-		x := c[s.offCrit+w]
-		for x != 0 {
-			b := bits.TrailingZeros64(x)
-			x &= x - 1
-			slot := int32(w*64 + b)
-			if s.p.ops[s.slotOp[slot]].val == v {
-				return slot
-			}
-		}
-	}
-	return -1
+	return criticalRead(c[s.offCrit:s.offCrit+s.nw], s.p, s.slotOp, v)
 }
 
 // call applies the call of op o to every configuration of the frontier.
@@ -578,29 +562,8 @@ func (s *casSearch) record(e int32) {
 
 // run sweeps the events and reports the outcome.
 func (s *casSearch) run(ctx context.Context) outcome {
-	for e, ev := range s.p.events {
-		s.at = e
-		if e%ctxEvery == 0 && ctx.Err() != nil {
-			return outStopped
-		}
-		if s.p.ops[ev.op].kind == kAny {
-			continue
-		}
-		if !ev.ret {
-			s.call(ev.op)
-			continue
-		}
-		if !s.ret(int32(e), ev.op) {
-			if s.tooMany {
-				return outStopped
-			}
-			s.deadAt = e
-			return outRefuted
-		}
-		if ctx.Err() != nil {
-			return outStopped
-		}
-	}
-	s.at = len(s.p.events)
-	return outFound
+	return sweepEvents(ctx, s.p, s, &s.at, &s.deadAt)
 }
+
+func (s *casSearch) width() int    { return s.front.n }
+func (s *casSearch) stopped() bool { return s.tooMany }

@@ -38,25 +38,10 @@ func (t *cfgSet) reset() {
 }
 
 func (t *cfgSet) resize(size int) {
-	if cap(t.table) >= size {
-		t.table = t.table[:size]
-	} else {
-		t.table = make([]int32, size)
-	}
-	for i := range t.table {
-		t.table[i] = -1
-	}
+	t.table = emptyTable(t.table, size)
 }
 
-func (t *cfgSet) hash(c []uint64) uint64 {
-	h := uint64(0x9e3779b97f4a7c15)
-	for _, w := range c[:t.keyLen] {
-		h ^= w
-		h *= 0xff51afd7ed558ccd
-		h ^= h >> 32
-	}
-	return h
-}
+func (t *cfgSet) hash(c []uint64) uint64 { return mixWords(seed, c[:t.keyLen]) }
 
 // rehash rebuilds the table after configurations changed in place; equal
 // ones are kept (they are harmless, and positions must not move).
