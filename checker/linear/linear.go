@@ -102,10 +102,6 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 		res.Dropped = append(res.Dropped, p.comp.Dropped...)
 	}
 	res.Stats.Partitions = len(parts)
-	if !opts.NoZones {
-		decideShortcuts(ctx, h, parts, &res)
-	}
-
 	limit := opts.MaxMemory
 	if limit == 0 {
 		limit = DefaultMaxMemory()
@@ -113,6 +109,9 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	var memos *memBudget
 	if limit > 0 {
 		memos = &memBudget{limit: limit, mem: opts.Memory}
+	}
+	if !opts.NoZones {
+		decideShortcuts(ctx, h, parts, memos, &res)
 	}
 	run(ctx, parts, opts.Workers, memos)
 
@@ -143,9 +142,9 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 // decide, in turn: zones, the register sweep, versions. When one of them
 // decided every partition it names the result's method; when they decided
 // some, the reason says how the keys were shared out.
-func decideShortcuts[S comparable](ctx context.Context, h *history.History, parts []*part[S], res *checker.Result) {
+func decideShortcuts[S comparable](ctx context.Context, h *history.History, parts []*part[S], memos *memBudget, res *checker.Result) {
 	zoned := decideZones(ctx, parts)
-	swept := decideRegDP(ctx, h, parts)
+	swept := decideRegDP(ctx, h, parts, memos)
 	versioned := decideVersions(ctx, parts)
 	switch {
 	case zoned > 0 && zoned == len(parts):

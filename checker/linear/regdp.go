@@ -2,6 +2,7 @@ package linear
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/regdp"
@@ -11,11 +12,12 @@ import (
 
 // decideRegDP decides with the register sweep (checker/regdp) every
 // partition left undecided whose operations the model classifies as reads
-// and blind writes of one register: the histories with many clients and
-// repeated values on which the search explodes. A partition the sweep
-// cannot settle (too many distinct values waiting at once) is left to the
-// search. It returns how many partitions it decided.
-func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []*part[S]) int {
+// and blind writes of one register, or, for model cas-register, also
+// compare-and-sets: the histories with many clients and repeated values on
+// which the search explodes. A partition the sweep cannot settle (too many
+// distinct values waiting at once, too many configurations in one gap) is
+// left to the search. It returns how many partitions it decided.
+func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []*part[S], memos *memBudget) int {
 	n := 0
 	for _, p := range parts {
 		// The sweep orders by the recorded times, which tie where a
@@ -28,11 +30,25 @@ func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []
 		if !ok || !isID {
 			continue
 		}
-		sub, opts, ok := regdpProblem(h, p.comp, rw, init)
+		cas := p.m.Info().Name == casRegister
+		sub, opts, ok := regdpProblem(h, p.comp, rw, init, cas)
 		if !ok {
 			continue
 		}
+		if cas && searchFirst(ctx, p, memos) {
+			continue
+		}
+		var charged int64
+		if memos != nil {
+			// The sweep's memory counts against the memos' limit.
+			opts.Grow = func(bytes int64) bool {
+				return memos.fits(bytes-charged) && memos.charge(&charged, bytes)
+			}
+		}
 		res, err := regdp.Check(ctx, sub, opts)
+		if memos != nil {
+			memos.charge(&charged, 0)
+		}
 		if err != nil || res.Valid == checker.Unknown {
 			continue
 		}
@@ -43,6 +59,31 @@ func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []
 	return n
 }
 
+// casSearchSteps is how many steps the search takes on a compare-and-set
+// register before the sweep is tried: the search settles histories with
+// few clients in a fraction of that, where the sweep's gaps can be wide,
+// and explodes with many, where the sweep stays small.
+const casSearchSteps = 1 << 19
+
+// searchFirst runs the search on p for casSearchSteps steps, within the
+// memos' budget, and settles p when it finishes.
+func searchFirst[S comparable](ctx context.Context, p *part[S], memos *memBudget) bool {
+	s := newSearcher(p.m, p.comp.Ops, p.init, p.comp.Prev)
+	s.budget = memos
+	if memos != nil && s.memo != nil {
+		s.memo.grows = memos.fits
+	}
+	var stop atomic.Bool
+	done := s.run(ctx, &stop, casSearchSteps) && s.res.err == nil
+	if memos != nil {
+		memos.charge(&s.charged, 0) // its memo is freed
+	}
+	if done {
+		p.res, p.done = s.res, true
+	}
+	return done
+}
+
 // regdpProblem builds the sweep's input from a partition: its operations in
 // partition order (so positions in the sub-history are indices into
 // c.Ops), reads that are legal in every state given nil as
@@ -50,10 +91,12 @@ func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []
 // operation that names its id (or, when none does, a value no operation
 // has). Equal values have equal ids, so the sweep sees the same equalities
 // the model does.
-func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteRegister, init int64) (*history.History, regdp.Options, bool) {
+func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteRegister, init int64, cas bool) (*history.History, regdp.Options, bool) {
 	var opts regdp.Options
+	casInfo := model.NewCASRegister(model.Options{}).Info()
+	isCAS := func(i int) bool { return cas && casInfo.ClassOf(h.Ops[c.Pos[i]].F) == model.CASOp }
 	for i := range c.Ops {
-		if rw.Class(&c.Ops[i]) == model.OtherOp {
+		if rw.Class(&c.Ops[i]) == model.OtherOp && !isCAS(i) {
 			// Look before building anything: most partitions of a
 			// key-value history with appends or cas end here.
 			return nil, opts, false
@@ -76,22 +119,39 @@ func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteReg
 		return v
 	}
 	var plainNil history.Value
+	// plain recodes nil, read or written as a plain value.
+	plain := func(v history.Value) history.Value {
+		if !v.IsNil() {
+			return v
+		}
+		if plainNil.IsNone() {
+			plainNil = fresh("\x00nil")
+		}
+		return plainNil
+	}
 	for i := range c.Ops {
 		o := h.Ops[c.Pos[i]]
 		// The model classified these as blind writes and plain reads, so it
 		// did not read versions; neither does the sweep.
 		o.Version = history.Value{}
+		if isCAS(i) {
+			// A cas from or to nil means the value nil, as a write of it.
+			e := o.Value.Elems()
+			o.Value = history.ListValue(plain(e[0]), plain(e[1]))
+			if opts.Init.IsNone() && c.Ops[i].A == init {
+				opts.Init = o.Value.Elems()[0]
+			} else if opts.Init.IsNone() && c.Ops[i].B == init {
+				opts.Init = o.Value.Elems()[1]
+			}
+			sub.Ops[i] = o
+			continue
+		}
 		switch rw.Class(&c.Ops[i]) {
 		case model.ReadOp:
 			if o.Value.IsNone() {
 				o.Value = history.NilValue
 			}
-			if o.Value.IsNil() {
-				if plainNil.IsNone() {
-					plainNil = fresh("\x00nil")
-				}
-				o.Value = plainNil
-			}
+			o.Value = plain(o.Value)
 		case model.AnyReadOp:
 			// A read of unknown outcome (which the sweep ignores) or one
 			// legal in every state: nil under NilAny says exactly that.
@@ -100,12 +160,7 @@ func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteReg
 				opts.NilAny = true
 			}
 		case model.WriteOp:
-			if o.Value.IsNil() {
-				if plainNil.IsNone() {
-					plainNil = fresh("\x00nil")
-				}
-				o.Value = plainNil
-			}
+			o.Value = plain(o.Value)
 		default:
 			return nil, opts, false
 		}
@@ -122,6 +177,10 @@ func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteReg
 	opts.Shown = func(pos int) *history.Op { return &h.Ops[c.Pos[pos]] }
 	return sub, opts, true
 }
+
+// casRegister is the name of the model whose compare-and-sets the sweep
+// decides: expected value first, then the value set.
+const casRegister = "cas-register"
 
 // directViolations maps the sweep's violations back to positions in the
 // whole history.

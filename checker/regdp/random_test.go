@@ -18,12 +18,15 @@ import (
 )
 
 // registerModel is the model the other checkers are given for opts.
-func registerModel(opts regdp.Options) model.Model[int64] {
+func registerModel(opts regdp.Options) model.Model[int64] { return modelFor(opts, model.NewRegister) }
+
+// modelFor builds the model mk makes with the options opts stands for.
+func modelFor(opts regdp.Options, mk func(model.Options) model.Model[int64]) model.Model[int64] {
 	mo := model.Options{Init: opts.Init}
 	if opts.NilAny {
 		mo.NilRead = model.NilIsAny
 	}
-	return model.NewRegister(mo)
+	return mk(mo)
 }
 
 // checkAgainst runs regdp on h, verifies its witness or violation prefix,

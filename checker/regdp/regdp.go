@@ -36,20 +36,36 @@ type Options struct {
 	// a plain value becomes a value of its own) has them show the
 	// operations its users wrote.
 	Shown func(pos int) *history.Op
+	// Grow, when set, is asked before the compare-and-set sweep holds more
+	// memory, with the bytes it would then hold in all; false stops the
+	// sweep with an Unknown verdict.
+	Grow func(bytes int64) bool
 }
 
-// Applies reports whether h is a single-register read/write history this
-// engine decides: the register model classes every operation as a read or
-// a write (model.Info.ClassOf). Keys are not looked at: the register model
+// Applies reports whether h is a single-register history this engine
+// decides: model cas-register classes every operation as a read, a write or
+// a compare-and-set (model.Info.ClassOf). Keys are not looked at: the register model
 // has none, so the caller splits keyed histories first.
 func Applies(h *history.History) bool {
-	info := model.NewRegister(model.Options{}).Info()
+	info := model.NewCASRegister(model.Options{}).Info()
 	for i := range h.Ops {
-		if c := info.ClassOf(h.Ops[i].F); c != model.ReadOp && c != model.WriteOp {
+		if c := info.ClassOf(h.Ops[i].F); c != model.ReadOp && c != model.WriteOp && c != model.CASOp {
 			return false
 		}
 	}
 	return true
+}
+
+// hasCAS reports whether h has a compare-and-set: such a history is
+// checked against model cas-register by the compare-and-set sweep.
+func hasCAS(h *history.History) bool {
+	info := model.NewCASRegister(model.Options{}).Info()
+	for i := range h.Ops {
+		if info.ClassOf(h.Ops[i].F) == model.CASOp {
+			return true
+		}
+	}
+	return false
 }
 
 // Operation kinds after preparation.
@@ -60,11 +76,17 @@ const (
 	kAny                // a completed read that is legal in every state (NilAny)
 )
 
+// blind is rop.from for a write: it takes effect in every state.
+const blind int32 = -1
+
 // rop is one operation the programme works with.
 type rop struct {
 	kind uint8
-	val  int32 // dense value index
-	pos  int   // position in history.History.Ops
+	val  int32 // dense value index: the value read or written
+	// from is, for a compare-and-set (kind kWrite or kCrash), the value it
+	// expects; blind for a write.
+	from int32
+	pos  int // position in history.History.Ops
 	// call and ret are event indices; ret is -1 for a crashed write.
 	call, ret int32
 	slot      int32 // slot while pending (completed operations only)
@@ -88,6 +110,9 @@ type problem struct {
 	dropped []int
 	nOps    int // operations that did not fail
 	shown   func(pos int) *history.Op
+	// cas is set when some operation is a compare-and-set: the history is
+	// then decided by the compare-and-set sweep (cas.go).
+	cas bool
 }
 
 // op returns the operation messages name for position pos (Options.Shown).
@@ -116,14 +141,43 @@ func Check(ctx context.Context, h *history.History, opts Options) (checker.Resul
 	}
 	res.Stats.Partitions = 1
 	res.Stats.Ops = p.nOps - len(p.dropped)
-	s := newSearch(p)
-	out := s.run(ctx)
-	res.Stats.States = s.states
-	res.Stats.MemoSize = s.peak
+	var sw sweeper
+	if p.cas {
+		cs := newCASSearch(p)
+		cs.grow = opts.Grow
+		sw = cs
+	} else {
+		sw = newSearch(p)
+	}
+	return conclude(ctx, p, sw, res, start)
+}
+
+// sweeper is one of the two sweeps: read/write (search.go) and
+// compare-and-set (cas.go).
+type sweeper interface {
+	run(ctx context.Context) outcome
+	// witness returns a linearization after outFound, and which
+	// operations it uses.
+	witness() ([]int, []bool, error)
+	// violation describes the failure after outRefuted.
+	violation() checker.Violation
+	// gaveUp says why the sweep stopped on its own, or "".
+	gaveUp() string
+	// progress returns the event reached, the configurations explored and
+	// the most alive at once.
+	progress() (at int, states, peak int64)
+}
+
+// conclude runs sw and puts its outcome into res.
+func conclude(ctx context.Context, p *problem, sw sweeper, res checker.Result, start time.Time) (checker.Result, error) {
+	out := sw.run(ctx)
+	at, states, peak := sw.progress()
+	res.Stats.States = states
+	res.Stats.MemoSize = peak
 	res.Elapsed = time.Since(start)
 	switch out {
 	case outFound:
-		order, used, err := s.witness()
+		order, used, err := sw.witness()
 		if err != nil {
 			return res, fmt.Errorf("regdp: %w", err)
 		}
@@ -138,20 +192,19 @@ func Check(ctx context.Context, h *history.History, opts Options) (checker.Resul
 		sort.Ints(res.Dropped)
 	case outRefuted:
 		res.Valid = checker.False
-		res.Violations = []checker.Violation{s.violation()}
+		res.Violations = []checker.Violation{sw.violation()}
 	default:
-		if s.tooWide {
-			res.Valid = checker.Unknown
-			res.Reason = fmt.Sprintf("more than %d values waited for a write at once at event %d; this engine is for few distinct values", maxCands, s.at)
+		res.Valid = checker.Unknown
+		if why := sw.gaveUp(); why != "" {
+			res.Reason = why
 			break
 		}
 		what := "cancelled"
 		if ctx.Err() == context.DeadlineExceeded {
 			what = "timed out"
 		}
-		res.Valid = checker.Unknown
 		res.Reason = fmt.Sprintf("%s after %s at event %d of %d (%d configurations explored, at most %d at once)",
-			what, res.Elapsed.Round(time.Millisecond), s.at, len(p.events), s.states, s.peak)
+			what, res.Elapsed.Round(time.Millisecond), at, len(p.events), states, peak)
 	}
 	return res, nil
 }
@@ -168,13 +221,17 @@ func prepare(h *history.History, opts Options) (*problem, error) {
 	if opts.NilAny {
 		mopts.NilRead = model.NilIsAny
 	}
+	isCAS := hasCAS(h)
 	m := model.NewRegister(mopts)
+	if isCAS {
+		m = model.NewCASRegister(mopts)
+	}
 	rw := m.(model.ReadWriteRegister)
 	c, err := checker.Compile(m, h, nil, nil, true)
 	if err != nil {
 		return nil, fmt.Errorf("model register: %w", err)
 	}
-	p := &problem{h: h, dropped: append([]int(nil), c.Dropped...), nOps: len(c.Ops) + len(c.Dropped), shown: opts.Shown}
+	p := &problem{h: h, dropped: append([]int(nil), c.Dropped...), nOps: len(c.Ops) + len(c.Dropped), shown: opts.Shown, cas: isCAS}
 	dense := map[int64]int32{}
 	valIdx := func(id int64) int32 {
 		d, ok := dense[id]
@@ -194,8 +251,13 @@ func prepare(h *history.History, opts Options) (*problem, error) {
 	var evs []timed
 	for i := range c.Ops {
 		o := &c.Ops[i]
-		r := rop{val: valIdx(o.A), pos: c.Pos[i], ret: -1, slot: -1}
-		switch rw.Class(o) {
+		r := rop{val: valIdx(o.A), from: blind, pos: c.Pos[i], ret: -1, slot: -1}
+		cl := rw.Class(o)
+		if cl == model.OtherOp && isCAS && m.Info().ClassOf(p.h.Ops[c.Pos[i]].F) == model.CASOp {
+			r.from, r.val = r.val, valIdx(o.B)
+			cl = model.WriteOp
+		}
+		switch cl {
 		case model.ReadOp:
 			r.kind = kRead
 		case model.WriteOp:

@@ -133,11 +133,18 @@ func TestApplies(t *testing.T) {
 		t.Error("reads and writes: Applies says no")
 	}
 	cas := mustHistory(t, op("A", "write", 1, 0, 1), history.Op{Client: "B", F: "cas", Value: history.ListValue(history.IntValue(1), history.IntValue(2)), Call: 2, Return: 3, Status: history.OK})
-	if regdp.Applies(cas) {
-		t.Error("cas: Applies says yes")
+	if !regdp.Applies(cas) {
+		t.Error("cas: Applies says no")
 	}
-	if _, err := regdp.Check(context.Background(), cas, regdp.Options{}); err == nil {
-		t.Error("Check accepted a cas")
+	if res, err := regdp.Check(context.Background(), cas, regdp.Options{}); err != nil || res.Valid != checker.True {
+		t.Errorf("write 1, then cas(1, 2): got %v %v, want true", res.Valid, err)
+	}
+	other := mustHistory(t, history.Op{Client: "A", F: "append", Value: history.IntValue(1), Call: 0, Return: 1, Status: history.OK})
+	if regdp.Applies(other) {
+		t.Error("append: Applies says yes")
+	}
+	if _, err := regdp.Check(context.Background(), other, regdp.Options{}); err == nil {
+		t.Error("Check accepted an append")
 	}
 	bad := mustHistory(t, history.Op{Client: "A", F: "write", Call: 0, Return: 1, Status: history.OK})
 	if _, err := regdp.Check(context.Background(), bad, regdp.Options{}); err == nil {

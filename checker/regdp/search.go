@@ -2,6 +2,7 @@ package regdp
 
 import (
 	"context"
+	"fmt"
 	"math/bits"
 )
 
@@ -168,25 +169,39 @@ func (s *search) crashUsed(c []uint64, v int32) int32 {
 	if k < 0 {
 		return 0
 	}
-	return int32(c[s.offCrash+int(k/4)] >> (16 * (uint(k) % 4)) & 0xffff)
+	return count16(c[s.offCrash:], k)
 }
 
 func (s *search) setCrashUsed(c []uint64, v int32, n int32) {
-	k := s.crashIdx[v]
-	w := &c[s.offCrash+int(k/4)]
+	setCount16(c[s.offCrash:], s.crashIdx[v], n)
+}
+
+// count16 returns the k-th of the 16-bit counts packed four to a word in c.
+func count16(c []uint64, k int32) int32 {
+	return int32(c[k/4] >> (16 * (uint(k) % 4)) & 0xffff)
+}
+
+// setCount16 sets the k-th of the 16-bit counts packed in c to n.
+func setCount16(c []uint64, k int32, n int32) {
+	w := &c[k/4]
 	sh := 16 * (uint(k) % 4)
 	*w = *w&^(0xffff<<sh) | uint64(n)<<sh
 }
 
 // critical returns the slot of the critical read of v in c, or -1.
 func (s *search) critical(c []uint64, v int32) int32 {
-	for w := 0; w < s.nw; w++ {
-		x := c[s.offCrit+w]
+	return criticalRead(c[s.offCrit:s.offCrit+s.nw], s.p, s.slotOp, v)
+}
+
+// criticalRead returns the slot of the read of v among the critical reads
+// crit (a bitset over slots), or -1.
+func criticalRead(crit []uint64, p *problem, slotOp []int32, v int32) int32 {
+	for w, x := range crit {
 		for x != 0 {
 			b := bits.TrailingZeros64(x)
 			x &= x - 1
 			slot := int32(w*64 + b)
-			if s.p.ops[s.slotOp[slot]].val == v {
+			if p.ops[slotOp[slot]].val == v {
 				return slot
 			}
 		}
@@ -429,14 +444,21 @@ func (s *search) resetTable(n int) {
 	for size < 2*n {
 		size <<= 1
 	}
-	if cap(s.table) >= size {
-		s.table = s.table[:size]
+	s.table = emptyTable(s.table, size)
+}
+
+// emptyTable returns table, or a new one if too small, cut to size and
+// with every entry free (-1).
+func emptyTable(table []int32, size int) []int32 {
+	if cap(table) >= size {
+		table = table[:size]
 	} else {
-		s.table = make([]int32, size)
+		table = make([]int32, size)
 	}
-	for i := range s.table {
-		s.table[i] = -1
+	for i := range table {
+		table[i] = -1
 	}
+	return table
 }
 
 // hashKey hashes the part of a configuration that must match exactly for
@@ -444,15 +466,18 @@ func (s *search) resetTable(n int) {
 // reads. The used and obliged writes and the crashed counts are compared
 // by dominance instead (see add).
 func (s *search) hashKey(c []uint64) uint64 {
-	h := uint64(0x9e3779b97f4a7c15)
-	mix := func(w uint64) {
+	return mixWords(mixWords(seed, c[:1]), c[s.offCrit:s.offCrash])
+}
+
+// seed starts a hash of configuration words (mixWords).
+const seed uint64 = 0x9e3779b97f4a7c15
+
+// mixWords mixes the words ws into the hash h.
+func mixWords(h uint64, ws []uint64) uint64 {
+	for _, w := range ws {
 		h ^= w
 		h *= 0xff51afd7ed558ccd
 		h ^= h >> 32
-	}
-	mix(c[0])
-	for _, w := range c[s.offCrit:s.offCrash] {
-		mix(w)
 	}
 	return h
 }
@@ -548,22 +573,54 @@ func equal(a, b []uint64) bool {
 	return true
 }
 
+func (s *search) gaveUp() string {
+	if s.tooWide {
+		return fmt.Sprintf("more than %d values waited for a write at once at event %d; this engine is for few distinct values", maxCands, s.at)
+	}
+	return ""
+}
+
+func (s *search) progress() (int, int64, int64) { return s.at, s.states, s.peak }
+
 // ctxEvery is how many events pass between looks at the context.
 const ctxEvery = 64
 
 // run sweeps the events and reports the outcome.
 func (s *search) run(ctx context.Context) outcome {
+	return sweepEvents(ctx, s.p, s, &s.at, &s.deadAt)
+}
+
+func (s *search) width() int    { return s.n }
+func (s *search) stopped() bool { return s.tooWide }
+
+// stepper is a sweep as sweepEvents drives it.
+type stepper interface {
+	call(o int32)
+	// ret processes the return event e of op o and reports whether any
+	// configuration survived.
+	ret(e, o int32) bool
+	// width is the number of configurations alive.
+	width() int
+	// stopped reports whether a failed ret gave up rather than refuted.
+	stopped() bool
+}
+
+// sweepEvents feeds p's events to s, looking at ctx every ctxEvery events
+// or as often as the work done (configurations carried) asks, and keeps
+// *at (the event reached) and *deadAt (the return no configuration
+// survived) up to date.
+func sweepEvents(ctx context.Context, p *problem, s stepper, at, deadAt *int) outcome {
 	work := 0
-	for e, ev := range s.p.events {
-		s.at = e
-		work += s.n
+	for e, ev := range p.events {
+		*at = e
+		work += s.width()
 		if work >= ctxEvery*64 || e%ctxEvery == 0 {
 			work = 0
 			if ctx.Err() != nil {
 				return outStopped
 			}
 		}
-		if s.p.ops[ev.op].kind == kAny {
+		if p.ops[ev.op].kind == kAny {
 			continue
 		}
 		if !ev.ret {
@@ -571,13 +628,13 @@ func (s *search) run(ctx context.Context) outcome {
 			continue
 		}
 		if !s.ret(int32(e), ev.op) {
-			if s.tooWide {
+			if s.stopped() {
 				return outStopped
 			}
-			s.deadAt = e
+			*deadAt = e
 			return outRefuted
 		}
 	}
-	s.at = len(s.p.events)
+	*at = len(p.events)
 	return outFound
 }
