@@ -75,10 +75,13 @@ func corpusVerdict(t *testing.T, file, name string, opts []string) checker.Verdi
 // TestCorpusCounts compares our counts with those of elle-cli's results
 // for the same histories (its test/test-data/*-result.json).
 func TestCorpusCounts(t *testing.T) {
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skipf("corpus not present: %v", err)
+	}
 	read := func(file string) *checker.JepsenTally {
 		h, err := format.ReadFile(filepath.Join(corpus, file), "")
 		if err != nil {
-			t.Skipf("corpus not present: %v", err)
+			t.Fatal(err)
 		}
 		name := map[string]string{"counter.edn": jepsen.Counter, "set.edn": jepsen.Set, "set_full.edn": jepsen.SetFull,
 			"bank.edn": jepsen.Bank, "bank-neg.edn": jepsen.Bank, "long-fork.edn": jepsen.LongFork}[file]

@@ -7,6 +7,7 @@ import (
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/jepsen"
+	"github.com/histcheck/histcheck/history"
 )
 
 // triples renders counter reads as Jepsen does: [lower value upper].
@@ -80,5 +81,22 @@ func TestCounterBadValues(t *testing.T) {
 		if res.Valid != checker.Unknown || res.Reason == "" {
 			t.Errorf("%v: got %v %q, want unknown with a reason", events, res.Valid, res.Reason)
 		}
+	}
+}
+
+// TestCounterOwnOrder: a client's read after its own add, recorded with
+// the add's return and the read's call at one instant, follows the add,
+// so the add bounds the read from below.
+func TestCounterOwnOrder(t *testing.T) {
+	h, err := history.FromOps([]history.Op{
+		{Client: "A", F: "add", Value: history.IntValue(1), Call: 0, Return: 1, Status: history.OK},
+		{Client: "A", F: "read", Value: history.IntValue(0), Call: 1, Return: 2, Status: history.OK},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, jepsen.Counter, h, nil)
+	if c := res.Jepsen.Counter; res.Valid != checker.False || triples(c.Errors) != "[1 0 1]" {
+		t.Errorf("got %v errors %q; want false [1 0 1]", res.Valid, triples(c.Errors))
 	}
 }

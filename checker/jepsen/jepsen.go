@@ -86,15 +86,17 @@ type event struct {
 	done bool
 }
 
-// events are h's events in its order; operations whose outcome is
-// unknown have no completion.
+// events are h's events in its real-time order (history.RealTime: times
+// that tie overlap, except that a client's operations stay in its own
+// order); operations whose outcome is unknown have no completion.
 func events(h *history.History) []event {
+	rt := h.RealTime()
 	out := make([]event, 0, 2*len(h.Ops))
 	for i := range h.Ops {
-		o := &h.Ops[i]
-		out = append(out, event{pos: o.Call, op: i})
-		if o.Status != history.Info {
-			out = append(out, event{pos: o.Return, op: i, done: true})
+		sp := rt.Spans[i]
+		out = append(out, event{pos: sp.Call, op: i})
+		if h.Ops[i].Status != history.Info {
+			out = append(out, event{pos: sp.Return, op: i, done: true})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -2,6 +2,7 @@ package jepsen
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,7 +57,7 @@ func ParseOptions(model string, settings map[string]string, meta map[string]hist
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if !contains(accepted, name) {
+		if !slices.Contains(accepted, name) {
 			return Options{}, unknownOption(model, name, accepted)
 		}
 	}
@@ -125,13 +126,4 @@ func (o *Options) set(name, text string) error {
 		o.GroupSize = int(n)
 	}
 	return nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
