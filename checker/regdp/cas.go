@@ -517,8 +517,7 @@ func (s *casSearch) room() bool {
 	if s.grow == nil {
 		return true
 	}
-	sets := cap(s.front.arena) + cap(s.gap.arena) + cap(s.next.arena) + cap(s.front.table) + cap(s.gap.table) + cap(s.next.table)
-	bytes := int64(sets)*8 + s.recorded*12 + int64(cap(s.gapParent)+cap(s.gapOp))*4
+	bytes := s.front.bytes() + s.gap.bytes() + s.next.bytes() + s.recorded*12 + int64(cap(s.gapParent)+cap(s.gapOp))*4
 	if bytes <= s.held {
 		return true
 	}

@@ -35,6 +35,11 @@ func (t *cfgSet) dominates(a, b []uint64) bool {
 	return countsLE(a[t.countsAt:], b[t.countsAt:])
 }
 
+// bytes is what the set holds: its arena, chains and table.
+func (t *cfgSet) bytes() int64 {
+	return int64(cap(t.arena))*8 + int64(cap(t.next)+cap(t.last)+cap(t.table))*4
+}
+
 func (t *cfgSet) cfg(i int) []uint64 { return t.arena[i*t.stride : (i+1)*t.stride] }
 
 func (t *cfgSet) reset() {
