@@ -171,6 +171,12 @@ type rtPoint struct {
 // equal, so that identical operations stay identical.
 func (h *History) RealTime() RealTime { return h.realTime(false) }
 
+// SerialRealTime is RealTime for checkers that read a history as one
+// sequence of events: at an instant where RealTime is Tangled, every
+// client's own order is kept rather than the overlaps between clients, as
+// History.Events orders the events.
+func (h *History) SerialRealTime() RealTime { return h.realTime(true) }
+
 // realTime is RealTime; with serial, a tangled instant keeps every
 // client's order instead of the overlaps (see place), as a sequence of
 // events must.

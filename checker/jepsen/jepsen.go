@@ -86,11 +86,12 @@ type event struct {
 	done bool
 }
 
-// events are h's events in its real-time order (history.RealTime: times
-// that tie overlap, except that a client's operations stay in its own
-// order); operations whose outcome is unknown have no completion.
+// events are h's events in its real-time order, read as one sequence
+// (history.SerialRealTime: times that tie overlap, except that a client's
+// operations always stay in its own order); operations whose outcome is
+// unknown have no completion.
 func events(h *history.History) []event {
-	rt := h.RealTime()
+	rt := h.SerialRealTime()
 	out := make([]event, 0, 2*len(h.Ops))
 	for i := range h.Ops {
 		sp := rt.Spans[i]
