@@ -47,7 +47,8 @@ type childResult struct {
 // histcheck, porcupine or none (generation only, the baseline memory).
 // SPEC txnfile=PATH reads and checks a transactional history file;
 // readfile=PATH only reads a history file; writebench=DIR writes the
-// files of the EDN row.
+// files of the EDN row; writetxn=N:DIR writes the transactional file of
+// N transactions.
 func childMain(args []string, stdout io.Writer) int {
 	if len(args) != 4 {
 		fmt.Fprintln(os.Stderr, "usage: histbench child SPEC histcheck|porcupine|none TIMEOUT MAXMEM")
@@ -76,6 +77,9 @@ func childMain(args []string, stdout io.Writer) int {
 	}
 	if dir, ok := strings.CutPrefix(spec, "writebench="); ok {
 		return emit(stdout, writeBenchFiles(dir))
+	}
+	if arg, ok := strings.CutPrefix(spec, "writetxn="); ok {
+		return emit(stdout, writeTxnChild(arg))
 	}
 	w, err := generate(spec)
 	var res childResult
