@@ -82,6 +82,11 @@ type casSearch struct {
 	grow      func(bytes int64) bool
 	held      int64
 	outOfRoom bool
+	// narrow bounds a narrow sweep (see narrow.go); spare, owesBuf and
+	// keepBuf are its scratch.
+	narrow           narrowing
+	spare            cfgSet
+	owesBuf, keepBuf []int32
 }
 
 // casTrail records, for one return event, how each configuration of the
@@ -149,6 +154,7 @@ func newCASSearch(p *problem) *casSearch {
 	s.front = newCfgSet(s.stride, s.offSeen, s.offCrash)
 	s.gap = newCfgSet(s.stride, s.offSeen, s.offCrash)
 	s.next = newCfgSet(s.stride, s.offSeen, s.offCrash)
+	s.spare = newCfgSet(s.stride, s.offSeen, s.offCrash)
 	c := make([]uint64, s.stride)
 	c[0] = uint64(p.init)
 	s.front.add(c)
@@ -414,7 +420,7 @@ func (s *casSearch) ret(e int32, o int32) bool {
 			s.setGapParent(j, enc(i), -1)
 		}
 	}
-	for q := 0; q < len(s.queue); q++ {
+	for q := 0; q < len(s.queue) && !s.gapFull(); q++ {
 		if !s.expand(s.queue[q], o) {
 			s.tooMany = true
 			return false
@@ -432,6 +438,7 @@ func (s *casSearch) ret(e int32, o int32) bool {
 	if !s.room() {
 		return false
 	}
+	s.keepLeastOwing()
 	s.record(e)
 	s.front, s.next = s.next, s.front
 	s.retire(o)

@@ -74,6 +74,14 @@ func checkCASAgainst(t *testing.T, name string, h *history.History, opts regdp.O
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	verifyCAS(t, name, h, opts, got, want)
+	return got
+}
+
+// verifyCAS compares the sweep's verdict got on h with want, and verifies
+// its witness or violation prefix.
+func verifyCAS(t *testing.T, name string, h *history.History, opts regdp.Options, got checker.Result, want checker.Verdict) {
+	t.Helper()
 	if got.Valid != want {
 		t.Fatalf("%s: regdp says %v (%s), want %v\n%s", name, got.Valid, got.Reason, want, dump(h))
 	}
@@ -91,7 +99,6 @@ func checkCASAgainst(t *testing.T, name string, h *history.History, opts regdp.O
 			t.Fatalf("%s: prefix %v: %v\n%s", name, got.Violations[0].Prefix, err, dump(h))
 		}
 	}
-	return got
 }
 
 // TestCASAgainstLinear compares the compare-and-set sweep with the

@@ -133,6 +133,11 @@ func (p *problem) op(pos int) *history.Op {
 // (history.RealTime.Touching) must order them otherwise, as the
 // linearizability checker does by leaving such histories to its search.
 func Check(ctx context.Context, h *history.History, opts Options) (checker.Result, error) {
+	return check(ctx, h, opts, casPasses{narrow: narrowing{width: narrowWidth, gap: narrowGap}, exact: true})
+}
+
+// check is Check with the compare-and-set sweep's passes given.
+func check(ctx context.Context, h *history.History, opts Options, passes casPasses) (checker.Result, error) {
 	start := time.Now()
 	res := checker.Result{Criterion: checker.Linearizable, Method: Method}
 	p, err := prepare(h, opts)
@@ -143,9 +148,7 @@ func Check(ctx context.Context, h *history.History, opts Options) (checker.Resul
 	res.Stats.Ops = p.nOps - len(p.dropped)
 	var sw sweeper
 	if p.cas {
-		cs := newCASSearch(p)
-		cs.grow = opts.Grow
-		sw = cs
+		sw = &casTwoPass{p: p, grow: opts.Grow, casPasses: passes}
 	} else {
 		sw = newSearch(p)
 	}
