@@ -82,6 +82,9 @@ type casSearch struct {
 	grow      func(bytes int64) bool
 	held      int64
 	outOfRoom bool
+	// maxStates, when positive, bounds the configurations explored in
+	// all (a window's, see window.go); past it the sweep gives up.
+	maxStates int64
 	// narrow bounds a narrow sweep (see narrow.go); spare, owesBuf and
 	// keepBuf are its scratch.
 	narrow           narrowing
@@ -158,6 +161,10 @@ func newCASSearch(p *problem) *casSearch {
 	c := make([]uint64, s.stride)
 	c[0] = uint64(p.init)
 	s.front.add(c)
+	for v := 0; p.anyInit && v < len(p.vals); v++ {
+		c[0] = uint64(v)
+		s.front.add(c)
+	}
 	return s
 }
 
@@ -427,6 +434,10 @@ func (s *casSearch) ret(e int32, o int32) bool {
 		}
 	}
 	s.states += int64(s.gap.n + s.next.n)
+	if s.maxStates > 0 && s.states > s.maxStates {
+		s.tooMany = true
+		return false
+	}
 	s.peak = max(s.peak, int64(s.gap.n+s.next.n))
 	if s.next.n == 0 {
 		return false

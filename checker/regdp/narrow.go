@@ -38,7 +38,10 @@ type narrowing struct {
 // (unless exact is false, when the verdict is then Unknown).
 type casPasses struct {
 	narrow narrowing
-	exact  bool
+	// windows are the spans of the windows that may confirm where the
+	// narrow sweep stopped (window.go).
+	windows []int
+	exact   bool
 }
 
 // casTwoPass runs the passes; what the sweeper reports is the last one's.
@@ -61,6 +64,9 @@ func (t *casTwoPass) run(ctx context.Context) outcome {
 		t.cur = s
 		out := s.run(ctx)
 		if out == outFound || ctx.Err() != nil || s.outOfRoom {
+			return out
+		}
+		if out == outRefuted && confirmed(ctx, t.p, s.deadAt, t.windows, t.grow) {
 			return out
 		}
 		t.narrowStates = s.states
@@ -92,19 +98,57 @@ func (t *casTwoPass) progress() (int, int64, int64) {
 }
 
 // gapFull reports whether a narrow sweep's gap holds as many
-// configurations as it may explore.
+// configurations as it may explore, and some of them ended it: one that
+// did not yet goes on as the exact sweep would.
 func (s *casSearch) gapFull() bool {
-	return s.narrow.gap > 0 && s.gap.n+s.next.n >= s.narrow.gap
+	return s.narrow.gap > 0 && s.gap.n+s.next.n >= s.narrow.gap && s.next.n > 0
 }
 
-// keepLeastOwing cuts the next frontier down to the narrow width, keeping
-// the configurations that owe the least (see owes), earlier ones first
-// among equals.
+// keepLeastOwing cuts the next frontier down to the narrow width,
+// keeping the configurations that owe the least (see owes), earlier ones
+// first among equals, and of every value held its share at least: the
+// way through may hold a value whose configurations owe more.
 func (s *casSearch) keepLeastOwing() {
 	n := s.next.n
 	if s.narrow.width == 0 || n <= s.narrow.width {
 		return
 	}
+	order := s.byOwing()
+	held := make(map[uint64]int)
+	for _, i := range order {
+		held[s.next.cfg(int(i))[0]]++
+	}
+	share := (s.narrow.width + len(held) - 1) / len(held)
+	keep := make([]bool, n)
+	room := s.narrow.width
+	clear(held)
+	for _, i := range order {
+		if v := s.next.cfg(int(i))[0]; held[v] < share && room > 0 {
+			held[v]++
+			keep[i] = true
+			room--
+		}
+	}
+	for _, i := range order {
+		if !keep[i] && room > 0 {
+			keep[i] = true
+			room--
+		}
+	}
+	kept := s.keepBuf[:0]
+	for i, k := range keep {
+		if k {
+			kept = append(kept, int32(i))
+		}
+	}
+	s.keepBuf = kept
+	s.compactNext(kept)
+}
+
+// byOwing returns the next frontier's configurations ordered by how much
+// they owe (a counting sort: earlier ones first among equals).
+func (s *casSearch) byOwing() []int32 {
+	n := s.next.n
 	owes := s.owesBuf[:0]
 	lo, hi := int32(1<<30), int32(-1<<30)
 	for i := 0; i < n; i++ {
@@ -113,27 +157,19 @@ func (s *casSearch) keepLeastOwing() {
 		lo, hi = min(lo, x), max(hi, x)
 	}
 	s.owesBuf = owes
-	// Counting sort on how much each owes: the cut-off and how many of
-	// the configurations at it are kept.
-	counts := make([]int, hi-lo+1)
+	at := make([]int32, hi-lo+2)
 	for _, x := range owes {
-		counts[x-lo]++
+		at[x-lo+1]++
 	}
-	cut, room := lo, s.narrow.width
-	for ; room > counts[cut-lo]; cut++ {
-		room -= counts[cut-lo]
+	for k := 1; k < len(at); k++ {
+		at[k] += at[k-1]
 	}
-	keep := s.keepBuf[:0]
+	order := make([]int32, n)
 	for i, x := range owes {
-		if x < cut || x == cut && room > 0 {
-			if x == cut {
-				room--
-			}
-			keep = append(keep, int32(i))
-		}
+		order[at[x-lo]] = int32(i)
+		at[x-lo]++
 	}
-	s.keepBuf = keep
-	s.compactNext(keep)
+	return order
 }
 
 // compactNext keeps, of the next frontier, only the configurations keep

@@ -113,6 +113,9 @@ type problem struct {
 	// cas is set when some operation is a compare-and-set: the history is
 	// then decided by the compare-and-set sweep (cas.go).
 	cas bool
+	// anyInit lets the register start with any value (a window, see
+	// window.go).
+	anyInit bool
 }
 
 // op returns the operation messages name for position pos (Options.Shown).
@@ -133,7 +136,7 @@ func (p *problem) op(pos int) *history.Op {
 // (history.RealTime.Touching) must order them otherwise, as the
 // linearizability checker does by leaving such histories to its search.
 func Check(ctx context.Context, h *history.History, opts Options) (checker.Result, error) {
-	return check(ctx, h, opts, casPasses{narrow: narrowing{width: narrowWidth, gap: narrowGap}, exact: true})
+	return check(ctx, h, opts, casPasses{narrow: narrowing{width: narrowWidth, gap: narrowGap}, windows: windowSpans(), exact: true})
 }
 
 // check is Check with the compare-and-set sweep's passes given.
