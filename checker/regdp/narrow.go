@@ -18,8 +18,9 @@ import (
 // configuration the narrow sweep reaches is one the exact sweep reaches
 // too, so when one survives the last event its witness is a linearization
 // (and is replayed and checked as the exact sweep's are). When none
-// survives, that proves nothing: the exact sweep then runs from the start
-// and gives the verdict.
+// survives, that proves nothing by itself: a window may confirm that the
+// history fails there (window.go); else the exact sweep runs from the
+// start and gives the verdict.
 
 // Narrow sweep bounds: configurations kept per frontier, and explored per
 // gap.
