@@ -442,6 +442,8 @@ func (s *casSearch) ret(e int32, o int32) bool {
 	if s.next.n == 0 {
 		return false
 	}
+	// A narrow sweep records only what it keeps.
+	s.keepLeastOwing()
 	if s.recorded += int64(s.next.n); s.recorded > maxRecorded {
 		s.tooMany = true
 		return false
@@ -449,7 +451,6 @@ func (s *casSearch) ret(e int32, o int32) bool {
 	if !s.room() {
 		return false
 	}
-	s.keepLeastOwing()
 	s.record(e)
 	s.front, s.next = s.next, s.front
 	s.retire(o)
