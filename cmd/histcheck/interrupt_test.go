@@ -16,7 +16,8 @@ import (
 )
 
 // TestInterrupt runs the real binary on a history no checker finishes
-// quickly (forty clients on one CAS register with repeated values), sends it
+// quickly (sixty-four clients on one CAS register with repeated values and
+// a stale read the register sweep's windows do not confirm), sends it
 // a signal while it checks, and expects what was known to be printed and
 // exit status 2. The time it took to stop is logged, not asserted: tests do
 // not fail on wall-clock time, but a generous guard catches a hang.
@@ -30,7 +31,7 @@ func TestInterrupt(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	h, err := sim.Random(sim.RandomOptions{Ops: 3000, Clients: 40, Model: "cas-register", CrashRate: 0.02, Seed: 1})
+	h, err := sim.Random(sim.RandomOptions{Ops: 10000, Clients: 64, Model: "cas-register", CrashRate: 0.02, Anomaly: "stale-read", Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
