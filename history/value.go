@@ -57,6 +57,12 @@ func IntValue(n int64) Value { return Value{kind: Int, text: strconv.FormatInt(n
 // BigIntValue returns an integer Value from decimal digits of any length
 // (an optional leading minus). It reports false if s is not an integer.
 func BigIntValue(s string) (Value, bool) {
+	// Most integers fit in 64 bits: strconv reads exactly the decimal
+	// strings big.Int does (an optional sign, then digits) without its
+	// allocations, and IntValue writes the same canonical digits.
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return IntValue(n), true
+	}
 	b, ok := new(big.Int).SetString(s, 10)
 	if !ok {
 		return Value{}, false
