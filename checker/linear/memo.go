@@ -47,7 +47,13 @@ type memo[S comparable] struct {
 const firstChunk = 1 << 8
 
 func newMemo[S comparable](words int, stateSize uintptr) *memo[S] {
-	const initial = 1 << 10
+	// The table starts at 1,024 slots, or 256 for a search of fewer than
+	// 64 operations (one word of set): a core is shrunk in hundreds of
+	// searches of a few operations each.
+	initial := uint64(1 << 10)
+	if words <= 1 {
+		initial = 1 << 8
+	}
 	mm := &memo[S]{slots: make([]uint64, initial), mask: initial - 1, words: words,
 		inline: stateSize > 0, size8: stateSize}
 	mm.stride = 1 + words

@@ -102,7 +102,14 @@ func buildFor(h *history.History, m model.Info, forms []form) (*history.History,
 	// process continues there.
 	open := make(map[int]int)
 	clients := make(map[string]bool)
-	var origin []int
+	n := 0
+	for _, f := range forms {
+		if f != dropped {
+			n++
+		}
+	}
+	out.Ops = make([]history.Op, 0, n)
+	origin := make([]int, 0, n)
 	write := canonical(m, model.WriteOp)
 	for i := range h.Ops {
 		if forms[i] == dropped {
