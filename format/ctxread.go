@@ -3,6 +3,7 @@ package format
 import (
 	"context"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -15,7 +16,7 @@ import (
 func ContextReader(ctx context.Context, r io.Reader) io.Reader {
 	if f, ok := r.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			return &ctxFileReader{ctx: ctx, r: f}
+			return &ctxFileReader{ctx: ctx, f: f}
 		}
 	}
 	return &ctxReader{ctx: ctx, r: r}
@@ -24,15 +25,18 @@ func ContextReader(ctx context.Context, r io.Reader) io.Reader {
 // ctxFileReader reads a regular file until ctx is done.
 type ctxFileReader struct {
 	ctx context.Context
-	r   io.Reader
+	f   *os.File
 }
 
 func (c *ctxFileReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, context.Cause(c.ctx)
 	}
-	return c.r.Read(p)
+	return c.f.Read(p)
 }
+
+// Stat describes the file, so that its reader may fit its buffer to it.
+func (c *ctxFileReader) Stat() (fs.FileInfo, error) { return c.f.Stat() }
 
 // ctxReader reads from r in a goroutine per read, until ctx is done.
 type ctxReader struct {

@@ -44,7 +44,7 @@ type memo[S comparable] struct {
 // firstChunk is the number of entries of the first chunk; each next chunk
 // is twice as large, so small searches allocate little and large ones never
 // copy.
-const firstChunk = 1 << 8
+const firstChunk = 1 << 5
 
 func newMemo[S comparable](words int, stateSize uintptr) *memo[S] {
 	// The table starts at 1,024 slots, or 256 for a search of fewer than
