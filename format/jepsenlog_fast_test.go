@@ -63,7 +63,7 @@ func TestLineValue(t *testing.T) {
 	for _, s := range usual {
 		b := []byte(s)
 		_, okV := simpleValue(b)
-		_, okL := simpleVector(b[min(1, len(b)) : max(len(b)-1, 1)])
+		_, okL := simpleVector(b[min(1, len(b)):max(len(b)-1, 1)])
 		if !okV && !(s[0] == '[' && okL) {
 			t.Errorf("%q: not read directly", s)
 		}
