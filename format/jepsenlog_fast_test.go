@@ -64,7 +64,7 @@ func TestLineValue(t *testing.T) {
 		b := []byte(s)
 		_, okV := simpleValue(b)
 		_, okL := simpleVector(b[min(1, len(b)):max(len(b)-1, 1)])
-		if !okV && !(s[0] == '[' && okL) {
+		if !okV && (s[0] != '[' || !okL) {
 			t.Errorf("%q: not read directly", s)
 		}
 	}
