@@ -1,7 +1,9 @@
 package history
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -202,18 +204,19 @@ func (h *History) realTime(serial bool) RealTime {
 	// Within an instant: by client, then in the client's own order (Ops
 	// are sorted by call, a client's own in its order), a call before its
 	// return.
-	sort.Slice(pts, func(a, b int) bool {
-		x, y := &pts[a], &pts[b]
-		if x.t != y.t {
-			return x.t < y.t
+	// The order is total (an operation has one call and one return), so
+	// any sort gives the same.
+	slices.SortFunc(pts, func(x, y rtPoint) int {
+		if c := cmp.Or(cmp.Compare(x.t, y.t), cmp.Compare(x.proc, y.proc), cmp.Compare(x.op, y.op)); c != 0 {
+			return c
 		}
-		if x.proc != y.proc {
-			return x.proc < y.proc
+		switch {
+		case x.ret == y.ret:
+			return 0
+		case y.ret:
+			return -1
 		}
-		if x.op != y.op {
-			return x.op < y.op
-		}
-		return !x.ret && y.ret
+		return 1
 	})
 	var next int64
 	for lo := 0; lo < len(pts); {
