@@ -514,11 +514,7 @@ func (m *merge) run() ([]int, bool) {
 	}
 	// The operations still to come, by return: the first not yet emitted
 	// returned earliest, and nothing called after that may come next.
-	byReturn := make([]int32, n)
-	for i := range byReturn {
-		byReturn[i] = int32(i)
-	}
-	slices.SortFunc(byReturn, func(x, y int32) int { return cmp.Or(cmp.Compare(rets[x], rets[y]), cmp.Compare(x, y)) })
+	byReturn := byKey(rets)
 	ready := &nodeHeap{key: calls}
 	for x := int32(0); x < int32(n); x++ {
 		if m.wait[x] == 0 {
@@ -551,6 +547,46 @@ func (m *merge) run() ([]int, bool) {
 		}
 	}
 	return out, true
+}
+
+// byKey returns the nodes by key, then node. Real time's instants are
+// small (a few per operation), so they are counted rather than sorted; a
+// key past that, such as a return that never came, goes after them, sorted.
+func byKey(key []int64) []int32 {
+	n := len(key)
+	byKeyThenNode := func(x, y int32) int { return cmp.Or(cmp.Compare(key[x], key[y]), cmp.Compare(x, y)) }
+	limit := int64(4*n + 16)
+	counts := make([]int32, limit+1)
+	var far []int32
+	for x, k := range key {
+		if k < 0 || k >= limit {
+			far = append(far, int32(x))
+		} else {
+			counts[k+1]++
+		}
+	}
+	if len(far) > 0 && slices.ContainsFunc(far, func(x int32) bool { return key[x] < 0 }) {
+		// Not instants: sort them all.
+		out := make([]int32, n)
+		for i := range out {
+			out[i] = int32(i)
+		}
+		slices.SortFunc(out, byKeyThenNode)
+		return out
+	}
+	for k := 1; k < len(counts); k++ {
+		counts[k] += counts[k-1]
+	}
+	out := make([]int32, n)
+	for x, k := range key {
+		if k >= 0 && k < limit {
+			out[counts[k]] = int32(x)
+			counts[k]++
+		}
+	}
+	slices.SortFunc(far, byKeyThenNode)
+	copy(out[n-len(far):], far)
+	return out
 }
 
 // byPosition returns the nodes in the order of their positions in the
