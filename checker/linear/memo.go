@@ -47,12 +47,12 @@ type memo[S comparable] struct {
 const firstChunk = 1 << 5
 
 func newMemo[S comparable](words int, stateSize uintptr) *memo[S] {
-	// The table starts at 1,024 slots, or 256 for a search of fewer than
+	// The table starts at 1,024 slots, or 64 for a search of fewer than
 	// 64 operations (one word of set): a core is shrunk in hundreds of
 	// searches of a few operations each.
 	initial := uint64(1 << 10)
 	if words <= 1 {
-		initial = 1 << 8
+		initial = 1 << 6
 	}
 	mm := &memo[S]{slots: make([]uint64, initial), mask: initial - 1, words: words,
 		inline: stateSize > 0, size8: stateSize}
