@@ -220,6 +220,21 @@ func (v Value) AppendElems(dst []Value) []Value {
 	return out
 }
 
+// Pair returns the two elements of a list of two (a compare-and-set's
+// [from to]) without building a slice of them; ok is false for any other
+// value.
+func (v Value) Pair() (a, b Value, ok bool) {
+	if v.kind != List {
+		return a, b, false
+	}
+	var buf [3]Value
+	e := v.AppendElems(buf[:0])
+	if len(e) != 2 {
+		return a, b, false
+	}
+	return e[0], e[1], true
+}
+
 // NumElems returns len(v.Elems()) without building the elements.
 func (v Value) NumElems() int {
 	if v.kind < List {

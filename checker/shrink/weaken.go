@@ -169,8 +169,10 @@ func canonical(m model.Info, c model.OpClass) string {
 
 // casTo returns the new value of a compare-and-set.
 func casTo(m model.Info, o *history.Op) (history.Value, bool) {
-	if m.ClassOf(o.F) == model.CASOp && o.Value.Kind() == history.List && o.Value.Len() == 2 {
-		return o.Value.Elems()[1], true
+	if m.ClassOf(o.F) == model.CASOp {
+		if _, to, ok := o.Value.Pair(); ok {
+			return to, true
+		}
 	}
 	return history.Value{}, false
 }
