@@ -206,7 +206,7 @@ func Partition(h *history.History) (keys []history.Value, groups [][]int) {
 	groups = make([][]int, len(keys))
 	start := 0
 	for g, n := range sizes {
-		groups[g] = all[start:start:start+n]
+		groups[g] = all[start : start : start+n]
 		start += n
 	}
 	for i, g := range of {
