@@ -184,6 +184,8 @@ func OpError(op *history.Op, i int, err error) error {
 // key's first appearance. Operations without a key form one group.
 func Partition(h *history.History) (keys []history.Value, groups [][]int) {
 	idx := make(map[history.Value]int)
+	of := make([]int32, len(h.Ops)) // each operation's group
+	var sizes []int
 	for i := range h.Ops {
 		k := h.Ops[i].Key
 		g, ok := idx[k]
@@ -191,8 +193,23 @@ func Partition(h *history.History) (keys []history.Value, groups [][]int) {
 			g = len(keys)
 			idx[k] = g
 			keys = append(keys, k)
-			groups = append(groups, nil)
+			sizes = append(sizes, 0)
 		}
+		of[i] = int32(g)
+		sizes[g]++
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	// The groups share one array, each with room for exactly its own.
+	all := make([]int, len(h.Ops))
+	groups = make([][]int, len(keys))
+	start := 0
+	for g, n := range sizes {
+		groups[g] = all[start : start : start+n]
+		start += n
+	}
+	for i, g := range of {
 		groups[g] = append(groups[g], i)
 	}
 	return keys, groups

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/internal/ahead"
 	"github.com/histcheck/histcheck/report"
 )
 
@@ -214,12 +216,30 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 		o.maxMemoryBytes = mem.Limit() // settled once, not per file
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(mem.Limit()))
 	}
-	for _, file := range files {
-		hr, c := checkFile(ctx, e, o, file, criteria, initFlag, mem)
-		code = worse(code, c)
-		if hr == nil {
-			continue
+	// Small files are checked several at a time, each one's notes held back
+	// until its turn, so that the output reads as if one after the other.
+	type checked struct {
+		hr    *report.History
+		code  ExitCode
+		notes bytes.Buffer
+	}
+	workers := ahead.Files(files, smallFile, o.workers)
+	if e.progress != nil {
+		workers = 1 // one progress line at a time
+	}
+	err = ahead.Do(len(files), workers, func(i int) *checked {
+		c, fe := &checked{}, *e
+		if workers > 1 {
+			fe.stderr = &c.notes
 		}
+		c.hr, c.code = checkFile(ctx, &fe, o, files[i], criteria, initFlag, mem)
+		return c
+	}, func(_ int, c *checked) error {
+		code = worse(code, c.code)
+		if _, err := c.notes.WriteTo(e.stderr); err != nil || c.hr == nil {
+			return err
+		}
+		hr := c.hr
 		if o.output == "text" {
 			if o.summary && hr.Error == "" {
 				if err := report.Summary(e.stdout, hr); err != nil {
@@ -234,6 +254,10 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 			hr.Source = nil // only the web page draws every operation
 		}
 		rep.Histories = append(rep.Histories, *hr)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	rep.Finish()
 	switch o.output {
@@ -266,6 +290,9 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 	}
 	return &exitError{code: code}
 }
+
+// smallFile is the size up to which files are checked several at a time.
+const smallFile = 1 << 20
 
 // checkFile reads and checks one file. Problems are printed on stderr; a
 // file that could not be checked has a report that says why

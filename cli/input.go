@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"io"
 
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
@@ -36,7 +35,7 @@ func readHistory(ctx context.Context, e *env, file string, opts format.Options) 
 		r = f
 	}
 	if ctx != nil {
-		r = &ctxReader{ctx: ctx, r: r}
+		r = format.ContextReader(ctx, r)
 	}
 	res, err := format.ReadResult(name, r, opts)
 	if err != nil {
@@ -47,34 +46,3 @@ func readHistory(ctx context.Context, e *env, file string, opts format.Options) 
 
 // formatNames lists the input formats --format accepts.
 func formatNames() []string { return format.Formats() }
-
-// ctxReader reads from r until ctx is done. A read that blocks goes on in
-// a goroutine of its own, which the reader leaves behind when ctx ends:
-// the process is about to stop anyway.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, context.Cause(c.ctx)
-	}
-	type result struct {
-		n   int
-		err error
-	}
-	buf := make([]byte, len(p))
-	done := make(chan result, 1)
-	go func() {
-		n, err := c.r.Read(buf)
-		done <- result{n, err}
-	}()
-	select {
-	case res := <-done:
-		copy(p, buf[:res.n])
-		return res.n, res.err
-	case <-c.ctx.Done():
-		return 0, context.Cause(c.ctx)
-	}
-}

@@ -150,7 +150,13 @@ func (p *ednParser) form(depth int) (*ednNode, error) {
 	switch c {
 	case '(', '[', '{':
 		p.pos++
-		kind := map[byte]ednKind{'(': ednList, '[': ednVector, '{': ednMap}[c]
+		kind := ednMap
+		switch c {
+		case '(':
+			kind = ednList
+		case '[':
+			kind = ednVector
+		}
 		return p.coll(kind, c, closers[c], line, depth)
 	case '#':
 		if p.pos+1 < len(p.src) {

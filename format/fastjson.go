@@ -494,6 +494,62 @@ func (p *fastJSON) lineEvent(b []byte, line int) (history.Event, bool) {
 // objects, including an operations array, whose objects have "call".
 func (p *fastJSON) eventArray(src []byte) (h *history.History, ok bool) {
 	p.reset(src, 1)
+	if h, ok = p.events(); !ok {
+		return nil, false
+	}
+	p.space()
+	if p.i != len(p.b) {
+		return nil, false
+	}
+	return h, true
+}
+
+// wrapped reads a wrapper object whose "history" entry is an array of
+// event objects and whose other entries are the history's settings (as
+// histcheck writes a history with its model and initial value). It gives
+// up (ok=false) on anything else, a repeated key included.
+func (p *fastJSON) wrapped(src []byte) (h *history.History, ok bool) {
+	p.reset(src, 1)
+	if !p.eat('{') {
+		return nil, false
+	}
+	meta := map[string]history.Value{}
+	for {
+		p.space()
+		key, ok := p.str()
+		if !ok || !p.eat(':') {
+			return nil, false
+		}
+		if _, dup := meta[key]; dup || key == "history" && h != nil {
+			return nil, false
+		}
+		if key == "history" {
+			if h, ok = p.events(); !ok {
+				return nil, false
+			}
+		} else if meta[key], ok = p.value(1); !ok {
+			return nil, false
+		}
+		if p.eat('}') {
+			break
+		}
+		if !p.eat(',') {
+			return nil, false
+		}
+	}
+	p.space()
+	if h == nil || p.i != len(p.b) {
+		return nil, false
+	}
+	if len(meta) > 0 {
+		h.Meta = meta
+	}
+	return h, true
+}
+
+// events reads an array of event objects from its '[', pairing them as it
+// goes (see eventArray).
+func (p *fastJSON) events() (h *history.History, ok bool) {
 	if !p.eat('[') {
 		return nil, false
 	}
@@ -514,10 +570,6 @@ func (p *fastJSON) eventArray(src []byte) (h *history.History, ok bool) {
 				return nil, false
 			}
 		}
-	}
-	p.space()
-	if p.i != len(p.b) {
-		return nil, false
 	}
 	return pr.History(), true
 }

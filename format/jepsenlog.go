@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"regexp"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/histcheck/histcheck/history"
@@ -158,22 +159,21 @@ func readEventLines(r io.Reader, match func([]byte) [][]byte, shape string) (*hi
 			}
 			continue
 		}
-		f, err := ednScalar(m[3], line)
+		fv, err := lineValue(m[3], line)
 		if err != nil {
 			return nil, err
 		}
-		name, ok := opName(f.value())
+		name, ok := opName(fv)
 		if !ok {
+			f, _ := ednScalar(m[3], line)
 			return nil, history.Errorf(line, "expected an operation name such as :read, got %s", f.describe())
 		}
 		e.F = name
 		e.Value = history.NilValue
 		if len(m[4]) > 0 {
-			v, err := ednScalar(m[4], line)
-			if err != nil {
+			if e.Value, err = lineValue(m[4], line); err != nil {
 				return nil, err
 			}
-			e.Value = v.value()
 		}
 		if err := p.Add(&e); err != nil {
 			return nil, err
@@ -183,6 +183,90 @@ func readEventLines(r io.Reader, match func([]byte) [][]byte, shape string) (*hi
 		return nil, history.Errorf(0, "no history lines (%s) in %d lines", shape, line)
 	}
 	return p.History(), nil
+}
+
+// lineValue reads exactly one EDN form from text on a line as a value:
+// the forms a history line mostly holds (a keyword, an integer, nil, a
+// vector of integers and nils) directly, any other by the EDN reader.
+func lineValue(text []byte, line int) (history.Value, error) {
+	if v, ok := simpleValue(text); ok {
+		return v, nil
+	}
+	if len(text) > 2 && text[0] == '[' && text[len(text)-1] == ']' {
+		if v, ok := simpleVector(text[1 : len(text)-1]); ok {
+			return v, nil
+		}
+	}
+	n, err := ednScalar(text, line)
+	if err != nil {
+		return history.Value{}, err
+	}
+	return n.value(), nil
+}
+
+// simpleValue reads nil, an integer of at most 18 digits (an optional
+// minus first) or a keyword of letters, digits, '-' and '_' as the EDN
+// reader does; ok is false for anything else.
+func simpleValue(b []byte) (history.Value, bool) {
+	switch {
+	case len(b) == 0:
+		return history.Value{}, false
+	case string(b) == "nil":
+		return history.NilValue, true
+	case b[0] == ':':
+		if len(b) == 1 || !allBytes(b[1:], isNameByte) {
+			return history.Value{}, false
+		}
+		return history.StringValue(string(b[1:])), true
+	}
+	digits := b
+	if b[0] == '-' {
+		digits = b[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 || !allBytes(digits, isDigit) {
+		return history.Value{}, false
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	return history.IntValue(n), err == nil
+}
+
+// simpleVector reads the inside of a vector whose elements are simple
+// values (see simpleValue) separated by single spaces.
+func simpleVector(b []byte) (history.Value, bool) {
+	var elems [4]history.Value
+	vs := elems[:0]
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, ' ')
+		if i < 0 {
+			i = len(b)
+		}
+		v, ok := simpleValue(b[:i])
+		if !ok || v.Kind() == history.String {
+			return history.Value{}, false
+		}
+		vs = append(vs, v)
+		if b = b[i:]; len(b) > 0 {
+			if b = b[1:]; len(b) == 0 {
+				return history.Value{}, false
+			}
+		}
+	}
+	return history.ListValue(vs...), true
+}
+
+func allBytes(b []byte, ok func(byte) bool) bool {
+	for _, c := range b {
+		if !ok(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isNameByte(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_'
 }
 
 // ednScalar reads exactly one EDN form from text on a line.

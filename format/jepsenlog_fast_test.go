@@ -54,3 +54,44 @@ func agree(t *testing.T, line []byte) {
 		}
 	}
 }
+
+// TestLineValue checks the direct reading of a line's usual values against
+// the EDN reader: whenever simpleValue or simpleVector reads a text, the
+// value is the EDN reader's; and the usual shapes are read directly.
+func TestLineValue(t *testing.T) {
+	usual := []string{"nil", "0", "-7", "123456789012345678", ":read", ":timed-out", ":cas_op", "[1 2]", "[nil 3]", "[-1 0 5]", "[7]"}
+	for _, s := range usual {
+		b := []byte(s)
+		_, okV := simpleValue(b)
+		_, okL := simpleVector(b[min(1, len(b)):max(len(b)-1, 1)])
+		if !okV && (s[0] != '[' || !okL) {
+			t.Errorf("%q: not read directly", s)
+		}
+	}
+	pieces := []string{"nil", "0", "-", "+", "1", "9", "007", "1234567890", "123456789012345678", ":", "::", "a", "-a", "_", "é",
+		"[", "]", " ", "  ", ",", "\"", "#", "/", ".", "e", "N", "M", "true", "x"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		var b bytes.Buffer
+		for range 1 + r.IntN(5) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		agreeValue(t, b.Bytes())
+	}
+	for _, s := range usual {
+		agreeValue(t, []byte(s))
+	}
+}
+
+// agreeValue checks lineValue against the EDN reader on text.
+func agreeValue(t *testing.T, text []byte) {
+	t.Helper()
+	got, err := lineValue(text, 1)
+	n, werr := ednScalar(text, 1)
+	if (err == nil) != (werr == nil) {
+		t.Fatalf("%q: lineValue error %v, EDN reader error %v", text, err, werr)
+	}
+	if err == nil && got != n.value() {
+		t.Fatalf("%q: lineValue %v, EDN reader %v", text, got, n.value())
+	}
+}

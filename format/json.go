@@ -328,6 +328,9 @@ func readJSONForm(src []byte, form jsonForm, fast bool) (*history.History, jsonF
 		if h, ok := newFastJSON().eventArray(src); ok {
 			return h, formEvents, nil
 		}
+		if h, ok := newFastJSON().wrapped(src); ok {
+			return h, formEvents, nil
+		}
 	}
 	p := newJSONParser(src, 1)
 	tops, err := p.all()

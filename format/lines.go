@@ -30,6 +30,9 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader, limit int) *lineReader {
+	if b, ok := r.(*budgeted); ok {
+		r = b.r // lines are not held whole: the budget is not asked
+	}
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)

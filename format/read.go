@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -159,7 +160,7 @@ func order(h *history.History, want string) error {
 // read reads a history in the named format or, when forced is "", the
 // format the file name's extension or else the content names.
 func read(name string, r io.Reader, forced string, mem *budget.Memory) (Result, error) {
-	br, name, err := gunzip(name, bufio.NewReaderSize(r, sniffLimit))
+	br, name, err := gunzip(name, bufio.NewReaderSize(r, bufferSize(r)))
 	if err != nil {
 		return Result{}, err
 	}
@@ -186,6 +187,19 @@ func read(name string, r io.Reader, forced string, mem *budget.Memory) (Result, 
 		res.Events = g.Events
 	}
 	return res, nil
+}
+
+// bufferSize is the size of the buffer input is read through: enough for
+// content detection's look at the head, or, for a regular file shorter
+// than that, enough for the whole file, so that reading many small files
+// does not allocate and clear the full size for each.
+func bufferSize(r io.Reader) int {
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < sniffLimit {
+			return max(int(st.Size())+1, 512)
+		}
+	}
+	return sniffLimit
 }
 
 // gunzip returns a reader of the decompressed input when br holds gzip
@@ -229,7 +243,7 @@ func choose(name string, br *bufio.Reader, forced string) (*Format, How, error) 
 	}
 	// Detection looks at the head only, so that line formats are still
 	// read as a stream.
-	head, err := br.Peek(sniffLimit)
+	head, err := br.Peek(min(sniffLimit, br.Size()))
 	if err != nil && err != io.EOF {
 		return nil, 0, readFailed(err, 0, "reading")
 	}

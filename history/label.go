@@ -12,6 +12,7 @@ var shortNames = map[string]string{"read": "r", "write": "w", "r": "r", "w": "w"
 // through Value.String, so a label is always one line of printable text.
 func (o *Op) Label() string {
 	var sb strings.Builder
+	sb.Grow(len(o.Client) + len(o.F) + len(o.Key.text) + len(o.Value.text) + 8)
 	sb.WriteString(Quote(o.Client))
 	sb.WriteByte(':')
 	f := o.F
@@ -20,25 +21,31 @@ func (o *Op) Label() string {
 	}
 	sb.WriteString(Quote(f))
 	sb.WriteByte('(')
-	var args []string
+	// The arguments, separated by commas, written as they come.
+	sep := ""
+	arg := func(s string) {
+		sb.WriteString(sep)
+		sb.WriteString(s)
+		sep = ", "
+	}
 	if !o.Key.IsNone() {
-		args = append(args, o.Key.String())
+		arg(o.Key.String())
 	}
 	switch {
 	case o.Status == Info && (f == "r" || f == "get") && o.Value.IsNil():
-		args = append(args, "?")
+		arg("?")
 	case o.Value.Kind() == List && (f == "cas" || f == "compare-and-set"):
-		for _, e := range o.Value.Elems() {
-			args = append(args, e.String())
+		var buf [3]Value
+		for _, e := range o.Value.AppendElems(buf[:0]) {
+			arg(e.String())
 		}
 	case o.Value.IsNone():
 	case o.Value.IsNil() && f != "r" && f != "get" && f != "w" && f != "put":
 		// An operation with nothing to say (an acquire, a dequeue's
 		// invocation) carries nil; a register's nil is a value.
 	default:
-		args = append(args, o.Value.String())
+		arg(o.Value.String())
 	}
-	sb.WriteString(strings.Join(args, ", "))
 	sb.WriteByte(')')
 	return sb.String()
 }

@@ -1,7 +1,9 @@
 package history
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -183,7 +185,7 @@ func (h *History) SerialRealTime() RealTime { return h.realTime(true) }
 func (h *History) realTime(serial bool) RealTime {
 	n := len(h.Ops)
 	rt := RealTime{Spans: make([]Span, n)}
-	pts := make([]rtPoint, 0, 2*n)
+	calls, rets := make([]rtPoint, 0, n), make([]rtPoint, 0, n)
 	clients := map[string]int{}
 	for i := range h.Ops {
 		o := &h.Ops[i]
@@ -192,29 +194,29 @@ func (h *History) realTime(serial bool) RealTime {
 			c = len(clients)
 			clients[o.Client] = c
 		}
-		pts = append(pts, rtPoint{t: o.Call, op: int32(i), proc: c})
+		calls = append(calls, rtPoint{t: o.Call, op: int32(i), proc: c})
 		if o.Return != Infinity {
-			pts = append(pts, rtPoint{t: o.Return, op: int32(i), ret: true, proc: c})
+			rets = append(rets, rtPoint{t: o.Return, op: int32(i), ret: true, proc: c})
 		} else {
 			rt.Spans[i].Return = Infinity
 		}
 	}
 	// Within an instant: by client, then in the client's own order (Ops
 	// are sorted by call, a client's own in its order), a call before its
-	// return.
-	sort.Slice(pts, func(a, b int) bool {
-		x, y := &pts[a], &pts[b]
-		if x.t != y.t {
-			return x.t < y.t
+	// return. The order is total (an operation has one call and one
+	// return), so any sort gives the same; the calls come nearly sorted,
+	// so the two ends are sorted apart and merged.
+	slices.SortFunc(calls, comparePoints)
+	slices.SortFunc(rets, comparePoints)
+	pts := make([]rtPoint, 0, len(calls)+len(rets))
+	for len(calls) > 0 && len(rets) > 0 {
+		if comparePoints(rets[0], calls[0]) < 0 {
+			pts, rets = append(pts, rets[0]), rets[1:]
+		} else {
+			pts, calls = append(pts, calls[0]), calls[1:]
 		}
-		if x.proc != y.proc {
-			return x.proc < y.proc
-		}
-		if x.op != y.op {
-			return x.op < y.op
-		}
-		return !x.ret && y.ret
-	})
+	}
+	pts = append(append(pts, calls...), rets...)
 	var next int64
 	for lo := 0; lo < len(pts); {
 		hi := lo
@@ -225,6 +227,24 @@ func (h *History) realTime(serial bool) RealTime {
 		lo = hi
 	}
 	return rt
+}
+
+// comparePoints orders the ends of operations: by time, then client, then
+// operation, a call before its return.
+func comparePoints(x, y rtPoint) int {
+	switch {
+	case x.t != y.t:
+		return cmp.Compare(x.t, y.t)
+	case x.proc != y.proc:
+		return cmp.Compare(x.proc, y.proc)
+	case x.op != y.op:
+		return cmp.Compare(x.op, y.op)
+	case x.ret == y.ret:
+		return 0
+	case y.ret:
+		return -1
+	}
+	return 1
 }
 
 // place gives the ends at one instant their instants from next on and

@@ -370,6 +370,12 @@ func (c *opChunks) flatten() []Op {
 	if c.n == 0 {
 		return nil
 	}
+	if len(c.chunks) == 1 {
+		// A short history: its one chunk is the slice.
+		out := c.chunks[0]
+		c.chunks, c.n = nil, 0
+		return out
+	}
 	out := make([]Op, 0, c.n)
 	for k := range c.chunks {
 		out = append(out, c.chunks[k]...)

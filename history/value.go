@@ -57,6 +57,12 @@ func IntValue(n int64) Value { return Value{kind: Int, text: strconv.FormatInt(n
 // BigIntValue returns an integer Value from decimal digits of any length
 // (an optional leading minus). It reports false if s is not an integer.
 func BigIntValue(s string) (Value, bool) {
+	// Most integers fit in 64 bits: strconv reads exactly the decimal
+	// strings big.Int does (an optional sign, then digits) without its
+	// allocations, and IntValue writes the same canonical digits.
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return IntValue(n), true
+	}
 	b, ok := new(big.Int).SetString(s, 10)
 	if !ok {
 		return Value{}, false
@@ -212,6 +218,21 @@ func (v Value) AppendElems(dst []Value) []Value {
 		s = s[i+1+n:]
 	}
 	return out
+}
+
+// Pair returns the two elements of a list of two (a compare-and-set's
+// [from to]) without building a slice of them; ok is false for any other
+// value.
+func (v Value) Pair() (a, b Value, ok bool) {
+	if v.kind != List {
+		return a, b, false
+	}
+	var buf [3]Value
+	e := v.AppendElems(buf[:0])
+	if len(e) != 2 {
+		return a, b, false
+	}
+	return e[0], e[1], true
 }
 
 // NumElems returns len(v.Elems()) without building the elements.

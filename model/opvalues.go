@@ -25,8 +25,8 @@ func (m Info) Stored(o *history.Op) (history.Value, bool) {
 	case WriteOp:
 		return o.Value, true
 	case CASOp:
-		if o.Value.Kind() == history.List && o.Value.Len() == 2 {
-			return o.Value.Elems()[1], true
+		if _, to, ok := o.Value.Pair(); ok {
+			return to, true
 		}
 	}
 	return history.Value{}, false
@@ -34,8 +34,10 @@ func (m Info) Stored(o *history.Op) (history.Value, bool) {
 
 // Expected returns the value o compares with when it is a cas.
 func (m Info) Expected(o *history.Op) (history.Value, bool) {
-	if m.ClassOf(o.F) == CASOp && o.Value.Kind() == history.List && o.Value.Len() == 2 {
-		return o.Value.Elems()[0], true
+	if m.ClassOf(o.F) == CASOp {
+		if from, _, ok := o.Value.Pair(); ok {
+			return from, true
+		}
 	}
 	return history.Value{}, false
 }

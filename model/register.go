@@ -117,15 +117,15 @@ func compileRead(op *history.Op, t *Table, nilAny bool) Op {
 
 // casArgs splits a cas value [from to].
 func casArgs(v history.Value) (from, to history.Value, err error) {
-	if v.Kind() != history.List || v.Len() != 2 {
+	from, to, ok := v.Pair()
+	if !ok {
 		got := v.String()
 		if v.IsNone() {
 			got = "no value"
 		}
 		return from, to, fmt.Errorf("cas needs a value [from to], got %s", got)
 	}
-	e := v.Elems()
-	return e[0], e[1], nil
+	return from, to, nil
 }
 
 // Versioned implements VersionOrder.

@@ -6,7 +6,6 @@ package linear
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -495,11 +494,7 @@ func (m *merge) run() ([]int, bool) {
 	// Each client's order among the merged operations: positions are in
 	// call order, a client's own in its order, and each operation follows
 	// the last one its client completed before it.
-	byPos := make([]int32, n)
-	for i := range byPos {
-		byPos[i] = int32(i)
-	}
-	slices.SortFunc(byPos, func(x, y int32) int { return cmp.Compare(m.pos[x], m.pos[y]) })
+	byPos := m.byPosition()
 	succ := make([][]int32, n)
 	last := map[string]int32{}
 	for _, x := range byPos {
@@ -512,11 +507,16 @@ func (m *merge) run() ([]int, bool) {
 			last[o.Client] = x
 		}
 	}
-	span := func(x int32) history.Span { return m.rt.Spans[m.pos[x]] }
-	ready := &nodeHeap{key: func(x int32) int64 { return span(x).Call }}
-	returns := &nodeHeap{key: func(x int32) int64 { return span(x).Return }}
+	calls, rets := make([]int64, n), make([]int64, n)
+	for x := range calls {
+		sp := m.rt.Spans[m.pos[x]]
+		calls[x], rets[x] = sp.Call, sp.Return
+	}
+	// The operations still to come, by return: the first not yet emitted
+	// returned earliest, and nothing called after that may come next.
+	byReturn := byKey(rets)
+	ready := &nodeHeap{key: calls}
 	for x := int32(0); x < int32(n); x++ {
-		returns.push(x)
 		if m.wait[x] == 0 {
 			ready.push(x)
 		}
@@ -530,11 +530,12 @@ func (m *merge) run() ([]int, bool) {
 			}
 		}
 	}
+	first := 0 // in byReturn
 	for len(out) < n {
-		for returns.len() > 0 && done[returns.top()] {
-			returns.pop()
+		for done[byReturn[first]] {
+			first++
 		}
-		if ready.len() == 0 || span(ready.top()).Call > span(returns.top()).Return {
+		if ready.len() == 0 || calls[ready.top()] > rets[byReturn[first]] {
 			return nil, false
 		}
 		x := ready.pop()
@@ -548,28 +549,112 @@ func (m *merge) run() ([]int, bool) {
 	return out, true
 }
 
-// nodeHeap is a min-heap of nodes by key.
+// byKey returns the nodes by key, then node. Real time's instants are
+// small (a few per operation), so they are counted rather than sorted; a
+// key past that, such as a return that never came, goes after them, sorted.
+func byKey(key []int64) []int32 {
+	n := len(key)
+	byKeyThenNode := func(x, y int32) int { return cmp.Or(cmp.Compare(key[x], key[y]), cmp.Compare(x, y)) }
+	limit := int64(4*n + 16)
+	counts := make([]int32, limit+1)
+	var far []int32
+	for x, k := range key {
+		if k < 0 || k >= limit {
+			far = append(far, int32(x))
+		} else {
+			counts[k+1]++
+		}
+	}
+	if len(far) > 0 && slices.ContainsFunc(far, func(x int32) bool { return key[x] < 0 }) {
+		// Not instants: sort them all.
+		out := make([]int32, n)
+		for i := range out {
+			out[i] = int32(i)
+		}
+		slices.SortFunc(out, byKeyThenNode)
+		return out
+	}
+	for k := 1; k < len(counts); k++ {
+		counts[k] += counts[k-1]
+	}
+	out := make([]int32, n)
+	for x, k := range key {
+		if k >= 0 && k < limit {
+			out[counts[k]] = int32(x)
+			counts[k]++
+		}
+	}
+	slices.SortFunc(far, byKeyThenNode)
+	copy(out[n-len(far):], far)
+	return out
+}
+
+// byPosition returns the nodes in the order of their positions in the
+// history, which are distinct: placed by position, without sorting.
+func (m *merge) byPosition() []int32 {
+	at := make([]int32, len(m.h.Ops))
+	for i := range at {
+		at[i] = -1
+	}
+	for x, p := range m.pos {
+		at[p] = int32(x)
+	}
+	out := make([]int32, 0, len(m.pos))
+	for _, x := range at {
+		if x >= 0 {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// nodeHeap is a min-heap of nodes by key, then node.
 type nodeHeap struct {
 	xs  []int32
-	key func(int32) int64
+	key []int64 // node -> key
 }
 
 func (q *nodeHeap) len() int   { return len(q.xs) }
 func (q *nodeHeap) top() int32 { return q.xs[0] }
-func (q *nodeHeap) Len() int   { return len(q.xs) }
-func (q *nodeHeap) Less(i, j int) bool {
-	a, b := q.key(q.xs[i]), q.key(q.xs[j])
+
+func (q *nodeHeap) less(i, j int) bool {
+	a, b := q.key[q.xs[i]], q.key[q.xs[j]]
 	return a < b || a == b && q.xs[i] < q.xs[j]
 }
-func (q *nodeHeap) Swap(i, j int) { q.xs[i], q.xs[j] = q.xs[j], q.xs[i] }
-func (q *nodeHeap) Push(x any)    { q.xs = append(q.xs, x.(int32)) }
-func (q *nodeHeap) Pop() any {
-	x := q.xs[len(q.xs)-1]
-	q.xs = q.xs[:len(q.xs)-1]
-	return x
+
+func (q *nodeHeap) push(x int32) {
+	q.xs = append(q.xs, x)
+	for i := len(q.xs) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !q.less(i, parent) {
+			break
+		}
+		q.xs[i], q.xs[parent] = q.xs[parent], q.xs[i]
+		i = parent
+	}
 }
-func (q *nodeHeap) push(x int32) { heap.Push(q, x) }
-func (q *nodeHeap) pop() int32   { return heap.Pop(q).(int32) }
+
+func (q *nodeHeap) pop() int32 {
+	top := q.xs[0]
+	last := len(q.xs) - 1
+	q.xs[0] = q.xs[last]
+	q.xs = q.xs[:last]
+	for i := 0; ; {
+		least, l, r := i, 2*i+1, 2*i+2
+		if l < last && q.less(l, least) {
+			least = l
+		}
+		if r < last && q.less(r, least) {
+			least = r
+		}
+		if least == i {
+			break
+		}
+		q.xs[i], q.xs[least] = q.xs[least], q.xs[i]
+		i = least
+	}
+	return top
+}
 
 // violation describes a refuted partition: the operation that could not
 // take effect at the deepest point the search reached, after the longest

@@ -44,10 +44,16 @@ type memo[S comparable] struct {
 // firstChunk is the number of entries of the first chunk; each next chunk
 // is twice as large, so small searches allocate little and large ones never
 // copy.
-const firstChunk = 1 << 8
+const firstChunk = 1 << 5
 
 func newMemo[S comparable](words int, stateSize uintptr) *memo[S] {
-	const initial = 1 << 10
+	// The table starts at 1,024 slots, or 64 for a search of fewer than
+	// 64 operations (one word of set): a core is shrunk in hundreds of
+	// searches of a few operations each.
+	initial := uint64(1 << 10)
+	if words <= 1 {
+		initial = 1 << 6
+	}
 	mm := &memo[S]{slots: make([]uint64, initial), mask: initial - 1, words: words,
 		inline: stateSize > 0, size8: stateSize}
 	mm.stride = 1 + words

@@ -2,6 +2,7 @@ package linear
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 
 	"github.com/histcheck/histcheck/checker"
@@ -31,11 +32,16 @@ func decideRegDP[S comparable](ctx context.Context, h *history.History, parts []
 			continue
 		}
 		cas := p.m.Info().Name == casRegister
-		sub, opts, ok := regdpProblem(h, p.comp, rw, init, cas)
-		if !ok {
+		if !sweepable(h, p.comp, rw, cas) {
 			continue
 		}
+		// The search settles most compare-and-set registers: the sweep's
+		// input is built only for those it does not.
 		if cas && searchFirst(ctx, p, memos) {
+			continue
+		}
+		sub, opts, ok := regdpProblem(h, p.comp, rw, init, cas)
+		if !ok {
 			continue
 		}
 		var charged int64
@@ -93,15 +99,10 @@ func searchFirst[S comparable](ctx context.Context, p *part[S], memos *memBudget
 // the model does.
 func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteRegister, init int64, cas bool) (*history.History, regdp.Options, bool) {
 	var opts regdp.Options
-	casInfo := model.NewCASRegister(model.Options{}).Info()
-	isCAS := func(i int) bool { return cas && casInfo.ClassOf(h.Ops[c.Pos[i]].F) == model.CASOp }
-	for i := range c.Ops {
-		if rw.Class(&c.Ops[i]) == model.OtherOp && !isCAS(i) {
-			// Look before building anything: most partitions of a
-			// key-value history with appends or cas end here.
-			return nil, opts, false
-		}
+	if !sweepable(h, c, rw, cas) {
+		return nil, opts, false
 	}
+	isCAS := func(i int) bool { return cas && casInfo().ClassOf(h.Ops[c.Pos[i]].F) == model.CASOp }
 	sub := &history.History{Ops: make([]history.Op, len(c.Ops))}
 	values := make(map[history.Value]bool)
 	for i := range c.Ops {
@@ -177,6 +178,26 @@ func regdpProblem(h *history.History, c *checker.Compiled, rw model.ReadWriteReg
 	opts.Shown = func(pos int) *history.Op { return &h.Ops[c.Pos[pos]] }
 	return sub, opts, true
 }
+
+// sweepable reports whether the sweep takes every operation of c: reads
+// and blind writes of the register, and, when cas, compare-and-sets. It
+// looks before anything is built: most partitions of a key-value history
+// with appends end here.
+func sweepable(h *history.History, c *checker.Compiled, rw model.ReadWriteRegister, cas bool) bool {
+	for i := range c.Ops {
+		switch rw.Class(&c.Ops[i]) {
+		case model.ReadOp, model.AnyReadOp, model.WriteOp:
+		default:
+			if !cas || casInfo().ClassOf(h.Ops[c.Pos[i]].F) != model.CASOp {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// casInfo is the cas-register's Info, which names its compare-and-sets.
+var casInfo = sync.OnceValue(func() model.Info { return model.NewCASRegister(model.Options{}).Info() })
 
 // casRegister is the name of the model whose compare-and-sets the sweep
 // decides: expected value first, then the value set.

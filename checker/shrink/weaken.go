@@ -102,7 +102,14 @@ func buildFor(h *history.History, m model.Info, forms []form) (*history.History,
 	// process continues there.
 	open := make(map[int]int)
 	clients := make(map[string]bool)
-	var origin []int
+	n := 0
+	for _, f := range forms {
+		if f != dropped {
+			n++
+		}
+	}
+	out.Ops = make([]history.Op, 0, n)
+	origin := make([]int, 0, n)
 	write := canonical(m, model.WriteOp)
 	for i := range h.Ops {
 		if forms[i] == dropped {
@@ -162,8 +169,10 @@ func canonical(m model.Info, c model.OpClass) string {
 
 // casTo returns the new value of a compare-and-set.
 func casTo(m model.Info, o *history.Op) (history.Value, bool) {
-	if m.ClassOf(o.F) == model.CASOp && o.Value.Kind() == history.List && o.Value.Len() == 2 {
-		return o.Value.Elems()[1], true
+	if m.ClassOf(o.F) == model.CASOp {
+		if _, to, ok := o.Value.Pair(); ok {
+			return to, true
+		}
 	}
 	return history.Value{}, false
 }

@@ -87,15 +87,7 @@ func (b *bench) coreRow(bin, dir, spec string) error {
 		return err
 	}
 	file := filepath.Join(dir, "core.json")
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	if err := format.Write(f, w.h, "json"); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := writeHistory(file, format.JSON, w.h); err != nil {
 		return err
 	}
 	var hs []time.Duration

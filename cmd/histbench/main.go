@@ -59,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.corpus, "corpus", "", "the corpus folder (default: shared/corpus beside the module)")
 	fs.IntVar(&o.reps, "reps", 11, "repetitions of each in-process measurement")
 	fs.IntVar(&o.childReps, "child-reps", 3, "repetitions of each child-process measurement")
-	fs.StringVar(&o.rows, "rows", "all", "comma-separated groups to run: corpus, files, kv, e2e, cores, large, unique, many, writes, budget, txn, edn, or all")
+	fs.StringVar(&o.rows, "rows", "all", "comma-separated groups to run: corpus, files, kv, e2e, kvprocess, cores, large, unique, many, writes, budget, txn, edn, or all")
 	fs.StringVar(&o.plot, "plot", "", "write a PNG of check time against history size to this file")
 	fs.DurationVar(&o.pTimeout, "porcupine-timeout", time.Minute, "time limit for Porcupine on the generated workloads")
 	fs.Int64Var(&o.pMemory, "porcupine-memory", 8<<30, "address-space limit, in bytes, for Porcupine's child processes")
@@ -95,6 +95,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		{"files", b.fileRows},
 		{"kv", b.kvRows},
 		{"e2e", b.endToEnd},
+		{"kvprocess", b.kvProcessRows},
 		{"cores", b.coreRows},
 		{"large", b.largeRows},
 		{"unique", b.uniqueRow},
@@ -300,33 +301,11 @@ func (b *bench) etcdProcess(bin string) error {
 	}
 	for _, extra := range variants {
 		args := append(append([]string{"check", "-m", "cas-register", "--init", "nil"}, extra...), files...)
-		var hs, ps []time.Duration
-		var rss []int64
-		for r := 0; r < b.o.reps; r++ {
-			cmd := exec.Command(bin, args...)
-			start := time.Now()
-			err := cmd.Run()
-			hs = append(hs, time.Since(start))
-			if ee, ok := err.(*exec.ExitError); !ok && err != nil || ok && ee.ExitCode() != 1 {
-				return fmt.Errorf("histcheck check: %v (want exit status 1: some histories are not linearizable)", err)
-			}
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				rss = append(rss, ru.Maxrss<<10)
-			}
-			runtime.GC()
-			start = time.Now()
-			for _, f := range files {
-				h, err := format.ReadFile(f, "")
-				if err != nil {
-					return err
-				}
-				m, ops := porcupinemodel.Register(h, history.NilValue)
-				(&workload{pModel: m, pOps: ops}).porcupine(0)
-			}
-			ps = append(ps, time.Since(start))
-			if extra == nil && hs[len(hs)-1] > 5*time.Second {
-				break // one slow run tells enough
-			}
+		// One slow run with the default flags tells enough.
+		slow := map[bool]time.Duration{true: 5 * time.Second}[extra == nil]
+		hs, ps, rss, err := processVsPorcupine(bin, args, 1, files, history.NilValue, b.o.reps, slow)
+		if err != nil {
+			return fmt.Errorf("histcheck check: %v (want exit status 1: some histories are not linearizable)", err)
 		}
 		h, p := median(hs), median(ps)
 		flags := "-m cas-register --init nil " + strings.Join(extra, " ")
@@ -346,6 +325,76 @@ func (b *bench) etcdProcess(bin string) error {
 			hMem: bytes(uint64(median(rss))) + " peak RSS", pMem: "–", target: target, met: met, note: note})
 	}
 	return nil
+}
+
+// kvProcessRows times one `histcheck check` process with default flags
+// (which also shrink a violation to a core) on the 100,000-op key-value
+// history written to a file, valid and with one stale read, against
+// Porcupine's in-process equivalent: reading the file with histcheck's
+// reader, then its check.
+func (b *bench) kvProcessRows() error {
+	return b.withHistcheck(func(bin, dir string) error {
+		for _, anomaly := range []string{"none", "stale-read"} {
+			spec := "kv/ops=100000/keys=1000/clients=32/crash=0.01/anomaly=" + anomaly
+			w, err := generate(spec)
+			if err != nil {
+				return err
+			}
+			file := filepath.Join(dir, "kv.json")
+			if err := writeHistory(file, format.JSON, w.h); err != nil {
+				return err
+			}
+			want := map[checker.Verdict]int{checker.True: 0, checker.False: 1}[w.want]
+			hs, ps, rss, err := processVsPorcupine(bin, []string{"check", file}, want, []string{file}, history.IntValue(0), b.o.childReps, 0)
+			if err != nil {
+				return fmt.Errorf("histcheck check %s: %w (want exit status %d)", spec, err, want)
+			}
+			h, p := median(hs), median(ps)
+			ratio := float64(h) / float64(p)
+			b.add(row{name: fmt.Sprintf("end to end: one `histcheck check` process, default flags, kv, 100,000 ops, 1,000 keys, 32 clients, 1%% crashed, %s",
+				map[bool]string{true: "valid", false: "one stale read"}[anomaly == "none"]),
+				histcheck: dur(h) + ", " + w.want.String(), porcupine: dur(p) + " (parse + check in process)", ratio: fmt.Sprintf("%.2f", ratio),
+				hMem: bytes(uint64(median(rss))) + " peak RSS", pMem: "–", target: "ratio ≤ 0.5", met: ratio <= 0.5})
+		}
+		return nil
+	})
+}
+
+// processVsPorcupine times reps runs of the command at bin with args,
+// which must exit with status want, each followed by Porcupine's
+// in-process equivalent: reading files with histcheck's reader, then its
+// check of each as a register with initial value init. It returns the
+// times and the command's peak resident memory; a run of the command that
+// takes longer than slow (when not zero) ends the repetitions.
+func processVsPorcupine(bin string, args []string, want int, files []string, init history.Value, reps int,
+	slow time.Duration) (hs, ps []time.Duration, rss []int64, err error) {
+	for r := 0; r < reps; r++ {
+		cmd := exec.Command(bin, args...)
+		start := time.Now()
+		err := cmd.Run()
+		hs = append(hs, time.Since(start))
+		if _, exited := err.(*exec.ExitError); err != nil && !exited || cmd.ProcessState.ExitCode() != want {
+			return nil, nil, nil, fmt.Errorf("exit: %v", err)
+		}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = append(rss, ru.Maxrss<<10)
+		}
+		runtime.GC()
+		start = time.Now()
+		for _, f := range files {
+			h, err := format.ReadFile(f, "")
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			m, ops := porcupinemodel.Register(h, init)
+			(&workload{pModel: m, pOps: ops}).porcupine(0)
+		}
+		ps = append(ps, time.Since(start))
+		if slow > 0 && hs[len(hs)-1] > slow {
+			break
+		}
+	}
+	return hs, ps, rss, nil
 }
 
 // buildHistcheck builds the histcheck command into dir.
