@@ -57,6 +57,12 @@ var Criteria = []string{checker.Sequential, checker.CausalMemory, checker.Causal
 
 // Decide reports whether h satisfies criterion under the model m.
 func Decide[S comparable](m model.Model[S], h *history.History, criterion string) (bool, error) {
+	return decideForms(m, h, criterion, false)
+}
+
+// decideForms is Decide, with the session guarantees in their forms for
+// memory when memoryForms is set (see exec.memoryForms).
+func decideForms[S comparable](m model.Model[S], h *history.History, criterion string, memoryForms bool) (bool, error) {
 	decide := decider[S](criterion)
 	if decide == nil {
 		return false, fmt.Errorf("adtref: unknown criterion %q (want one of %v)", criterion, Criteria)
@@ -65,6 +71,7 @@ func Decide[S comparable](m model.Model[S], h *history.History, criterion string
 	if err != nil {
 		return false, err
 	}
+	base.memoryForms = memoryForms
 	// Every subset of the operations of unknown outcome is tried as the
 	// set of those that took effect: the definition's "some choice".
 	unknown := base.unknown()
@@ -121,6 +128,13 @@ type exec[S comparable] struct {
 	init  state[S]
 	ev    []event
 	procs [][]int // per process, its events in process order
+	// memoryForms reads read-your-writes and monotonic-reads as they are
+	// written for memory (Viotti and Vukolić; package weakref): only pairs
+	// from an update to a pure read for read-your-writes (so[wr→rd] ⊆ vis),
+	// only pairs between pure reads for monotonic-reads (vis;so[rd→rd] ⊆
+	// vis). The tests use it to show that these two restrictions are the
+	// only difference from the register definitions.
+	memoryForms bool
 }
 
 // prepare compiles h's operations that did not fail (nothing pruned: the
@@ -196,7 +210,7 @@ func (x *exec[S]) without(unknown []int, took int) *exec[S] {
 	for j, e := range unknown {
 		gone[e] = took&(1<<j) == 0
 	}
-	y := &exec[S]{m: x.m, init: x.init}
+	y := &exec[S]{m: x.m, init: x.init, memoryForms: x.memoryForms}
 	for e := range x.ev {
 		if !gone[e] {
 			y.ev = append(y.ev, x.ev[e])

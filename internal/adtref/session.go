@@ -54,10 +54,10 @@ func (x *exec[S]) session(criterion string) bool {
 
 // arMust is the part of ar the guarantee itself requires.
 func (x *exec[S]) arMust(criterion string) func(a, b int) bool {
-	switch criterion {
-	case checker.ReadYourWrites:
+	switch {
+	case criterion == checker.ReadYourWrites && !x.memoryForms:
 		return x.po
-	case checker.MonotonicWrites:
+	case criterion == checker.MonotonicWrites:
 		return func(a, b int) bool { return x.po(a, b) && x.ev[a].update && x.ev[b].update }
 	}
 	return func(a, b int) bool { return false }
@@ -71,25 +71,28 @@ func (x *exec[S]) arMust(criterion string) func(a, b int) bool {
 func (x *exec[S]) sessionHolds(criterion string, ar []int, rank []int, evs []int) bool {
 	prev := []mask{0} // the empty set stands before the first event
 	for i, e := range evs {
+		chained := criterion == checker.MonotonicReads && !(x.memoryForms && x.ev[e].update)
 		var works []mask
 		for _, v := range subsets(x.updatesBefore(rank, e)) {
 			if !x.visAllowed(criterion, rank, evs[:i], evs[i+1:], e, v) {
 				continue
 			}
-			if criterion == checker.MonotonicReads && !containsSome(v, prev) {
+			if chained && !containsSome(v, prev) {
 				continue
 			}
 			if x.legal(append(inOrder(ar, v), e), 1<<e) {
 				works = append(works, v)
-				if criterion != checker.MonotonicReads {
-					break // only monotonic-reads looks at more than one
+				if !chained {
+					break // only a chained event's successor looks at more than one
 				}
 			}
 		}
 		if len(works) == 0 {
 			return false
 		}
-		prev = works
+		if chained {
+			prev = works
+		}
 	}
 	return true
 }
@@ -99,6 +102,9 @@ func (x *exec[S]) sessionHolds(criterion string, ar []int, rank []int, evs []int
 func (x *exec[S]) visAllowed(criterion string, rank []int, before, after []int, e int, v mask) bool {
 	switch criterion {
 	case checker.ReadYourWrites:
+		if x.memoryForms && x.ev[e].update {
+			return true
+		}
 		for _, b := range before {
 			if x.ev[b].update && !v.has(b) {
 				return false
