@@ -13,8 +13,9 @@ import (
 // clients) for every model the brute force is tested on, for this
 // package's tests and the engines' differential tests.
 //
-// Half of them come from package randhist: a real sequential execution
-// (linearizable) with one operation altered now and then. The others
+// Some come from package randhist: a real sequential execution
+// (linearizable) with one operation altered now and then, or, for the
+// registers and kv, reads drawn loosely from the values written. The others
 // come from replicas: each client has a copy of the object, applies its
 // own operations there and reads from it, and its updates reach the other
 // copies later, each copy applying them (outputs hidden) in whatever order
@@ -42,9 +43,19 @@ func Generate(r *rand.Rand, name string) (*history.History, model.Options, error
 	}
 	opts := sp.options(r)
 	n, procs := 3+r.IntN(5), 2+r.IntN(2)
+	if sp.casRate >= 0 && r.IntN(3) == 0 {
+		cfg := randhist.WeakConfig{Ops: n, Processes: procs, Keys: 1 + r.IntN(2), CrashRate: 0.15, FailRate: 0.1,
+			CASRate: sp.casRate, Values: r.IntN(2) * (2 + r.IntN(2))}
+		if name != "kv" {
+			cfg.Keys = 1
+		}
+		h, init := randhist.ReadWrite(r, cfg)
+		opts.Init = init
+		return h, opts, nil
+	}
 	if sp.linear != nil && r.IntN(2) == 0 {
 		cfg := randhist.Config{Ops: n, Processes: procs, Values: 3, Init: opts.Init,
-			CrashRate: 0.15, FailRate: 0.1, Corrupt: 0.5, Ties: 1 + r.IntN(3)}
+			CrashRate: 0.15, FailRate: 0.1, Corrupt: 0.4, Ties: 1 + r.IntN(3)}
 		return sp.linear(r, cfg), opts, nil
 	}
 	b, err := bind(name, opts)
@@ -168,9 +179,12 @@ func simulate[S comparable](r *rand.Rand, m model.Model[S], draw drawFunc, n, pr
 		if len(live) == 0 {
 			break
 		}
-		p := live[r.IntN(len(live))]
+		p := live[len(ops)%len(live)]
+		if r.IntN(3) == 0 {
+			p = live[r.IntN(len(live))]
+		}
 		s.deliverSome()
-		op, stop, err := s.issue(p, draw(r, clients[p]))
+		op, stop, err := s.issue(p, drawLeaning(r, draw, clients[p], len(ops) < n/2))
 		if err != nil {
 			return nil, err
 		}
@@ -186,6 +200,21 @@ func simulate[S comparable](r *rand.Rand, m model.Model[S], draw drawFunc, n, pr
 		return &history.History{}, nil
 	}
 	return history.FromOps(ops)
+}
+
+// drawLeaning draws an operation, leaning towards updates in the first
+// half of a history and towards reads (operations with several possible
+// outputs) in the second, so that clients read after the others wrote:
+// it draws again, up to twice, while the operation leans the wrong way.
+func drawLeaning(r *rand.Rand, draw drawFunc, c *client, updates bool) drawn {
+	d := draw(r, c)
+	for range 2 {
+		if (len(d.cands) == 1) == updates {
+			break
+		}
+		d = draw(r, c)
+	}
+	return d
 }
 
 func liveOnes(dead []bool) []int {
@@ -206,12 +235,12 @@ func (s *sim[S]) state(p int, k history.Value) S {
 	return s.init
 }
 
-// deliverSome applies each update on its way, with chance 2/5, at its
+// deliverSome applies each update on its way, with chance 1/6, at its
 // copy, output hidden; an update that copy refuses is lost.
 func (s *sim[S]) deliverSome() {
 	var left []delivery
 	for _, d := range s.pending {
-		if s.r.IntN(5) >= 2 {
+		if s.r.IntN(6) != 0 {
 			left = append(left, d)
 			continue
 		}
@@ -267,7 +296,7 @@ func (s *sim[S]) complete(p int, k history.Value, d drawn) (history.Op, bool, er
 			illegal = append(illegal, c)
 		}
 	}
-	if len(illegal) > 0 && (len(legal) == 0 || s.r.IntN(8) == 0) {
+	if len(illegal) > 0 && (len(legal) == 0 || s.r.IntN(20) == 0) {
 		op := illegal[s.r.IntN(len(illegal))]
 		if len(legal) == 0 && s.r.IntN(3) != 0 {
 			op.Status = history.Fail
@@ -308,20 +337,24 @@ type spec struct {
 	draw    drawFunc
 	// linear is randhist's generator for the model, or nil.
 	linear func(r *rand.Rand, cfg randhist.Config) *history.History
+	// casRate, when not negative, has a third of the histories drawn by
+	// randhist.ReadWrite (reads drawn loosely, as a weakly consistent
+	// store answers), with that share of cas among the writes.
+	casRate float64
 }
 
 var specs = map[string]spec{
-	"register":        {registerOptions, drawRegister(false), randhist.Register},
-	"cas-register":    {registerOptions, drawRegister(true), randhist.CASRegister},
-	"kv":              {kvOptions, drawKV, randhist.KV},
-	"mutex":           {noOptions, drawMutex, randhist.Mutex},
-	"lock":            {noOptions, drawLock, randhist.Lock},
-	"fenced-register": {registerOptions, drawFenced, randhist.FencedRegister},
-	"set":             {noOptions, drawSet, randhist.Set},
-	"fifo-queue":      {noOptions, drawQueue, randhist.FIFOQueue},
-	"unordered-queue": {noOptions, drawQueue, randhist.UnorderedQueue},
-	"counter":         {noOptions, drawCounter, randhist.Counter},
-	"multi-register":  {registerOptions, drawMulti, nil},
+	"register":        {registerOptions, drawRegister(false), randhist.Register, 0},
+	"cas-register":    {registerOptions, drawRegister(true), randhist.CASRegister, 0.3},
+	"kv":              {kvOptions, drawKV, randhist.KV, 0.2},
+	"mutex":           {noOptions, drawMutex, randhist.Mutex, -1},
+	"lock":            {noOptions, drawLock, randhist.Lock, -1},
+	"fenced-register": {registerOptions, drawFenced, randhist.FencedRegister, -1},
+	"set":             {noOptions, drawSet, randhist.Set, -1},
+	"fifo-queue":      {noOptions, drawQueue, randhist.FIFOQueue, -1},
+	"unordered-queue": {noOptions, drawQueue, randhist.UnorderedQueue, -1},
+	"counter":         {noOptions, drawCounter, randhist.Counter, -1},
+	"multi-register":  {registerOptions, drawMulti, nil, -1},
 }
 
 func noOptions(*rand.Rand) model.Options { return model.Options{} }
