@@ -71,7 +71,7 @@ func (x *exec[S]) arMust(criterion string) func(a, b int) bool {
 func (x *exec[S]) sessionHolds(criterion string, ar []int, rank []int, evs []int) bool {
 	prev := []mask{0} // the empty set stands before the first event
 	for i, e := range evs {
-		chained := criterion == checker.MonotonicReads && !(x.memoryForms && x.ev[e].update)
+		chained := criterion == checker.MonotonicReads && (!x.memoryForms || !x.ev[e].update)
 		var works []mask
 		for _, v := range subsets(x.updatesBefore(rank, e)) {
 			if !x.visAllowed(criterion, rank, evs[:i], evs[i+1:], e, v) {
