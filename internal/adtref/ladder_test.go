@@ -56,9 +56,9 @@ var knownBroken = map[string][]ladder.Edge{
 // every model: an edge may fail only where knownBroken says it does. It
 // logs the smallest history that breaks each edge.
 func TestLadderEdges(t *testing.T) {
-	n := 300
+	n := 400
 	if testing.Short() {
-		n = 50
+		n = 80
 	}
 	for _, name := range Models {
 		r := rand.New(rand.NewPCG(24, uint64(len(name))))

@@ -79,9 +79,9 @@ func decideRW(h *history.History, opts weakref.Options, criterion string, memory
 // more than the register ones (see TestSessionFormsDiffer); with those two
 // read as for memory they agree on every history.
 func TestAgreesWithWeakref(t *testing.T) {
-	n := 4000
+	n := 2500
 	if testing.Short() {
-		n = 800
+		n = 700
 	}
 	r := rand.New(rand.NewPCG(24, 7))
 	agree, differ, formsAgree := map[string]int{}, map[string]int{}, map[string]int{}
@@ -94,7 +94,11 @@ func TestAgreesWithWeakref(t *testing.T) {
 				continue // beyond weakref's limits
 			}
 			got := mustRW(t, h, opts, c, false)
-			if forms := mustRW(t, h, opts, c, true); forms != want {
+			forms := got // the forms differ in two criteria alone
+			if c == checker.ReadYourWrites || c == checker.MonotonicReads {
+				forms = mustRW(t, h, opts, c, true)
+			}
+			if forms != want {
 				t.Errorf("%s in the forms for memory: adtref %v, weakref %v on %s (init %s, nil any %v)",
 					c, forms, want, show(h), opts.Init, opts.NilIsAny)
 			} else {
