@@ -80,6 +80,9 @@ func DecideNamed(name string, opts model.Options, h *history.History, criterion 
 type bound struct {
 	decide   func(h *history.History, criterion string) (bool, error)
 	simulate func(r *rand.Rand, draw drawFunc, n, procs int) (*history.History, error)
+	// prepare compiles h into an execution (an *exec of the model's
+	// state type), for tests that look inside.
+	prepare func(h *history.History) (any, error)
 }
 
 func bindModel[S comparable](m model.Model[S]) bound {
@@ -88,6 +91,7 @@ func bindModel[S comparable](m model.Model[S]) bound {
 		simulate: func(r *rand.Rand, draw drawFunc, n, procs int) (*history.History, error) {
 			return simulate(r, m, draw, n, procs)
 		},
+		prepare: func(h *history.History) (any, error) { return prepare(m, h) },
 	}
 }
 

@@ -7,8 +7,6 @@ import (
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/suite"
-	"github.com/histcheck/histcheck/history"
-	"github.com/histcheck/histcheck/model"
 )
 
 // TestSequentialAgrees compares Decide's sequential consistency with the
@@ -52,52 +50,14 @@ func TestSequentialAgrees(t *testing.T) {
 func TestPureReadsKeepTheState(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 100 {
-		for _, name := range []string{"register", "cas-register", "kv", "fenced-register", "set", "counter"} {
+		for _, name := range Models {
 			h, opts, err := Generate(r, name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var bad int
-			switch name {
-			case "register":
-				bad = readsChange(t, model.NewRegister(opts), h, r)
-			case "cas-register":
-				bad = readsChange(t, model.NewCASRegister(opts), h, r)
-			case "kv":
-				bad = readsChange(t, model.NewKV(opts), h, r)
-			case "fenced-register":
-				bad = readsChange(t, model.NewFencedRegister(opts), h, r)
-			case "set":
-				bad = readsChange(t, model.NewSet(opts), h, r)
-			case "counter":
-				bad = readsChange(t, model.NewCounter(opts), h, r)
-			}
-			if bad >= 0 {
+			if bad := prepared(t, name, opts, h).readChanges(r); bad >= 0 {
 				t.Fatalf("%s: a hidden read (event %d) changes the state or is refused in %s", name, bad, show(h))
 			}
 		}
 	}
-}
-
-// readsChange steps h's events in a random order, outputs hidden, and
-// steps every pure read, hidden, in every state reached; it returns a
-// read that was refused or changed the state, or -1.
-func readsChange[S comparable](t *testing.T, m model.Model[S], h *history.History, r *rand.Rand) int {
-	t.Helper()
-	x, err := prepare(m, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := x.init
-	for _, e := range append(r.Perm(len(x.ev)), -1) {
-		for rd := range x.ev {
-			if next, ok := x.step(s, rd, false); !x.ev[rd].update && (!ok || next != s) {
-				return rd
-			}
-		}
-		if e >= 0 {
-			s, _ = x.step(s, e, false)
-		}
-	}
-	return -1
 }
