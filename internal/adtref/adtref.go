@@ -4,8 +4,9 @@
 // causal convergence as Perrin, Mostéfaoui and Jard define them ("Causal
 // consistency: beyond memory", PPoPP 2016), their pipelined consistency
 // (PRAM), sequential consistency, and the session guarantees in the
-// abstract-execution form of Viotti and Vukolić ("Consistency in
-// non-transactional distributed storage systems", ACM CSUR 2016). It is the
+// typed abstract-execution forms of Viotti and Vukolić ("Consistency in
+// non-transactional distributed storage systems", ACM CSUR 2016; see
+// session.go). It is the
 // reference the fast engines are tested against, so it shares no code with
 // them: of the project it uses only the models (their Compile and Step)
 // and checker.Compile. Every decision is a plain enumeration whose
@@ -15,10 +16,14 @@
 // A history's events E are its operations that did not fail, process order
 // ↦ orders each process's events as recorded. A sequence of events is in
 // L(T) when stepping the model through it from its initial state accepts
-// every event; an event whose output is hidden is stepped with Op.Unknown
-// set, so the model accepts any output but still applies its effect (and a
-// partial operation, as an acquire of a held lock or a cas that finds
-// another value, can still be illegal). An operation of unknown outcome
+// every event whose output is visible. Hidden steps are total, as Perrin
+// et al.'s data types are complete (every input is allowed in every
+// state): an event whose output is hidden is stepped with Op.Unknown set,
+// so the model accepts any output and applies its effect, and when the
+// model refuses it even so (an acquire of a held lock, a cas that finds
+// another value, a write with a stale fencing token, a release by a client
+// that does not hold the lock) the event returned that refusal and the
+// state is unchanged. An operation of unknown outcome
 // either took effect, and is then an event whose output is hidden
 // everywhere, or did not, and is then removed; a history satisfies a
 // criterion when some choice of which took effect does.
@@ -55,14 +60,11 @@ const (
 var Criteria = []string{checker.Sequential, checker.CausalMemory, checker.CausalConvergence, checker.Causal,
 	checker.PRAM, checker.WritesFollowReads, checker.MonotonicWrites, checker.MonotonicReads, checker.ReadYourWrites}
 
-// Decide reports whether h satisfies criterion under the model m.
+// Decide reports whether h satisfies criterion under the model m. The
+// weak criteria need a model whose hidden steps are functions of the
+// state; the unordered queue's hidden dequeue is not (it may remove any
+// element), so it has sequential consistency only (see DecideNamed).
 func Decide[S comparable](m model.Model[S], h *history.History, criterion string) (bool, error) {
-	return decideForms(m, h, criterion, false)
-}
-
-// decideForms is Decide, with the session guarantees in their forms for
-// memory when memoryForms is set (see exec.memoryForms).
-func decideForms[S comparable](m model.Model[S], h *history.History, criterion string, memoryForms bool) (bool, error) {
 	decide := decider[S](criterion)
 	if decide == nil {
 		return false, fmt.Errorf("adtref: unknown criterion %q (want one of %v)", criterion, Criteria)
@@ -71,7 +73,6 @@ func decideForms[S comparable](m model.Model[S], h *history.History, criterion s
 	if err != nil {
 		return false, err
 	}
-	base.memoryForms = memoryForms
 	// Every subset of the operations of unknown outcome is tried as the
 	// set of those that took effect: the definition's "some choice".
 	unknown := base.unknown()
@@ -119,6 +120,11 @@ type event struct {
 	// update is set unless the model classes the operation a pure read
 	// (model.ReadOp), which changes nothing.
 	update bool
+	// observes is set when the event's output is observed (see observes).
+	observes bool
+	// write is set when the model classes the operation a blind write
+	// (model.WriteOp), which never observes.
+	write bool
 }
 
 // exec is one execution: the events, in the history's order (so each
@@ -128,13 +134,6 @@ type exec[S comparable] struct {
 	init  state[S]
 	ev    []event
 	procs [][]int // per process, its events in process order
-	// memoryForms reads read-your-writes and monotonic-reads as they are
-	// written for memory (Viotti and Vukolić; package weakref): only pairs
-	// from an update to a pure read for read-your-writes (so[wr→rd] ⊆ vis),
-	// only pairs between pure reads for monotonic-reads (vis;so[rd→rd] ⊆
-	// vis). The tests use it to show that these two restrictions are the
-	// only difference from the register definitions.
-	memoryForms bool
 }
 
 // prepare compiles h's operations that did not fail (nothing pruned: the
@@ -166,7 +165,8 @@ func prepare[S comparable](m model.Model[S], h *history.History) (*exec[S], erro
 		if k >= MaxKeys {
 			return nil, fmt.Errorf("%w: more than %d keys", ErrTooLarge, MaxKeys)
 		}
-		x.ev = append(x.ev, event{op: c.Ops[i], proc: o.Process, key: k, update: info.ClassOf(o.F) != model.ReadOp})
+		class := info.ClassOf(o.F)
+		x.ev = append(x.ev, event{op: c.Ops[i], proc: o.Process, key: k, update: class != model.ReadOp, write: class == model.WriteOp})
 	}
 	s := m.Init(c.Table)
 	for k := range x.init {
@@ -175,8 +175,10 @@ func prepare[S comparable](m model.Model[S], h *history.History) (*exec[S], erro
 	return x.renumber(), nil
 }
 
-// renumber numbers the processes densely and lists each one's events.
+// renumber numbers the processes densely, lists each one's events and
+// says which events observe.
 func (x *exec[S]) renumber() *exec[S] {
+	defer x.observes()
 	dense := map[int]int{}
 	x.procs = nil
 	for e := range x.ev {
@@ -210,7 +212,7 @@ func (x *exec[S]) without(unknown []int, took int) *exec[S] {
 	for j, e := range unknown {
 		gone[e] = took&(1<<j) == 0
 	}
-	y := &exec[S]{m: x.m, init: x.init, memoryForms: x.memoryForms}
+	y := &exec[S]{m: x.m, init: x.init}
 	for e := range x.ev {
 		if !gone[e] {
 			y.ev = append(y.ev, x.ev[e])
@@ -236,7 +238,9 @@ func (x *exec[S]) ofProc(p int) mask {
 }
 
 // step applies event e to s, its output checked only when visible (an
-// event of unknown outcome is hidden whatever visible says).
+// event of unknown outcome is hidden whatever visible says). A hidden step
+// is total: when the model refuses the event, the event returned the
+// refusal and s is unchanged.
 func (x *exec[S]) step(s state[S], e int, visible bool) (state[S], bool) {
 	op := x.ev[e].op
 	if !visible {
@@ -244,8 +248,11 @@ func (x *exec[S]) step(s state[S], e int, visible bool) (state[S], bool) {
 	}
 	k := x.ev[e].key
 	next, ok := x.m.Step(s[k], &op)
+	if !ok {
+		return s, op.Unknown
+	}
 	s[k] = next
-	return s, ok
+	return s, true
 }
 
 // legal reports whether the sequence seq is in L(T) with the outputs of
@@ -347,4 +354,63 @@ func (x *exec[S]) pram() bool {
 		}
 	}
 	return true
+}
+
+// observes marks the events whose output is observed, for the session
+// guarantees' typed forms: an event observes unless the model classes it a
+// blind write (model.WriteOp), its outcome is unknown (its output is hidden
+// everywhere), or every state it may be stepped in accepts it with its
+// output visible (it returns nothing that depends on the state: an append,
+// an enqueue, an add, a read the model accepts whatever it returns, as a
+// read of nil under model.NilIsAny). The states it may be stepped in are
+// those a context can reach: the states that sequences of distinct events
+// reach from the initial state, outputs hidden.
+func (x *exec[S]) observes() {
+	reached := x.reachable()
+	for e := range x.ev {
+		ev := &x.ev[e]
+		ev.observes = false
+		if ev.write || ev.op.Unknown {
+			continue
+		}
+		for _, s := range reached {
+			if _, ok := x.step(s, e, true); !ok {
+				ev.observes = true
+				break
+			}
+		}
+	}
+}
+
+// reachable lists the states that sequences of distinct events reach from
+// the initial state, outputs hidden.
+func (x *exec[S]) reachable() []state[S] {
+	type node struct {
+		placed mask
+		s      state[S]
+	}
+	seen := map[node]bool{{0, x.init}: true}
+	states := map[state[S]]bool{x.init: true}
+	queue := []node{{0, x.init}}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for e := range x.ev {
+			if n.placed.has(e) {
+				continue
+			}
+			t, _ := x.step(n.s, e, false)
+			next := node{n.placed | 1<<e, t}
+			if !seen[next] {
+				seen[next] = true
+				states[t] = true
+				queue = append(queue, next)
+			}
+		}
+	}
+	out := make([]state[S], 0, len(states))
+	for s := range states {
+		out = append(out, s)
+	}
+	return out
 }

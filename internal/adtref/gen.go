@@ -3,7 +3,9 @@ package adtref
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
+	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/internal/randhist"
 	"github.com/histcheck/histcheck/model"
@@ -32,6 +34,18 @@ import (
 // Models lists the models Generate and DecideNamed know, by name.
 var Models = []string{"register", "cas-register", "kv", "mutex", "lock", "fenced-register", "set",
 	"fifo-queue", "unordered-queue", "counter", "multi-register"}
+
+// WeakModels lists the models of Models that have the weak criteria: all
+// but the unordered queue, whose dequeue with its output hidden may remove
+// any element, so that it is not a function of the state, as the
+// definitions need (the model removes one by rule, which is exact for
+// linearizability and sequential consistency only).
+var WeakModels = []string{"register", "cas-register", "kv", "mutex", "lock", "fenced-register", "set",
+	"fifo-queue", "counter", "multi-register"}
+
+// MemoryModels lists the models of WeakModels whose histories, when kv
+// has no append, are read/write-register histories (reads, writes, cas).
+var MemoryModels = []string{"register", "cas-register", "kv"}
 
 // Generate draws a history for the named model, and the options the model
 // is to be built with (model.Options: the initial value and how nil reads
@@ -67,7 +81,11 @@ func Generate(r *rand.Rand, name string) (*history.History, model.Options, error
 }
 
 // DecideNamed decides criterion on h with the named model built from opts.
+// A model not in WeakModels has sequential consistency only.
 func DecideNamed(name string, opts model.Options, h *history.History, criterion string) (bool, error) {
+	if criterion != checker.Sequential && slices.Contains(Models, name) && !slices.Contains(WeakModels, name) {
+		return false, fmt.Errorf("adtref: model %s has no weak criteria (its hidden steps are not functions of the state)", name)
+	}
 	b, err := bind(name, opts)
 	if err != nil {
 		return false, err
