@@ -407,7 +407,7 @@ func (r *run) checkAll() error {
 		}
 	}
 	if all {
-		l := ladder.Build(results)
+		l := r.buildLadder(results)
 		r.out.Ladder = &l
 		filled := r.fillImplied(list, results, l)
 		skipped = slices.DeleteFunc(skipped, func(c string) bool { return filled[c] })

@@ -5,7 +5,39 @@ import (
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/ladder"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
+
+// buildLadder places the verdicts on the ladder: with every edge for a
+// read/write-register history, without the edges that hold for registers
+// only (ladder.Edge.MemoryOnly) for any other.
+func (r *run) buildLadder(results map[string]checker.Result) ladder.Ladder {
+	if r.readWriteOnly() {
+		return ladder.Build(results)
+	}
+	return ladder.BuildAny(results)
+}
+
+// readWriteOnly reports whether every operation that did not fail is a
+// read, a write or a cas of its object's model (model.Info.ClassOf): an
+// append, an acquire, an add or a transaction is none of them.
+func (r *run) readWriteOnly() bool {
+	for _, o := range r.objs {
+		for i := range o.h.Ops {
+			op := &o.h.Ops[i]
+			if op.Status == history.Fail {
+				continue
+			}
+			switch o.model.Info.ClassOf(op.F) {
+			case model.ReadOp, model.WriteOp, model.CASOp:
+			default:
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // fillImplied gives each criterion of list that was not checked (it does
 // not apply to the model's operations, or is not local), or whose check

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/history"
 )
@@ -301,4 +302,63 @@ func TestDetectTransactionalModel(t *testing.T) {
 			t.Errorf("%s: got %q, %v; want %s", c.name, got, err, c.want)
 		}
 	}
+}
+
+// TestLadderMemoryOnly checks that a read/write-register history gets
+// every edge of the ladder, and a history with another operation (kv's
+// append, a mutex's acquire) none that holds for registers only: PRAM
+// then implies nothing of monotonic-writes, and causal nothing of
+// writes-follow-reads, while causal convergence still implies both.
+func TestLadderMemoryOnly(t *testing.T) {
+	models := map[string]suite.Model{}
+	for _, m := range suite.Builtin() {
+		models[m.Info.Name] = m
+	}
+	x := history.StringValue("x")
+	tests := []struct {
+		model, f string
+		memory   bool
+	}{
+		{"kv", "get", true},
+		{"kv", "cas", true},
+		{"kv", "append", false},
+		{"mutex", "acquire", false},
+	}
+	pram := map[string]checker.Result{checker.PRAM: {Valid: checker.True}, checker.Causal: {Valid: checker.True}}
+	ccv := map[string]checker.Result{checker.CausalConvergence: {Valid: checker.True}}
+	for _, tt := range tests {
+		h := &history.History{Ops: []history.Op{
+			{F: "put", Key: x, Status: history.OK},
+			{F: tt.f, Key: x, Status: history.OK},
+			{F: "append", Key: x, Status: history.Fail}, // failed: not an operation of the history
+		}}
+		if tt.model == "mutex" {
+			h.Ops = h.Ops[1:2]
+		}
+		r := &run{h: h, objs: []object{{model: models[tt.model], h: h}}}
+		if got := r.readWriteOnly(); got != tt.memory {
+			t.Errorf("%s %s: read/write only %v, want %v", tt.model, tt.f, got, tt.memory)
+		}
+		want := checker.Unknown
+		if tt.memory {
+			want = checker.True
+		}
+		rows := verdictsOf(r.buildLadder(pram))
+		if rows[checker.MonotonicWrites] != want || rows[checker.WritesFollowReads] != want {
+			t.Errorf("%s %s: from PRAM and causal, monotonic-writes %v and writes-follow-reads %v, want %v",
+				tt.model, tt.f, rows[checker.MonotonicWrites], rows[checker.WritesFollowReads], want)
+		}
+		rows = verdictsOf(r.buildLadder(ccv))
+		if rows[checker.MonotonicWrites] != checker.True || rows[checker.WritesFollowReads] != checker.True {
+			t.Errorf("%s %s: causal convergence does not imply monotonic-writes and writes-follow-reads", tt.model, tt.f)
+		}
+	}
+}
+
+func verdictsOf(l ladder.Ladder) map[string]checker.Verdict {
+	out := map[string]checker.Verdict{}
+	for _, row := range l.Table {
+		out[row.Criterion] = row.Valid
+	}
+	return out
 }

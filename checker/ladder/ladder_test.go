@@ -95,3 +95,35 @@ func TestImpliesIsAcyclic(t *testing.T) {
 		visit(c, map[string]bool{})
 	}
 }
+
+// TestBuildAnyLeavesOutMemoryOnly checks that BuildAny propagates along
+// every edge but those marked memory-only, and Build along all of them.
+func TestBuildAnyLeavesOutMemoryOnly(t *testing.T) {
+	var memoryOnly int
+	for _, e := range ladder.Implies() {
+		res := map[string]checker.Result{e.Strong: {Criterion: e.Strong, Valid: checker.True}}
+		want := checker.True
+		if e.MemoryOnly {
+			memoryOnly++
+			want = checker.Unknown
+		}
+		if got := rowOf(ladder.BuildAny(res), e.Weak); got != want {
+			t.Errorf("BuildAny: %s holds, %s is %v, want %v", e.Strong, e.Weak, got, want)
+		}
+		if got := rowOf(ladder.Build(res), e.Weak); got != checker.True {
+			t.Errorf("Build: %s holds, %s is %v", e.Strong, e.Weak, got)
+		}
+	}
+	if memoryOnly != 2 {
+		t.Errorf("%d memory-only edges, want 2 (causal ⇒ writes-follow-reads, PRAM ⇒ monotonic-writes)", memoryOnly)
+	}
+}
+
+func rowOf(l ladder.Ladder, c string) checker.Verdict {
+	for _, r := range l.Table {
+		if r.Criterion == c {
+			return r.Valid
+		}
+	}
+	return checker.Unknown
+}
