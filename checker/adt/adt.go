@@ -1,0 +1,238 @@
+// Package adt decides the weak criteria for any sequential specification
+// (any model.Model): weak causal consistency ("causal"), causal
+// consistency ("causal-memory") and causal convergence as Perrin,
+// Mostéfaoui and Jard define them for abstract data types ("Causal
+// consistency: beyond memory", PPoPP 2016), and pipelined consistency
+// ("pram"). The register checkers (checker/causal, checker/session)
+// decide the same criteria for reads and writes in polynomial time; this
+// package works from the model's steps alone, so sets, queues, counters,
+// locks and appends get them too.
+//
+// # Definitions
+//
+// The events are the operations that did not fail; process order ↦ keeps
+// each process's operations in their recorded order. A sequence of events
+// is accepted when the model steps through it from its initial state; an
+// event whose output is hidden is stepped with its outcome unknown (any
+// output, the same effect). A causal order → is a strict partial order
+// that contains ↦; ⌊e⌋ is e with the events before it.
+//   - causal: some →, such that for every e some sequence of ⌊e⌋ that
+//     respects →, with only e's output visible, is accepted;
+//   - causal-memory: the same with the outputs of e's whole process
+//     visible;
+//   - causal-convergence: some → and one total order ≤ that contains it,
+//     such that for every e, ⌊e⌋ in the order ≤, with only e's output
+//     visible, is accepted;
+//   - pram: for every process, some sequence of all events that keeps
+//     every process's order, with only that process's outputs visible, is
+//     accepted.
+//
+// An operation of unknown outcome either took effect (an event whose
+// output is hidden everywhere) or did not (no event at all); a history
+// satisfies a criterion when one choice for all of them does.
+//
+// # Search
+//
+// A sequential witness is a witness of every criterion, so Check asks the
+// sequential checker first, within a share of the budget. Otherwise the
+// causal criteria are searched exactly: events are committed one at a
+// time, each with a causal past made of committed events (a vector clock,
+// closed under the pasts it contains), and a past is kept only when a
+// sequence of it explains the event's output; configurations that failed
+// are memoised. pram is one search per process, over the choices of which
+// updates of unknown outcome took effect. Every search counts its nodes
+// against Options.MaxNodes: past it, or past ctx's deadline, the verdict
+// is unknown. The problems are NP-complete; the budget keeps the answer
+// deterministic.
+package adt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/sequential"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
+)
+
+// Options tune Check.
+type Options struct {
+	// MaxNodes bounds the nodes the searches explore; 0 means
+	// DefaultMaxNodes, negative no bound. A bound in steps, unlike a
+	// deadline, gives the same verdict on every machine.
+	MaxNodes int64
+	// NoSequentialFirst skips the sequential witness, so that the verdict
+	// comes from the criterion's own search.
+	NoSequentialFirst bool
+}
+
+// DefaultMaxNodes is the nodes a check explores unless Options say
+// otherwise.
+const DefaultMaxNodes = 2_000_000
+
+// Criteria are the criteria Check decides, strongest first.
+var Criteria = []string{checker.CausalMemory, checker.CausalConvergence, checker.Causal, checker.PRAM}
+
+// Methods, as put in checker.Result.Method.
+const (
+	MethodSequential = "sequential-witness"
+	MethodCausal     = "causal-search"
+	MethodPRAM       = "pram-search"
+)
+
+// Patterns of the violations Check reports.
+const (
+	// PatternNoPast: no causal order explains every output. Op is an
+	// operation whose output no causal past explains after Prefix, the
+	// longest commit order the search reached; Stuck lists what could be
+	// committed next there (Legal: some past explained it, but the search
+	// failed further on).
+	PatternNoPast = "no-causal-past"
+	// PatternNoView: Session's process has no view that keeps every
+	// process's order and explains its outputs. Prefix is the longest
+	// legal start of one found, Stuck what could not follow it.
+	PatternNoView = "no-process-view"
+)
+
+// Check decides criterion (one of Criteria) for h under m. The error is
+// non-nil only for an unknown criterion or input the model rejects; a
+// spent budget or an ended ctx gives an unknown verdict with a Reason.
+func Check[S comparable](ctx context.Context, m model.Model[S], h *history.History, criterion string, opts Options) (checker.Result, error) {
+	start := time.Now()
+	if !known(criterion) {
+		return checker.Result{}, fmt.Errorf("adt: unknown criterion %q (want one of %v)", criterion, Criteria)
+	}
+	if h == nil {
+		return checker.Result{}, errors.New("adt: no history")
+	}
+	maxNodes := opts.MaxNodes
+	if maxNodes == 0 {
+		maxNodes = DefaultMaxNodes
+	}
+	p, err := newProblem(ctx, m, h, maxNodes)
+	if err != nil {
+		return checker.Result{}, err
+	}
+	res := checker.Result{Criterion: criterion}
+	done := false
+	if !opts.NoSequentialFirst {
+		res, done, err = sequentialFirst(ctx, p, m, criterion, maxNodes)
+		if err != nil {
+			return res, err
+		}
+	}
+	if !done {
+		res = decide(p, criterion, m.Info().Name)
+	}
+	res.Criterion = criterion
+	res.Stats.Ops, res.Stats.Partitions = len(p.c.Ops), 1
+	res.Stats.States += p.budget.n
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+func known(criterion string) bool {
+	for _, c := range Criteria {
+		if c == criterion {
+			return true
+		}
+	}
+	return false
+}
+
+// decide runs the criterion's own search.
+func decide[S comparable](p *problem[S], criterion, modelName string) checker.Result {
+	if criterion == checker.PRAM {
+		s := newPramSearch(p)
+		ok, err := s.run()
+		if err != nil {
+			return unknown(p, MethodPRAM, err)
+		}
+		if ok {
+			return pramWitness(p, s)
+		}
+		return pramViolation(p, s, modelName)
+	}
+	s := newCausalSearch(p, criterion)
+	ok, err := s.run()
+	if err != nil {
+		return unknown(p, MethodCausal, err)
+	}
+	if ok {
+		return causalWitness(p, s)
+	}
+	return causalViolation(p, s, criterion, modelName)
+}
+
+// unknown is the verdict of a search the budget or the context ended.
+func unknown[S comparable](p *problem[S], method string, err error) checker.Result {
+	r := checker.Result{Method: method}
+	if errors.Is(err, errBudget) {
+		r.Reason = fmt.Sprintf("the search explored its budget of %d nodes without a verdict", p.budget.max)
+	} else {
+		r.Reason = "the search was interrupted: " + err.Error()
+	}
+	return r
+}
+
+// sequentialFirst asks the sequential checker for a witness, within half
+// the budget; a sequential order is a witness of every criterion here.
+func sequentialFirst[S comparable](ctx context.Context, p *problem[S], m model.Model[S], criterion string, maxNodes int64) (checker.Result, bool, error) {
+	seqNodes := maxNodes / 2
+	if maxNodes < 0 {
+		seqNodes = 0
+	}
+	sr, err := sequential.Check(ctx, m, p.h, sequential.Options{NoLinearFirst: true, MaxNodes: seqNodes})
+	if err != nil {
+		return checker.Result{}, false, err
+	}
+	if sr.Valid != checker.True {
+		return checker.Result{}, false, nil
+	}
+	res := checker.Result{Valid: checker.True, Method: MethodSequential, Witness: sr.Witness,
+		Reason: "the history is sequentially consistent, and a sequential order is a witness of " + criterion}
+	res.Stats.States = sr.Stats.States
+	res.Views = totalViews(p, sr.Witness, criterion == checker.PRAM)
+	res.Dropped = missing(p, sr.Witness)
+	return res, true, nil
+}
+
+// totalViews gives the views of a witness that is one total order w:
+// each event's past is its prefix, each process's view all of w.
+func totalViews[S comparable](p *problem[S], w []int, perProcess bool) []checker.View {
+	var views []checker.View
+	if perProcess {
+		seen := map[int]bool{}
+		for _, pos := range w {
+			proc := p.h.Ops[pos].Process
+			if !seen[proc] {
+				seen[proc] = true
+				views = append(views, checker.View{Op: pos, Process: true, Order: w})
+			}
+		}
+		return views
+	}
+	for i, pos := range w {
+		views = append(views, checker.View{Op: pos, Order: w[:i+1]})
+	}
+	return views
+}
+
+// missing lists the positions of events that are not in w: operations
+// of unknown outcome that took no effect.
+func missing[S comparable](p *problem[S], w []int) []int {
+	in := map[int]bool{}
+	for _, pos := range w {
+		in[pos] = true
+	}
+	var out []int
+	for _, pos := range p.c.Pos {
+		if !in[pos] {
+			out = append(out, pos)
+		}
+	}
+	return out
+}

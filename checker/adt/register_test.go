@@ -1,0 +1,100 @@
+package adt
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/causal"
+	"github.com/histcheck/histcheck/checker/session"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/internal/randhist"
+	"github.com/histcheck/histcheck/model"
+)
+
+// registerCheck decides criterion on a read/write history with the
+// register checkers.
+func registerCheck(h *history.History, criterion string, init history.Value) (checker.Result, error) {
+	if criterion == checker.PRAM || containsCrit(session.Criteria, criterion) {
+		return session.Check(context.Background(), h, criterion, session.Options{Init: init})
+	}
+	return causal.Check(context.Background(), h, criterion, causal.Options{Init: init})
+}
+
+func containsCrit(cs []string, c string) bool {
+	for _, x := range cs {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// keyed reports whether some operation of h names a key.
+func keyed(h *history.History) bool {
+	for i := range h.Ops {
+		if !h.Ops[i].Key.IsNone() {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAgreesWithRegisterCheckers compares every criterion with the
+// register checkers on random read/write histories of unique values,
+// with crashed and failed operations and tied times.
+func TestAgreesWithRegisterCheckers(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	r := rand.New(rand.NewPCG(24, 7))
+	counts := map[string]int{}
+	for i := 0; i < n; i++ {
+		h, init := randhist.ReadWrite(r, randhist.WeakConfig{CrashRate: 0.15, FailRate: 0.1})
+		mopts := model.Options{Init: init}
+		for _, crit := range Criteria {
+			want, err := registerCheck(h, crit, init)
+			if err != nil || want.Valid == checker.Unknown {
+				continue
+			}
+			var got checker.Result
+			if keyed(h) {
+				got, err = checkVerified(t, model.NewKV(mopts), h, crit, i%2 == 0)
+			} else {
+				got, err = checkVerified(t, model.NewRegister(mopts), h, crit, i%2 == 0)
+			}
+			if err != nil {
+				t.Fatalf("history %d %s: %v", i, crit, err)
+			}
+			counts[crit+" "+want.Valid.String()]++
+			if got.Valid != want.Valid {
+				t.Errorf("history %d, %s: adt says %s (%s), the register checker %s\n%s", i, crit, got.Valid, got.Reason, want.Valid, dump(h))
+			}
+		}
+	}
+	t.Logf("verdicts compared: %v", counts)
+}
+
+// checkVerified runs Check (the search alone when noSeq) and verifies a
+// witness.
+func checkVerified[S comparable](t *testing.T, m model.Model[S], h *history.History, crit string, noSeq bool) (checker.Result, error) {
+	t.Helper()
+	res, err := Check(context.Background(), m, h, crit, Options{NoSequentialFirst: noSeq})
+	if err != nil || res.Valid != checker.True {
+		return res, err
+	}
+	if verr := VerifyWitness(m, h, crit, res); verr != nil {
+		t.Errorf("%s witness does not verify: %v\n%s", crit, verr, dump(h))
+	}
+	return res, nil
+}
+
+func dump(h *history.History) string {
+	s := ""
+	for i := range h.Ops {
+		s += h.Ops[i].Label() + " " + h.Ops[i].Status.String() + "\n"
+	}
+	return s
+}

@@ -1,0 +1,224 @@
+package adt
+
+import (
+	"fmt"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
+)
+
+// VerifyWitness checks, independently of the searches, that res (Valid
+// True, from Check) is a witness of criterion for h under m: its events
+// are the operations that did not fail less res.Dropped (operations of
+// unknown outcome only); for the causal criteria each event has one view,
+// its causal past ending with itself, the pasts contain process order and
+// are closed (so that "a is in b's view" is a causal order), each view
+// lists its past in an order that respects it (for causal-convergence,
+// the order res.Witness, which contains every past), and the model
+// accepts each view with the outputs the criterion shows; for pram each
+// process's view holds every event in an order that keeps every
+// process's order and the model accepts it with that process's outputs.
+// It returns nil or an error that says which condition broke first.
+func VerifyWitness[S comparable](m model.Model[S], h *history.History, criterion string, res checker.Result) error {
+	v, err := newVerifier(m, h, res.Dropped)
+	if err != nil {
+		return err
+	}
+	if criterion == checker.PRAM {
+		return v.pram(res.Views)
+	}
+	pasts, err := v.pasts(res.Views)
+	if err != nil {
+		return err
+	}
+	if criterion == checker.CausalConvergence {
+		if err := v.total(res.Witness, pasts); err != nil {
+			return err
+		}
+	}
+	for e, order := range pasts {
+		if err := v.replay(order, criterion, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type verifier[S comparable] struct {
+	m      model.Model[S]
+	h      *history.History
+	t      *model.Table
+	ops    map[int]model.Op // position -> compiled operation, for the events
+	events map[int]bool
+}
+
+func newVerifier[S comparable](m model.Model[S], h *history.History, dropped []int) (*verifier[S], error) {
+	c, err := checker.Compile(m, h, nil, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	v := &verifier[S]{m: m, h: h, t: c.Table, ops: map[int]model.Op{}, events: map[int]bool{}}
+	for i, pos := range c.Pos {
+		v.ops[pos] = c.Ops[i]
+		v.events[pos] = true
+	}
+	for _, d := range dropped {
+		if d < 0 || d >= len(h.Ops) || h.Ops[d].Status != history.Info {
+			return nil, fmt.Errorf("the witness drops operation %d, which is not of unknown outcome", d)
+		}
+		delete(v.events, d)
+	}
+	return v, nil
+}
+
+// pasts checks the causal views and returns each event's view.
+func (v *verifier[S]) pasts(views []checker.View) (map[int][]int, error) {
+	out := map[int][]int{}
+	for _, w := range views {
+		if !v.events[w.Op] || len(w.Order) == 0 || w.Order[len(w.Order)-1] != w.Op {
+			return nil, fmt.Errorf("the view of operation %d does not end with it, or it is no event", w.Op)
+		}
+		if _, dup := out[w.Op]; dup {
+			return nil, fmt.Errorf("%s has two views", v.h.Ops[w.Op].Label())
+		}
+		out[w.Op] = w.Order
+	}
+	for e := range v.events {
+		if _, ok := out[e]; !ok {
+			return nil, fmt.Errorf("%s has no view", v.h.Ops[e].Label())
+		}
+	}
+	for e, order := range out {
+		if err := v.pastOf(e, order, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// pastOf checks one causal past: events once each, every earlier event
+// of e's process in it, closed, and in an order that respects the pasts.
+func (v *verifier[S]) pastOf(e int, order []int, all map[int][]int) error {
+	at := map[int]int{}
+	for i, x := range order {
+		if !v.events[x] {
+			return fmt.Errorf("the past of %s holds operation %d, which is no event", v.h.Ops[e].Label(), x)
+		}
+		if _, dup := at[x]; dup {
+			return fmt.Errorf("the past of %s holds %s twice", v.h.Ops[e].Label(), v.h.Ops[x].Label())
+		}
+		at[x] = i
+	}
+	for x := range v.events {
+		if x < e && v.h.Ops[x].Process == v.h.Ops[e].Process {
+			if _, ok := at[x]; !ok {
+				return fmt.Errorf("the past of %s lacks %s, earlier in its process", v.h.Ops[e].Label(), v.h.Ops[x].Label())
+			}
+		}
+	}
+	for x, i := range at {
+		for _, y := range all[x][:len(all[x])-1] {
+			j, ok := at[y]
+			if !ok || j >= i {
+				return fmt.Errorf("the past of %s has %s but not %s before it, which %s has seen",
+					v.h.Ops[e].Label(), v.h.Ops[x].Label(), v.h.Ops[y].Label(), v.h.Ops[x].Label())
+			}
+		}
+	}
+	return nil
+}
+
+// total checks that w orders every event once and every past in it.
+func (v *verifier[S]) total(w []int, pasts map[int][]int) error {
+	at := map[int]int{}
+	for i, x := range w {
+		if !v.events[x] {
+			return fmt.Errorf("the total order holds operation %d, which is no event", x)
+		}
+		at[x] = i
+	}
+	if len(at) != len(v.events) || len(w) != len(at) {
+		return fmt.Errorf("the total order does not list every event once")
+	}
+	for e, order := range pasts {
+		for i := 1; i < len(order); i++ {
+			if at[order[i-1]] >= at[order[i]] {
+				return fmt.Errorf("the past of %s is not in the total order", v.h.Ops[e].Label())
+			}
+		}
+	}
+	return nil
+}
+
+// replay steps order through the model, one state per key, with the
+// outputs of criterion's visible events: of e alone (causal,
+// causal-convergence), of e's process (causal-memory, pram).
+func (v *verifier[S]) replay(order []int, criterion string, e int) error {
+	keyed := v.m.Info().Keyed
+	states := map[history.Value]S{}
+	for n, x := range order {
+		var k history.Value
+		if keyed {
+			k = v.h.Ops[x].Key
+		}
+		s, ok := states[k]
+		if !ok {
+			s = v.m.Init(v.t)
+		}
+		op := v.ops[x]
+		shown := x == e || ((criterion == checker.CausalMemory || criterion == checker.PRAM) &&
+			v.h.Ops[x].Process == v.h.Ops[e].Process)
+		op.Unknown = op.Unknown || !shown
+		next, legal := v.m.Step(s, &op)
+		if !legal {
+			return fmt.Errorf("the view of %s: step %d, %s, is illegal in state %s",
+				v.h.Ops[e].Label(), n+1, v.h.Ops[x].Label(), v.m.Describe(s, v.t))
+		}
+		states[k] = next
+	}
+	return nil
+}
+
+// pram checks one view per process that has events: every event once,
+// each process's order kept, accepted with the process's outputs.
+func (v *verifier[S]) pram(views []checker.View) error {
+	procs := map[int]bool{}
+	for e := range v.events {
+		procs[v.h.Ops[e].Process] = true
+	}
+	for _, w := range views {
+		p := v.h.Ops[w.Op].Process
+		if !w.Process || !procs[p] {
+			return fmt.Errorf("view %d is not one of a process with events, or is given twice", w.Op)
+		}
+		delete(procs, p)
+		if err := v.pramView(w); err != nil {
+			return err
+		}
+	}
+	if len(procs) > 0 {
+		return fmt.Errorf("a process has no view")
+	}
+	return nil
+}
+
+func (v *verifier[S]) pramView(w checker.View) error {
+	seen := map[int]bool{}
+	last := map[int]int{}
+	for _, x := range w.Order {
+		if !v.events[x] || seen[x] {
+			return fmt.Errorf("the view of %s's process lists operation %d twice, or it is no event", v.h.Ops[w.Op].Label(), x)
+		}
+		seen[x] = true
+		p := v.h.Ops[x].Process
+		if j, ok := last[p]; ok && j > x {
+			return fmt.Errorf("the view of %s's process breaks process order at %s", v.h.Ops[w.Op].Label(), v.h.Ops[x].Label())
+		}
+		last[p] = x
+	}
+	if len(seen) != len(v.events) {
+		return fmt.Errorf("the view of %s's process leaves events out", v.h.Ops[w.Op].Label())
+	}
+	return v.replay(w.Order, checker.PRAM, w.Op)
+}
