@@ -95,6 +95,12 @@ const (
 	// process's order and explains its outputs. Prefix is the longest
 	// legal start of one found, Stuck what could not follow it.
 	PatternNoView = "no-process-view"
+	// PatternUnexplained: no sequence of any operations (keeping only
+	// each process's order, Op's own earlier operations all in it) makes
+	// Op's output legal, so no causal past of Op explains it. Stuck holds
+	// what the model says of Op in the initial state, when it is illegal
+	// there.
+	PatternUnexplained = "unexplained-output"
 )
 
 // Check decides criterion (one of Criteria) for h under m. The error is

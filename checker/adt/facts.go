@@ -37,6 +37,9 @@ func droppedOf[S comparable](p *problem[S], absent []bool) []int {
 func causalViolation[S comparable](p *problem[S], s *causalSearch[S], criterion, modelName string) checker.Result {
 	v := checker.Violation{Pattern: PatternNoPast, Op: checker.None, Searched: len(p.c.Ops),
 		Prefix: p.positions(s.deepest), Model: modelName, Ops: p.positions(s.stuck)}
+	if s.isolated {
+		v.Pattern = PatternUnexplained
+	}
 	for i, e := range s.stuck {
 		st := checker.Stuck{Op: p.c.Pos[e], Legal: s.legal[i]}
 		if !st.Legal {
