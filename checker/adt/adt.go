@@ -74,13 +74,15 @@ type Options struct {
 const DefaultMaxNodes = 2_000_000
 
 // Criteria are the criteria Check decides, strongest first.
-var Criteria = []string{checker.CausalMemory, checker.CausalConvergence, checker.Causal, checker.PRAM}
+var Criteria = []string{checker.CausalMemory, checker.CausalConvergence, checker.Causal, checker.PRAM,
+	checker.MonotonicWrites, checker.ReadYourWrites}
 
 // Methods, as put in checker.Result.Method.
 const (
 	MethodSequential = "sequential-witness"
 	MethodCausal     = "causal-search"
 	MethodPRAM       = "pram-search"
+	MethodSession    = "arbitration-search"
 )
 
 // Patterns of the violations Check reports.
@@ -101,7 +103,19 @@ const (
 	// what the model says of Op in the initial state, when it is illegal
 	// there.
 	PatternUnexplained = "unexplained-output"
+	// PatternNoArbitration: no arbitration order (read-your-writes,
+	// monotonic-writes) explains every output. Prefix is the longest
+	// start of one found, Stuck what could not follow it.
+	PatternNoArbitration = "no-arbitration"
 )
+
+// ReasonBlindWrites is the Reason of read-your-writes left unknown on a
+// history with blind writes (model.ReadWriteRegister's WriteOp): such a
+// write's output never depends on what it sees, so read-your-writes does
+// not order it after its session's earlier updates, and the search,
+// which keeps each session's updates in order, would be too strict. The
+// register checkers decide such histories of reads and writes.
+const ReasonBlindWrites = "read-your-writes is decided from the model's steps only for histories without blind writes"
 
 // Check decides criterion (one of Criteria) for h under m. The error is
 // non-nil only for an unknown criterion or input the model rejects; a
@@ -151,6 +165,24 @@ func known(criterion string) bool {
 
 // decide runs the criterion's own search.
 func decide[S comparable](p *problem[S], criterion, modelName string) checker.Result {
+	if criterion == checker.ReadYourWrites && p.blindWrites() {
+		return checker.Result{Method: MethodSession, Reason: ReasonBlindWrites}
+	}
+	if criterion == checker.ReadYourWrites || criterion == checker.MonotonicWrites {
+		s := newSessionSearch(p, criterion == checker.ReadYourWrites)
+		ok, err := s.run()
+		if err != nil {
+			return unknown(p, MethodSession, err)
+		}
+		if !ok {
+			return sessionViolation(p, s, criterion, modelName)
+		}
+		res, err := sessionWitness(p, s)
+		if err != nil {
+			return unknown(p, MethodSession, err)
+		}
+		return res
+	}
 	if criterion == checker.PRAM {
 		s := newPramSearch(p)
 		ok, err := s.run()

@@ -116,3 +116,18 @@ func (p *problem[S]) positions(events []int32) []int {
 	}
 	return out
 }
+
+// blindWrites reports whether some event is a blind write: legal in
+// every state (model.ReadWriteRegister's WriteOp).
+func (p *problem[S]) blindWrites() bool {
+	rw, ok := p.w.m.(model.ReadWriteRegister)
+	if !ok {
+		return false
+	}
+	for i := range p.c.Ops {
+		if rw.Class(&p.c.Ops[i]) == model.WriteOp {
+			return true
+		}
+	}
+	return false
+}

@@ -93,16 +93,60 @@ func checkAll[S comparable](t *testing.T, name string, m model.Model[S], h *hist
 }
 
 func TestTextbook(t *testing.T) {
-	ctx := context.Background()
-	_ = ctx
-	// Two processes each add an element and read only their own: every
-	// process sees its own add alone, so causal holds, but no single
-	// order explains both reads.
+	// Two processes each add an element and read only their own: each
+	// sees its own add alone, so every weak criterion holds, but no
+	// single order explains both reads.
 	setOwn := build([]step{
 		{0, "add", i64(1), 0}, {1, "add", i64(2), 0},
 		{0, "read", ints(1), 0}, {1, "read", ints(2), 0},
 	})
 	checkAll(t, "set-own", model.NewSet(model.Options{}), setOwn, verdicts{
+		checker.Sequential: F, checker.Causal: T, checker.CausalMemory: T, checker.CausalConvergence: T,
+		checker.PRAM: T, checker.ReadYourWrites: T, checker.MonotonicWrites: T,
+	})
+	// A set read that returns an element nobody added: nothing explains it.
+	setThinAir := build([]step{{0, "add", i64(1), 0}, {1, "read", ints(1, 3), 0}})
+	checkAll(t, "set-thin-air", model.NewSet(model.Options{}), setThinAir, verdicts{
+		checker.Causal: F, checker.PRAM: F, checker.ReadYourWrites: F, checker.MonotonicWrites: F,
+	})
+	// P0 enqueues 1 then 2; P1 dequeues 2. Every view of P1 keeps P0's
+	// order, so 1 is the head whenever 2 is in the queue: pram fails, and
+	// no causal past explains the dequeue. An arbitration in which the
+	// dequeue sees the enqueue of 2 alone keeps both session guarantees.
+	queueSkip := build([]step{{0, "enqueue", i64(1), 0}, {0, "enqueue", i64(2), 0}, {1, "dequeue", i64(2), 0}})
+	checkAll(t, "queue-skip", model.NewFIFOQueue(model.Options{}), queueSkip, verdicts{
+		checker.Sequential: F, checker.Causal: F, checker.CausalMemory: F, checker.CausalConvergence: F,
+		checker.PRAM: F, checker.ReadYourWrites: T, checker.MonotonicWrites: T,
+	})
+	// Both processes dequeue the one element: each causal past may hold
+	// the enqueue and its own dequeue alone, and in a process's view the
+	// other's dequeue, hidden, may come last and find the queue empty.
+	queueTwice := build([]step{{0, "enqueue", i64(1), 0}, {0, "dequeue", i64(1), 0}, {1, "dequeue", i64(1), 0}})
+	checkAll(t, "queue-twice", model.NewFIFOQueue(model.Options{}), queueTwice, verdicts{
 		checker.Sequential: F, checker.Causal: T, checker.CausalMemory: T, checker.CausalConvergence: T, checker.PRAM: T,
+	})
+	// Counters: each process reads its own increment alone (causal, not
+	// sequential); a read of 5 that no set of increments sums to.
+	counterOwn := build([]step{{0, "add", i64(1), 0}, {1, "add", i64(2), 0}, {0, "read", i64(1), 0}, {1, "read", i64(2), 0}})
+	checkAll(t, "counter-own", model.NewCounter(model.Options{}), counterOwn, verdicts{
+		checker.Sequential: F, checker.Causal: T, checker.CausalMemory: T, checker.CausalConvergence: T, checker.PRAM: T,
+	})
+	counterBad := build([]step{{0, "add", i64(1), 0}, {1, "add", i64(2), 0}, {1, "read", i64(5), 0}})
+	checkAll(t, "counter-bad", model.NewCounter(model.Options{}), counterBad, verdicts{
+		checker.Causal: F, checker.PRAM: F, checker.MonotonicWrites: F, checker.ReadYourWrites: F,
+	})
+	// Two processes acquire the lock and never release it: each causal
+	// past may leave the other's acquire out, but a process's view holds
+	// both, and an acquire of a held lock is illegal even hidden. So on
+	// locks causal-memory does not imply pram, as it does on registers.
+	lockTwice := build([]step{{0, "acquire", history.Value{}, 0}, {1, "acquire", history.Value{}, 0}})
+	checkAll(t, "lock-twice", model.NewLock(model.Options{}), lockTwice, verdicts{
+		checker.Sequential: F, checker.Causal: T, checker.CausalMemory: T, checker.CausalConvergence: T, checker.PRAM: F,
+	})
+	lockOK := build([]step{{0, "acquire", history.Value{}, 0}, {0, "release", history.Value{}, 0},
+		{1, "acquire", history.Value{}, 0}, {1, "release", history.Value{}, history.Info}})
+	checkAll(t, "lock-ok", model.NewLock(model.Options{}), lockOK, verdicts{
+		checker.Sequential: T, checker.Causal: T, checker.CausalMemory: T, checker.CausalConvergence: T, checker.PRAM: T,
+		checker.ReadYourWrites: T, checker.MonotonicWrites: T,
 	})
 }

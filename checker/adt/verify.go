@@ -19,6 +19,12 @@ import (
 // accepts each view with the outputs the criterion shows; for pram each
 // process's view holds every event in an order that keeps every
 // process's order and the model accepts it with that process's outputs.
+// For read-your-writes and monotonic-writes res.Witness is the
+// arbitration order ar, every event once, and each event's view lists
+// the events visible to it, in ar order and before it in ar, itself
+// last, accepted with its output alone visible; read-your-writes wants
+// every earlier update of the event's process in its view,
+// monotonic-writes each process's updates in their order in ar.
 // It returns nil or an error that says which condition broke first.
 func VerifyWitness[S comparable](m model.Model[S], h *history.History, criterion string, res checker.Result) error {
 	v, err := newVerifier(m, h, res.Dropped)
@@ -27,6 +33,9 @@ func VerifyWitness[S comparable](m model.Model[S], h *history.History, criterion
 	}
 	if criterion == checker.PRAM {
 		return v.pram(res.Views)
+	}
+	if criterion == checker.ReadYourWrites || criterion == checker.MonotonicWrites {
+		return v.session(res.Witness, res.Views, criterion)
 	}
 	pasts, err := v.pasts(res.Views)
 	if err != nil {
@@ -221,4 +230,66 @@ func (v *verifier[S]) pramView(w checker.View) error {
 		return fmt.Errorf("the view of %s's process leaves events out", v.h.Ops[w.Op].Label())
 	}
 	return v.replay(w.Order, checker.PRAM, w.Op)
+}
+
+// session checks an abstract execution: ar, and one view per event.
+func (v *verifier[S]) session(ar []int, views []checker.View, criterion string) error {
+	at := map[int]int{}
+	for i, x := range ar {
+		if !v.events[x] {
+			return fmt.Errorf("the arbitration order holds operation %d, which is no event", x)
+		}
+		at[x] = i
+	}
+	if len(at) != len(v.events) || len(ar) != len(at) {
+		return fmt.Errorf("the arbitration order does not list every event once")
+	}
+	info := v.m.Info()
+	update := func(x int) bool { return Update(info, v.h.Ops[x].F) }
+	if criterion == checker.MonotonicWrites {
+		for _, x := range ar {
+			for _, y := range ar[:at[x]] {
+				if update(x) && update(y) && v.h.Ops[x].Process == v.h.Ops[y].Process && x < y {
+					return fmt.Errorf("the arbitration order puts %s before %s, against their process's order", v.h.Ops[y].Label(), v.h.Ops[x].Label())
+				}
+			}
+		}
+	}
+	seen := map[int]bool{}
+	for _, w := range views {
+		if err := v.sessionView(w, at, criterion, update); err != nil {
+			return err
+		}
+		if seen[w.Op] {
+			return fmt.Errorf("%s has two views", v.h.Ops[w.Op].Label())
+		}
+		seen[w.Op] = true
+	}
+	if len(seen) != len(v.events) {
+		return fmt.Errorf("some event has no view")
+	}
+	return nil
+}
+
+// sessionView checks one event's visible events and replays them.
+func (v *verifier[S]) sessionView(w checker.View, at map[int]int, criterion string, update func(int) bool) error {
+	e := w.Op
+	if !v.events[e] || len(w.Order) == 0 || w.Order[len(w.Order)-1] != e {
+		return fmt.Errorf("the view of operation %d does not end with it, or it is no event", e)
+	}
+	in := map[int]bool{}
+	for i, x := range w.Order[:len(w.Order)-1] {
+		if !v.events[x] || at[x] >= at[e] || (i > 0 && at[w.Order[i-1]] >= at[x]) {
+			return fmt.Errorf("the view of %s is not a part of the arbitration order before it", v.h.Ops[e].Label())
+		}
+		in[x] = true
+	}
+	if criterion == checker.ReadYourWrites {
+		for x := range v.events {
+			if x < e && update(x) && v.h.Ops[x].Process == v.h.Ops[e].Process && !in[x] {
+				return fmt.Errorf("the view of %s lacks %s, an earlier update of its process", v.h.Ops[e].Label(), v.h.Ops[x].Label())
+			}
+		}
+	}
+	return v.replay(w.Order, criterion, e)
 }
