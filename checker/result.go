@@ -95,7 +95,11 @@ type Result struct {
 	// causal criteria one view per operation that took effect, its causal
 	// past in an order the model accepts, itself last (the causal order
 	// is then "a is in b's view"); for pram one view per process, every
-	// operation in an order that keeps each process's order.
+	// operation in an order that keeps each process's order; for the
+	// session guarantees each operation's visible operations, in the
+	// order Witness (then the arbitration). Without Views, Witness alone
+	// is the witness: a total order in which each operation sees every
+	// operation before it.
 	Views []View `json:"views,omitempty"`
 	// Dropped lists operations with unknown outcome left out of the witness:
 	// they need not have taken effect.

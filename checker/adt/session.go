@@ -62,7 +62,7 @@ func newSessionSearch[S comparable](p *problem[S], ryw bool) *sessionSearch[S] {
 
 // run searches; it reports whether ar exists.
 func (s *sessionSearch[S]) run() (bool, error) {
-	sets := make([]stateSet, len(s.p.procs))
+	sets := make([]stateSet, max(len(s.p.procs), 1))
 	for r := range sets {
 		sets[r] = stateSet{s.p.init}
 	}

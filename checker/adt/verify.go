@@ -19,6 +19,9 @@ import (
 // accepts each view with the outputs the criterion shows; for pram each
 // process's view holds every event in an order that keeps every
 // process's order and the model accepts it with that process's outputs.
+// A result without views has one total order as Witness, every event
+// once in an order that keeps each process's order, in which each event
+// sees every event before it (and each process's view is the whole).
 // For read-your-writes and monotonic-writes res.Witness is the
 // arbitration order ar, every event once, and each event's view lists
 // the events visible to it, in ar order and before it in ar, itself
@@ -30,6 +33,9 @@ func VerifyWitness[S comparable](m model.Model[S], h *history.History, criterion
 	v, err := newVerifier(m, h, res.Dropped)
 	if err != nil {
 		return err
+	}
+	if len(res.Views) == 0 {
+		return v.totalOrder(res.Witness, criterion)
 	}
 	if criterion == checker.PRAM {
 		return v.pram(res.Views)
@@ -292,4 +298,61 @@ func (v *verifier[S]) sessionView(w checker.View, at map[int]int, criterion stri
 		}
 	}
 	return v.replay(w.Order, criterion, e)
+}
+
+// totalOrder checks a witness that is one total order w in which every
+// event sees all before it: one pass per process whose outputs show
+// (causal-memory, pram), else one pass with each event shown in turn.
+func (v *verifier[S]) totalOrder(w []int, criterion string) error {
+	if err := v.total(w, nil); err != nil {
+		return err
+	}
+	for i := 1; i < len(w); i++ {
+		for j := 0; j < i; j++ {
+			if v.h.Ops[w[j]].Process == v.h.Ops[w[i]].Process && w[j] > w[i] {
+				return fmt.Errorf("the order puts %s before %s, against their process's order", v.h.Ops[w[j]].Label(), v.h.Ops[w[i]].Label())
+			}
+		}
+	}
+	if criterion == checker.CausalMemory || criterion == checker.PRAM {
+		done := map[int]bool{}
+		for _, e := range w {
+			if p := v.h.Ops[e].Process; !done[p] {
+				done[p] = true
+				if err := v.replay(w, checker.PRAM, e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return v.prefixes(w)
+}
+
+// prefixes checks that each event of w is legal, shown, after the events
+// before it, hidden.
+func (v *verifier[S]) prefixes(w []int) error {
+	keyed := v.m.Info().Keyed
+	states := map[history.Value]S{}
+	for n, x := range w {
+		var k history.Value
+		if keyed {
+			k = v.h.Ops[x].Key
+		}
+		s, ok := states[k]
+		if !ok {
+			s = v.m.Init(v.t)
+		}
+		op := v.ops[x]
+		if _, legal := v.m.Step(s, &op); !legal {
+			return fmt.Errorf("step %d, %s, is illegal in state %s", n+1, v.h.Ops[x].Label(), v.m.Describe(s, v.t))
+		}
+		op.Unknown = true
+		next, legal := v.m.Step(s, &op)
+		if !legal {
+			return fmt.Errorf("step %d, %s, hidden, is illegal in state %s", n+1, v.h.Ops[x].Label(), v.m.Describe(s, v.t))
+		}
+		states[k] = next
+	}
+	return nil
 }

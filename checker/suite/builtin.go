@@ -11,7 +11,8 @@ import (
 // operations are reads, writes and cas (kv's appends go to checker/adt);
 // the others get linearizability, sequential consistency and the weak
 // criteria of checker/adt, but for the lease, whose steps depend on real
-// time. The transactional workloads get the isolation
+// time, and the unordered queue, whose dequeues' effects depend on their
+// outputs. The transactional workloads get the isolation
 // levels; Jepsen's own checkers come last, each with its own rule.
 func Builtin() []Model {
 	return append([]Model{
@@ -24,7 +25,10 @@ func Builtin() []Model {
 		BindWeak(model.NewFencedRegister),
 		BindWeak(model.NewSet),
 		BindWeak(model.NewFIFOQueue),
-		BindWeak(model.NewUnorderedQueue),
+		// Which element an unordered queue's dequeue removes is its
+		// output: hidden, its effect is undefined, and the weak criteria
+		// hide outputs.
+		Bind(model.NewUnorderedQueue),
 		BindWeak(model.NewCounter),
 		BindWeak(model.NewMultiRegister),
 		Transactional(elle.ListAppend),
