@@ -40,7 +40,8 @@ func VerifyWitness[S comparable](m model.Model[S], h *history.History, criterion
 	if criterion == checker.PRAM {
 		return v.pram(res.Views)
 	}
-	if criterion == checker.ReadYourWrites || criterion == checker.MonotonicWrites {
+	switch criterion {
+	case checker.ReadYourWrites, checker.MonotonicWrites, checker.MonotonicReads, checker.WritesFollowReads:
 		return v.session(res.Witness, res.Views, criterion)
 	}
 	pasts, err := v.pasts(res.Views)
@@ -261,18 +262,48 @@ func (v *verifier[S]) session(ar []int, views []checker.View, criterion string) 
 			}
 		}
 	}
-	seen := map[int]bool{}
+	vis := map[int][]int{}
 	for _, w := range views {
 		if err := v.sessionView(w, at, criterion, update); err != nil {
 			return err
 		}
-		if seen[w.Op] {
+		if _, dup := vis[w.Op]; dup {
 			return fmt.Errorf("%s has two views", v.h.Ops[w.Op].Label())
 		}
-		seen[w.Op] = true
+		vis[w.Op] = w.Order[:len(w.Order)-1]
 	}
-	if len(seen) != len(v.events) {
+	if len(vis) != len(v.events) {
 		return fmt.Errorf("some event has no view")
+	}
+	return v.chains(vis, at, criterion, update)
+}
+
+// chains checks the guarantees that follow visibility along a process:
+// monotonic-reads (an update b sees stays visible to b's later events)
+// and writes-follow-reads (it comes, in ar, before b's later updates).
+func (v *verifier[S]) chains(vis map[int][]int, at map[int]int, criterion string, update func(int) bool) error {
+	if criterion != checker.MonotonicReads && criterion != checker.WritesFollowReads {
+		return nil
+	}
+	for b, seen := range vis {
+		for c, later := range vis {
+			if c <= b || v.h.Ops[c].Process != v.h.Ops[b].Process {
+				continue
+			}
+			in := map[int]bool{}
+			for _, x := range later {
+				in[x] = true
+			}
+			for _, a := range seen {
+				switch {
+				case !update(a):
+				case criterion == checker.MonotonicReads && !in[a]:
+					return fmt.Errorf("%s sees %s but the later %s does not", v.h.Ops[b].Label(), v.h.Ops[a].Label(), v.h.Ops[c].Label())
+				case criterion == checker.WritesFollowReads && update(c) && at[a] > at[c]:
+					return fmt.Errorf("%s sees %s but the later update %s comes before it", v.h.Ops[b].Label(), v.h.Ops[a].Label(), v.h.Ops[c].Label())
+				}
+			}
+		}
 	}
 	return nil
 }
