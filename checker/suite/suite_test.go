@@ -180,7 +180,7 @@ func TestLockModels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := "linearizable,sequential,causal-memory,causal-convergence,causal,pram,monotonic-writes,read-your-writes"
+		want := "linearizable,sequential,causal-memory,causal-convergence,causal,pram,writes-follow-reads,monotonic-writes,monotonic-reads,read-your-writes"
 		if tt.model == "lease" {
 			want = "linearizable,sequential"
 		}
