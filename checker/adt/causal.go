@@ -116,7 +116,7 @@ func (s *causalSearch[S]) dead() (bool, error) {
 		if s.p.unknown[e] {
 			continue
 		}
-		ok, err := s.explainable(e, s.lowerBound(r, e))
+		ok, err := s.stillExplainable(e, s.lowerBound(r, e))
 		if !ok || err != nil {
 			if err == nil {
 				s.noteDead(r, e)
@@ -212,6 +212,9 @@ func (s *causalSearch[S]) replay(e int32, v []int32) ([]int32, bool, error) {
 		if s.p.idx[x] >= v[s.p.proc[x]] {
 			continue
 		}
+		if err := s.p.budget.tick(); err != nil {
+			return nil, false, err
+		}
 		view = append(view, x)
 		if s.p.pure[x] {
 			continue
@@ -232,6 +235,13 @@ func (s *causalSearch[S]) replay(e int32, v []int32) ([]int32, bool, error) {
 func (s *causalSearch[S]) candidates(r int, e int32) [][]int32 {
 	np := len(s.p.procs)
 	lo, hi := s.lowerBound(r, e), append([]int32(nil), s.next...)
+	if s.p.blind[e] {
+		// A blind write of a register model needs no more than its
+		// process forces: its predecessor's view, hidden (every hidden
+		// step of such a model is legal), then itself, explains it, and a
+		// smaller past only lets the events that see it see less.
+		return [][]int32{lo}
+	}
 	hi[r] = s.p.idx[e]
 	var out [][]int32
 	cur := make([]int32, np)

@@ -29,7 +29,9 @@ type problem[S comparable] struct {
 	// update marks events that can change the state (see Update).
 	update  []bool
 	unknown []bool // events of unknown outcome
-	budget  *counter
+	// blind marks blind writes of a register model (see blindWrites).
+	blind  []bool
+	budget *counter
 }
 
 // counter counts the nodes a search explores, against a budget, and
@@ -97,6 +99,12 @@ func newProblem[S comparable](ctx context.Context, m model.Model[S], h *history.
 		p.unknown[e] = c.Ops[e].Unknown
 	}
 	p.w = newWorld(m, c.Ops, keyOf, max(len(keys), 1))
+	p.blind = make([]bool, n)
+	if rw, ok := any(m).(model.ReadWriteRegister); ok {
+		for e := range c.Ops {
+			p.blind[e] = rw.Class(&c.Ops[e]) == model.WriteOp
+		}
+	}
 	p.init = p.w.init(m.Init(c.Table))
 	return p, nil
 }
@@ -120,12 +128,8 @@ func (p *problem[S]) positions(events []int32) []int {
 // blindWrites reports whether some event is a blind write: legal in
 // every state (model.ReadWriteRegister's WriteOp).
 func (p *problem[S]) blindWrites() bool {
-	rw, ok := p.w.m.(model.ReadWriteRegister)
-	if !ok {
-		return false
-	}
-	for i := range p.c.Ops {
-		if rw.Class(&p.c.Ops[i]) == model.WriteOp {
+	for _, b := range p.blind {
+		if b {
 			return true
 		}
 	}

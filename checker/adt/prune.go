@@ -107,3 +107,42 @@ func (r *reach[S]) covers(u []int32) bool {
 	}
 	return u[r.p.proc[r.e]] == r.p.idx[r.e]
 }
+
+// stillExplainable is explainable for the configuration at hand. For
+// causal-convergence the committed events are already in the order ≤, so
+// the relaxation keeps it: any subset of them that holds lo's, in commit
+// order, then (from any state that reaches) the events still to commit,
+// each process's in its order.
+func (s *causalSearch[S]) stillExplainable(e int32, lo []int32) (bool, error) {
+	if s.crit != "causal-convergence" {
+		return s.explainable(e, lo)
+	}
+	set := stateSet{s.p.init}
+	for _, x := range s.order {
+		if s.p.pure[x] {
+			continue
+		}
+		var stepped []string
+		for _, g := range set {
+			if err := s.p.budget.tick(); err != nil {
+				return false, err
+			}
+			if next, ok := s.p.w.step(g, x, false); ok {
+				stepped = append(stepped, next)
+			}
+		}
+		if s.p.idx[x] < lo[s.p.proc[x]] {
+			set = union(nil, stepped)
+		} else {
+			set = union(set, stepped)
+		}
+	}
+	shown := func(x int32) bool { return x == e }
+	for _, g := range set {
+		r := &reach[S]{p: s.p, e: e, lo: lo, shown: shown, failed: map[string]struct{}{}}
+		if ok, err := r.dfs(append([]int32(nil), s.next...), g); ok || err != nil {
+			return ok, err
+		}
+	}
+	return false, nil
+}

@@ -54,32 +54,10 @@ func TestAgreesWithRegisterCheckers(t *testing.T) {
 	for i := 0; i < n; i++ {
 		h, init := randhist.ReadWrite(r, randhist.WeakConfig{CrashRate: 0.15, FailRate: 0.1})
 		mopts := model.Options{Init: init}
-		for _, crit := range Criteria {
-			want, err := registerCheck(h, crit, init)
-			if err != nil || want.Valid == checker.Unknown {
-				continue
-			}
-			var got checker.Result
-			if keyed(h) {
-				got, err = checkVerified(t, model.NewKV(mopts), h, crit, i%2 == 0)
-			} else {
-				got, err = checkVerified(t, model.NewRegister(mopts), h, crit, i%2 == 0)
-			}
-			if err != nil {
-				t.Fatalf("history %d %s: %v", i, crit, err)
-			}
-			if got.Valid == checker.Unknown && got.Method == MethodConvergence {
-				// Decided only where causal convergence holds.
-				counts[crit+" unknown"]++
-				continue
-			}
-			counts[crit+" "+want.Valid.String()]++
-			if len(got.Violations) > 0 {
-				counts[got.Violations[0].Pattern]++
-			}
-			if got.Valid != want.Valid {
-				t.Errorf("history %d, %s: adt says %s (%s), the register checker %s\n%s", i, crit, got.Valid, got.Reason, want.Valid, dump(h))
-			}
+		if keyed(h) {
+			compareAll(t, model.NewKV(mopts), h, init, i, counts)
+		} else {
+			compareAll(t, model.NewRegister(mopts), h, init, i, counts)
 		}
 	}
 	t.Logf("verdicts compared: %v", counts)
@@ -159,25 +137,37 @@ func TestAgreesOnOrder(t *testing.T) {
 	init := i64(0)
 	m := model.NewRegister(model.Options{Init: init})
 	for i := 0; i < n; i++ {
-		h := orderedRegister(r)
-		for _, crit := range Criteria {
-			want, err := registerCheck(h, crit, init)
-			if err != nil || want.Valid == checker.Unknown {
-				continue
-			}
-			got, err := checkVerified(t, m, h, crit, i%2 == 0)
-			if err != nil {
-				t.Fatalf("history %d %s: %v", i, crit, err)
-			}
-			if got.Valid == checker.Unknown && got.Method == MethodConvergence {
-				counts[crit+" unknown"]++
-				continue
-			}
-			counts[crit+" "+want.Valid.String()]++
-			if got.Valid != want.Valid {
-				t.Errorf("history %d, %s: adt says %s (%s), the register checker %s\n%s", i, crit, got.Valid, got.Reason, want.Valid, dump(h))
-			}
-		}
+		compareAll(t, m, orderedRegister(r), init, i, counts)
 	}
 	t.Logf("verdicts compared: %v", counts)
+}
+
+// compareAll decides every criterion on history number i with Check (the
+// search alone for odd i) and with the register checkers, and counts the
+// verdicts (and the patterns of Check's refutations); decided verdicts
+// must agree.
+func compareAll[S comparable](t *testing.T, m model.Model[S], h *history.History, init history.Value, i int, counts map[string]int) {
+	t.Helper()
+	for _, crit := range Criteria {
+		want, err := registerCheck(h, crit, init)
+		if err != nil || want.Valid == checker.Unknown {
+			continue
+		}
+		got, err := checkVerified(t, m, h, crit, i%2 == 1)
+		if err != nil {
+			t.Fatalf("history %d %s: %v", i, crit, err)
+		}
+		if got.Valid == checker.Unknown && got.Method == MethodConvergence {
+			// Decided only where causal convergence holds.
+			counts[crit+" unknown"]++
+			continue
+		}
+		counts[crit+" "+want.Valid.String()]++
+		if len(got.Violations) > 0 {
+			counts[got.Violations[0].Pattern]++
+		}
+		if got.Valid != want.Valid {
+			t.Errorf("history %d, %s: adt says %s (%s), the register checker %s\n%s", i, crit, got.Valid, got.Reason, want.Valid, dump(h))
+		}
+	}
 }

@@ -31,13 +31,24 @@ func (a stateSet) has(g string) bool {
 	return i < len(a) && a[i] == g
 }
 
-// union returns a with more added.
+// union returns a with more added, sorted, without repeats.
 func union(a stateSet, more []string) stateSet {
-	out := append(stateSet(nil), a...)
-	for _, g := range more {
-		if !out.has(g) {
+	b := append([]string(nil), more...)
+	sort.Strings(b)
+	out := make(stateSet, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		var g string
+		switch {
+		case j >= len(b) || (i < len(a) && a[i] <= b[j]):
+			g = a[i]
+			i++
+		default:
+			g = b[j]
+			j++
+		}
+		if n := len(out); n == 0 || out[n-1] != g {
 			out = append(out, g)
-			sort.Strings(out)
 		}
 	}
 	return out
@@ -102,6 +113,9 @@ func (s *sessionSearch[S]) dfs(u []int32, sets, reads []stateSet) (bool, error) 
 		return false, err
 	}
 	reads = s.passReads(u, sets, reads)
+	if err := s.p.budget.tick(); err != nil {
+		return false, err
+	}
 	key := s.memoKey(u, sets, reads)
 	if _, bad := s.failed[key]; bad {
 		return false, nil
@@ -186,9 +200,14 @@ func (s *sessionSearch[S]) afterReads(reads []stateSet, e int32) []stateSet {
 }
 
 // stepAll steps e, hidden, from every state of set where it is legal.
+// Each state stepped counts against the budget, which therefore bounds
+// the sets' growth as well as the search's.
 func (s *sessionSearch[S]) stepAll(set stateSet, e int32) []string {
 	var out []string
 	for _, g := range set {
+		if s.p.budget.tick() != nil {
+			return out
+		}
 		if next, ok := s.p.w.step(g, e, false); ok {
 			out = append(out, next)
 		}

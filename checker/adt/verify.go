@@ -171,17 +171,9 @@ func (v *verifier[S]) total(w []int, pasts map[int][]int) error {
 // outputs of criterion's visible events: of e alone (causal,
 // causal-convergence), of e's process (causal-memory, pram).
 func (v *verifier[S]) replay(order []int, criterion string, e int) error {
-	keyed := v.m.Info().Keyed
-	states := map[history.Value]S{}
+	states := v.states()
 	for n, x := range order {
-		var k history.Value
-		if keyed {
-			k = v.h.Ops[x].Key
-		}
-		s, ok := states[k]
-		if !ok {
-			s = v.m.Init(v.t)
-		}
+		s := states.get(x)
 		op := v.ops[x]
 		shown := x == e || ((criterion == checker.CausalMemory || criterion == checker.PRAM) &&
 			v.h.Ops[x].Process == v.h.Ops[e].Process)
@@ -191,7 +183,7 @@ func (v *verifier[S]) replay(order []int, criterion string, e int) error {
 			return fmt.Errorf("the view of %s: step %d, %s, is illegal in state %s",
 				v.h.Ops[e].Label(), n+1, v.h.Ops[x].Label(), v.m.Describe(s, v.t))
 		}
-		states[k] = next
+		states.set(x, next)
 	}
 	return nil
 }
@@ -363,17 +355,9 @@ func (v *verifier[S]) totalOrder(w []int, criterion string) error {
 // prefixes checks that each event of w is legal, shown, after the events
 // before it, hidden.
 func (v *verifier[S]) prefixes(w []int) error {
-	keyed := v.m.Info().Keyed
-	states := map[history.Value]S{}
+	states := v.states()
 	for n, x := range w {
-		var k history.Value
-		if keyed {
-			k = v.h.Ops[x].Key
-		}
-		s, ok := states[k]
-		if !ok {
-			s = v.m.Init(v.t)
-		}
+		s := states.get(x)
 		op := v.ops[x]
 		if _, legal := v.m.Step(s, &op); !legal {
 			return fmt.Errorf("step %d, %s, is illegal in state %s", n+1, v.h.Ops[x].Label(), v.m.Describe(s, v.t))
@@ -383,7 +367,36 @@ func (v *verifier[S]) prefixes(w []int) error {
 		if !legal {
 			return fmt.Errorf("step %d, %s, hidden, is illegal in state %s", n+1, v.h.Ops[x].Label(), v.m.Describe(s, v.t))
 		}
-		states[k] = next
+		states.set(x, next)
 	}
 	return nil
 }
+
+// keyStates holds a replay's state of each key (one for unkeyed models).
+type keyStates[S comparable] struct {
+	v  *verifier[S]
+	by map[history.Value]S
+}
+
+func (v *verifier[S]) states() keyStates[S] {
+	return keyStates[S]{v: v, by: map[history.Value]S{}}
+}
+
+func (ks keyStates[S]) key(x int) history.Value {
+	if ks.v.m.Info().Keyed {
+		return ks.v.h.Ops[x].Key
+	}
+	return history.Value{}
+}
+
+// get returns the state of operation x's key.
+func (ks keyStates[S]) get(x int) S {
+	s, ok := ks.by[ks.key(x)]
+	if !ok {
+		s = ks.v.m.Init(ks.v.t)
+	}
+	return s
+}
+
+// set records the state of x's key after x.
+func (ks keyStates[S]) set(x int, s S) { ks.by[ks.key(x)] = s }
