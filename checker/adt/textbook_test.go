@@ -21,6 +21,15 @@ type step struct {
 	status history.Type
 }
 
+// onKey builds a history of kv operations: steps each with its key.
+func onKey(keys []history.Value, steps []step) *history.History {
+	h := build(steps)
+	for i := range h.Ops {
+		h.Ops[i].Key = keys[i]
+	}
+	return h
+}
+
 func build(steps []step) *history.History {
 	h := &history.History{Timed: true}
 	procs := map[int]bool{}
@@ -142,6 +151,26 @@ func TestTextbook(t *testing.T) {
 	lockTwice := build([]step{{0, "acquire", history.Value{}, 0}, {1, "acquire", history.Value{}, 0}})
 	checkAll(t, "lock-twice", model.NewLock(model.Options{}), lockTwice, verdicts{
 		checker.Sequential: F, checker.Causal: T, checker.CausalMemory: T, checker.CausalConvergence: T, checker.PRAM: F,
+	})
+	// kv's appends on two keys: each process appends to x and reads its
+	// own suffix alone, then reads y, which the other wrote, as nil.
+	x, y, str := history.StringValue("x"), history.StringValue("y"), history.StringValue
+	kvOwn := onKey([]history.Value{x, x, x, x, y, y}, []step{
+		{0, "append", str("a"), 0}, {1, "append", str("b"), 0},
+		{0, "read", str("a"), 0}, {1, "read", str("b"), 0},
+		{0, "write", str("p"), 0}, {1, "read", history.NilValue, 0},
+	})
+	checkAll(t, "kv-own", model.NewKV(model.Options{}), kvOwn, verdicts{
+		checker.Sequential: F, checker.Causal: T, checker.CausalMemory: T, checker.CausalConvergence: T, checker.PRAM: T,
+	})
+	// A read of "ba" although its process saw "a" first: "a" then "b"
+	// appended is "ab" in every order that keeps the first read legal.
+	kvOrder := onKey([]history.Value{x, x, x, x, x}, []step{
+		{0, "append", str("a"), 0}, {1, "append", str("b"), 0},
+		{1, "read", str("ba"), 0}, {0, "read", str("a"), 0}, {0, "read", str("ab"), 0},
+	})
+	checkAll(t, "kv-order", model.NewKV(model.Options{}), kvOrder, verdicts{
+		checker.Sequential: F, checker.Causal: T, checker.CausalConvergence: F, checker.PRAM: T,
 	})
 	lockOK := build([]step{{0, "acquire", history.Value{}, 0}, {0, "release", history.Value{}, 0},
 		{1, "acquire", history.Value{}, 0}, {1, "release", history.Value{}, history.Info}})
