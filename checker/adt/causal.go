@@ -79,7 +79,7 @@ func (s *causalSearch[S]) dfs() (bool, error) {
 		return false, nil
 	}
 	if dead, err := s.dead(); dead || err != nil {
-		s.failed[key] = struct{}{}
+		s.p.remember(s.failed, key)
 		return false, err
 	}
 	legal := make([]bool, len(s.p.procs))
@@ -99,7 +99,7 @@ func (s *causalSearch[S]) dfs() (bool, error) {
 	if all {
 		return true, nil
 	}
-	s.failed[key] = struct{}{}
+	s.p.remember(s.failed, key)
 	s.noteDeepest(legal)
 	return false, nil
 }

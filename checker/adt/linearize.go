@@ -169,7 +169,7 @@ func (s *linSearch[S]) dfs(u []int32, g string) (bool, error) {
 		}
 		s.path = s.path[:mark]
 	}
-	s.failed[key] = struct{}{}
+	s.p.remember(s.failed, key)
 	s.note(u)
 	return false, nil
 }

@@ -32,6 +32,24 @@ type problem[S comparable] struct {
 	// blind marks blind writes of a register model (see blindWrites).
 	blind  []bool
 	budget *counter
+	// memoBytes is what the searches' memos of failed configurations
+	// hold, bounded by maxMemoBytes.
+	memoBytes int64
+}
+
+// maxMemoBytes bounds the memos of failed configurations of one check.
+// A memo only saves work: past the bound a search remembers nothing more
+// and may repeat itself, which the node budget then bounds.
+const maxMemoBytes = 256 << 20
+
+// remember records key as failed in memo, while the memos are within
+// their bound.
+func (p *problem[S]) remember(memo map[string]struct{}, key string) {
+	if p.memoBytes+int64(len(key)) > maxMemoBytes {
+		return
+	}
+	p.memoBytes += int64(len(key)) + 48
+	memo[key] = struct{}{}
 }
 
 // counter counts the nodes a search explores, against a budget, and

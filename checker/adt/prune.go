@@ -77,7 +77,7 @@ func (r *reach[S]) dfs(u []int32, g string) (bool, error) {
 			return ok, err
 		}
 	}
-	r.failed[key] = struct{}{}
+	r.p.remember(r.failed, key)
 	return false, nil
 }
 

@@ -133,7 +133,7 @@ func (s *sessionSearch[S]) dfs(u []int32, sets, reads []stateSet) (bool, error) 
 	if done && s.readsLegal(sets, reads) {
 		return true, nil
 	}
-	s.failed[key] = struct{}{}
+	s.p.remember(s.failed, key)
 	s.note(u)
 	return false, nil
 }

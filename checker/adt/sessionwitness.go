@@ -64,7 +64,7 @@ func (s *sessionSearch[S]) visible(before []int32, e int32) ([]int32, error) {
 				return ok, err
 			}
 		}
-		failed[key] = struct{}{}
+		p.remember(failed, key)
 		return false, nil
 	}
 	ok, err := walk(0, p.init)
