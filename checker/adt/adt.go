@@ -2,8 +2,9 @@
 // (any model.Model): weak causal consistency ("causal"), causal
 // consistency ("causal-memory") and causal convergence as Perrin,
 // Mostéfaoui and Jard define them for abstract data types ("Causal
-// consistency: beyond memory", PPoPP 2016), and pipelined consistency
-// ("pram"). The register checkers (checker/causal, checker/session)
+// consistency: beyond memory", PPoPP 2016), pipelined consistency
+// ("pram") and the session guarantees as abstract executions (Viotti and
+// Vukolić; see session.go). The register checkers (checker/causal, checker/session)
 // decide the same criteria for reads and writes in polynomial time; this
 // package works from the model's steps alone, so sets, queues, counters,
 // locks and appends get them too.
@@ -40,7 +41,13 @@
 // closed under the pasts it contains), and a past is kept only when a
 // sequence of it explains the event's output; configurations that failed
 // are memoised. pram is one search per process, over the choices of which
-// updates of unknown outcome took effect. Every search counts its nodes
+// updates of unknown outcome took effect. read-your-writes and
+// monotonic-writes search the order of the updates; monotonic-reads and
+// writes-follow-reads are decided only where causal convergence holds,
+// whose witness is one of every session guarantee (unknown otherwise).
+// A sequential witness counts only when it replays with outputs hidden,
+// which a model whose hidden operations take an effect of their own
+// (the unordered queue's dequeue) need not do. Every search counts its nodes
 // against Options.MaxNodes: past it, or past ctx's deadline, the verdict
 // is unknown. The problems are NP-complete; the budget keeps the answer
 // deterministic.
@@ -71,7 +78,7 @@ type Options struct {
 
 // DefaultMaxNodes is the nodes a check explores unless Options say
 // otherwise.
-const DefaultMaxNodes = 2_000_000
+const DefaultMaxNodes = 1_000_000
 
 // Criteria are the criteria Check decides, strongest first.
 var Criteria = []string{checker.CausalMemory, checker.CausalConvergence, checker.Causal, checker.PRAM,

@@ -200,7 +200,7 @@ func (s *causalSearch[S]) explain(e int32, v []int32) ([]int32, bool, error) {
 		own := s.p.proc[e]
 		vis = func(x int32) bool { return s.p.proc[x] == own }
 	}
-	r, err := s.p.linearize(lin{upto: v, clock: s.clock, absent: s.absent, visible: vis, last: e})
+	r, err := s.p.linearize(lin{upto: v, clock: s.clock, absent: s.absent, visible: vis, last: e, first: s.p.proc[e]})
 	return r.order, r.ok, err
 }
 

@@ -12,6 +12,9 @@ type lin struct {
 	absent  []bool    // events that did not take effect
 	visible func(x int32) bool
 	last    int32
+	// first is the process tried first at every step: the one whose
+	// outputs show, whose events are likeliest to need going early.
+	first int32
 }
 
 // linSearch answers lin questions for one problem, memoising the failed
@@ -22,6 +25,9 @@ type linSearch[S comparable] struct {
 	failed map[string]struct{}
 	path   []int32
 	key    []byte
+	// order is the order processes are tried in: the one whose outputs
+	// show first (see lin.first).
+	order []int
 	// best is the longest legal prefix any branch reached, and stuck
 	// the events that could go next there: facts for a refutation.
 	best  []int32
@@ -40,7 +46,12 @@ type linResult struct {
 // linearize answers q: the sequence (hidden pure reads left out, last
 // included) when there is one. The error is the budget's or the context's.
 func (p *problem[S]) linearize(q lin) (linResult, error) {
-	s := &linSearch[S]{p: p, q: q, failed: map[string]struct{}{}}
+	s := &linSearch[S]{p: p, q: q, failed: map[string]struct{}{}, order: []int{int(q.first)}}
+	for r := range p.procs {
+		if int32(r) != q.first {
+			s.order = append(s.order, r)
+		}
+	}
 	u := make([]int32, len(p.procs))
 	s.path = s.advance(u, nil)
 	ok, err := s.dfs(u, p.init)
@@ -147,7 +158,8 @@ func (s *linSearch[S]) dfs(u []int32, g string) (bool, error) {
 	if _, bad := s.failed[key]; bad {
 		return false, nil
 	}
-	for r, evs := range s.p.procs {
+	for _, r := range s.order {
+		evs := s.p.procs[r]
 		if u[r] >= s.q.upto[r] {
 			continue
 		}

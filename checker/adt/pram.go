@@ -72,7 +72,7 @@ func (s *pramSearch[S]) findViews() (bool, error) {
 	for r := range s.p.procs {
 		own := int32(r)
 		res, err := s.p.linearize(lin{upto: upto, clock: s.clock, absent: s.absent,
-			visible: func(x int32) bool { return s.p.proc[x] == own }, last: -1})
+			visible: func(x int32) bool { return s.p.proc[x] == own }, last: -1, first: own})
 		if err != nil {
 			return false, err
 		}

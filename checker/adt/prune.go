@@ -65,16 +65,21 @@ func (r *reach[S]) dfs(u []int32, g string) (bool, error) {
 	if _, bad := r.failed[key]; bad {
 		return false, nil
 	}
-	for q, evs := range r.p.procs {
-		limit := int32(len(evs))
-		if int32(q) == own {
-			limit = r.p.idx[r.e]
-		}
-		if u[q] >= limit {
-			continue
-		}
-		if ok, err := r.move(u, g, q, evs[u[q]]); ok || err != nil {
-			return ok, err
+	// What lo demands first, e's own process before all: a past that
+	// holds just that is the likeliest to explain e, and is tried first.
+	for _, needed := range []bool{true, false} {
+		for _, q := range r.order(own) {
+			evs := r.p.procs[q]
+			limit := int32(len(evs))
+			if q == own {
+				limit = r.p.idx[r.e]
+			}
+			if u[q] >= limit || (u[q] < r.lo[q] || q == own) != needed {
+				continue
+			}
+			if ok, err := r.move(u, g, int(q), evs[u[q]]); ok || err != nil {
+				return ok, err
+			}
 		}
 	}
 	r.p.remember(r.failed, key)
@@ -108,6 +113,10 @@ func (r *reach[S]) covers(u []int32) bool {
 	return u[r.p.proc[r.e]] == r.p.idx[r.e]
 }
 
+// maxRelaxStates bounds the states the relaxation of
+// causal-convergence keeps before it gives way to the plain one.
+const maxRelaxStates = 64
+
 // stillExplainable is explainable for the configuration at hand. For
 // causal-convergence the committed events are already in the order ≤, so
 // the relaxation keeps it: any subset of them that holds lo's, in commit
@@ -136,6 +145,11 @@ func (s *causalSearch[S]) stillExplainable(e int32, lo []int32) (bool, error) {
 		} else {
 			set = union(set, stepped)
 		}
+		if len(set) > maxRelaxStates {
+			// Updates that commute (adds to a set) make the subsets'
+			// states many: the plain relaxation is cheaper.
+			return s.explainable(e, lo)
+		}
 	}
 	shown := func(x int32) bool { return x == e }
 	for _, g := range set {
@@ -145,4 +159,15 @@ func (s *causalSearch[S]) stillExplainable(e int32, lo []int32) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// order lists the processes, own first.
+func (r *reach[S]) order(own int32) []int32 {
+	out := []int32{own}
+	for q := range r.p.procs {
+		if int32(q) != own {
+			out = append(out, int32(q))
+		}
+	}
+	return out
 }

@@ -38,6 +38,10 @@ func BindWeak[S comparable](newModel func(model.Options) model.Model[S]) Model {
 func adtCheck[S comparable](ctx context.Context, m model.Model[S], h *history.History, criterion string, opts Options) (checker.Result, error) {
 	start := time.Now()
 	res, err := adt.Check(ctx, m, h, criterion, adt.Options{})
+	if err == nil && res.Valid == checker.Unknown && ctx.Err() != nil {
+		// Say a deadline or an interrupt the way every engine does.
+		err = ctx.Err()
+	}
 	if err != nil {
 		return res, expired(ctx, criterion, err, start)
 	}
