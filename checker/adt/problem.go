@@ -71,7 +71,7 @@ func (c *counter) tick() error {
 		c.cause = errBudget
 		return c.cause
 	}
-	if c.n&1023 == 0 && c.ctx.Err() != nil {
+	if (c.n == 1 || c.n&1023 == 0) && c.ctx.Err() != nil {
 		c.cause = c.ctx.Err()
 		return c.cause
 	}

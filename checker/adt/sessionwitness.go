@@ -2,6 +2,7 @@ package adt
 
 import (
 	"encoding/binary"
+	"errors"
 
 	"github.com/histcheck/histcheck/checker"
 )
@@ -69,7 +70,7 @@ func (s *sessionSearch[S]) visible(before []int32, e int32) ([]int32, error) {
 	}
 	ok, err := walk(0, p.init)
 	if err == nil && !ok {
-		panic("adt: the session search's witness has no visible set")
+		return nil, errors.New("adt: the arbitration search found no visible events for " + p.h.Ops[p.c.Pos[e]].Label())
 	}
 	return path, err
 }

@@ -179,3 +179,32 @@ func TestTextbook(t *testing.T) {
 		checker.ReadYourWrites: T, checker.MonotonicWrites: T,
 	})
 }
+
+// TestBudget checks that a spent budget or an ended context gives an
+// unknown verdict that says why, never a guess.
+func TestBudget(t *testing.T) {
+	h := build([]step{
+		{0, "enqueue", i64(1), 0}, {1, "enqueue", i64(2), 0}, {2, "enqueue", i64(3), 0},
+		{0, "dequeue", i64(3), 0}, {1, "dequeue", i64(1), 0}, {2, "dequeue", i64(2), 0},
+	})
+	m := model.NewFIFOQueue(model.Options{})
+	for _, crit := range Criteria {
+		res, err := Check(context.Background(), m, h, crit, Options{MaxNodes: 3, NoSequentialFirst: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Valid != checker.Unknown || res.Reason == "" {
+			t.Errorf("%s with 3 nodes: %s (%q), want unknown with a reason", crit, res.Valid, res.Reason)
+		}
+		full, err := Check(context.Background(), m, h, crit, Options{})
+		if err != nil || full.Valid == checker.Unknown && full.Method != MethodConvergence {
+			t.Errorf("%s with the default budget: %s, %v", crit, full.Valid, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Check(ctx, m, h, checker.Causal, Options{NoSequentialFirst: true})
+	if err != nil || res.Valid != checker.Unknown || res.Reason == "" {
+		t.Errorf("cancelled: %s (%q), %v; want unknown with a reason", res.Valid, res.Reason, err)
+	}
+}
