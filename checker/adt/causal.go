@@ -2,7 +2,6 @@ package adt
 
 import (
 	"encoding/binary"
-	"sort"
 
 	"github.com/histcheck/histcheck/checker"
 )
@@ -153,23 +152,20 @@ func (s *causalSearch[S]) tryEvent(r int, e int32) (ok, expl bool, err error) {
 		s.next[r]--
 		s.absent[e] = false
 	}
-	for _, v := range s.candidates(r, e) {
+	var good bool
+	_, err = s.eachCandidate(r, e, func(v []int32) (bool, error) {
 		if err := s.p.budget.tick(); err != nil {
-			return false, expl, err
+			return true, err
 		}
-		view, good, err := s.explain(e, v)
-		if err != nil || !good {
-			if err != nil {
-				return false, expl, err
-			}
-			continue
+		view, explains, err := s.explain(e, v)
+		if err != nil || !explains {
+			return err != nil, err
 		}
 		expl = true
-		if ok, err := s.commit(r, e, v, view); ok || err != nil {
-			return ok, true, err
-		}
-	}
-	return false, expl, nil
+		good, err = s.commit(r, e, v, view)
+		return good || err != nil, err
+	})
+	return good, expl, err
 }
 
 // commit records e with past v and its view, searches on, and undoes.
@@ -229,55 +225,64 @@ func (s *causalSearch[S]) replay(e int32, v []int32) ([]int32, bool, error) {
 	return append(view, e), ok, nil
 }
 
-// candidates lists the closed pasts e (of process r) can have among the
-// committed events: the smallest first (what e's process saw), then
-// everything committed, then the others by size.
-func (s *causalSearch[S]) candidates(r int, e int32) [][]int32 {
-	np := len(s.p.procs)
-	lo, hi := s.lowerBound(r, e), append([]int32(nil), s.next...)
+// eachCandidate calls fn with each closed past e (of process r) can have
+// among the committed events, until fn says stop: the smallest first
+// (what e's process forces), then everything committed, then the others.
+// It reports whether fn stopped it.
+func (s *causalSearch[S]) eachCandidate(r int, e int32, fn func(v []int32) (bool, error)) (bool, error) {
+	lo := s.lowerBound(r, e)
 	if s.p.blind[e] {
 		// A blind write of a register model needs no more than its
 		// process forces: its predecessor's view, hidden (every hidden
 		// step of such a model is legal), then itself, explains it, and a
 		// smaller past only lets the events that see it see less.
-		return [][]int32{lo}
+		return fn(lo)
 	}
-	hi[r] = s.p.idx[e]
-	var out [][]int32
+	np := len(s.p.procs)
+	vals := make([][]int32, np)
+	top := make([]int32, np)
+	for q := range vals {
+		vals[q] = []int32{lo[q]}
+		if q != r {
+			vals[q] = s.values(q, lo[q], s.next[q])
+		}
+		top[q] = vals[q][len(vals[q])-1]
+	}
+	if stop, err := fn(lo); stop || err != nil {
+		return stop, err
+	}
+	if !equal(top, lo) {
+		if stop, err := fn(top); stop || err != nil {
+			return stop, err
+		}
+	}
 	cur := make([]int32, np)
-	var walk func(q int)
-	walk = func(q int) {
+	var walk func(q int) (bool, error)
+	walk = func(q int) (bool, error) {
 		if q == np {
-			if s.closed(cur) {
-				out = append(out, append([]int32(nil), cur...))
+			if equal(cur, lo) || equal(cur, top) || !s.closed(cur) {
+				return false, s.p.budget.tick()
 			}
-			return
+			return fn(append([]int32(nil), cur...))
 		}
-		if q == r {
-			cur[q] = lo[q]
-			walk(q + 1)
-			return
-		}
-		for _, n := range s.values(q, lo[q], hi[q]) {
+		for _, n := range vals[q] {
 			cur[q] = n
-			walk(q + 1)
+			if stop, err := walk(q + 1); stop || err != nil {
+				return stop, err
+			}
+		}
+		return false, nil
+	}
+	return walk(0)
+}
+
+func equal(a, b []int32) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
 		}
 	}
-	walk(0)
-	size := func(v []int32) int32 {
-		t := int32(0)
-		for _, n := range v {
-			t += n
-		}
-		return t
-	}
-	sort.SliceStable(out, func(a, b int) bool { return size(out[a]) < size(out[b]) })
-	if len(out) > 2 {
-		last := out[len(out)-1]
-		copy(out[2:], out[1:len(out)-1])
-		out[1] = last
-	}
-	return out
+	return true
 }
 
 // prevPresent returns the last event of process r before place i that
