@@ -70,7 +70,7 @@ func TestRunErrors(t *testing.T) {
 			check.Request{Model: "register"}, "invalid history"},
 		{"unknown model", h, check.Request{Model: "nope"}, "nope"},
 		{"unknown criterion", h, check.Request{Model: "register", Criteria: []string{"strict"}}, `unknown consistency criterion "strict"`},
-		{"unsupported criterion", h, check.Request{Model: "mutex", Criteria: []string{"causal"}}, "causal"},
+		{"unsupported criterion", h, check.Request{Model: "lease", Criteria: []string{"causal"}}, "causal"},
 		{"bad nil-read rule", h, check.Request{Model: "register", NilRead: "maybe"}, `"maybe"`},
 		{"bad ttl", h, check.Request{Model: "register", TTL: "-3"}, "positive"},
 	} {

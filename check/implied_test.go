@@ -8,13 +8,15 @@ import (
 
 	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
 )
 
 // TestRunImplied checks that -c all reports every criterion: those the
-// causal and session checkers do not apply to (kv's append) follow from
-// the sequential verdict, named as implied, and no "not checked" note is
-// left.
+// causal and session checkers do not apply to (kv's append, for a kv
+// bound to the register checkers alone) follow from the sequential
+// verdict, named as implied, and no "not checked" note is left.
 func TestRunImplied(t *testing.T) {
 	x, a, b := history.StringValue("x"), history.StringValue("a"), history.StringValue("b")
 	h, err := history.FromOps([]history.Op{
@@ -27,7 +29,9 @@ func TestRunImplied(t *testing.T) {
 	}
 	var notes []string
 	note := func(n check.Note) { notes = append(notes, n.Text) }
-	out, err := check.Run(context.Background(), h, check.Request{Model: "kv", Criteria: []string{check.All}, NoCore: true, Note: note})
+	kv := suite.ReadWrite(suite.Bind(model.NewKV), history.NilValue)
+	out, err := check.Run(context.Background(), h, check.Request{Model: "kv", Models: []suite.Model{kv},
+		Criteria: []string{check.All}, NoCore: true, Note: note})
 	if err != nil {
 		t.Fatal(err)
 	}

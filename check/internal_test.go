@@ -50,11 +50,11 @@ func TestDetectModel(t *testing.T) {
 }
 
 func TestExpandAll(t *testing.T) {
-	mutex, err := suite.Lookup(suite.Builtin(), "mutex")
+	lease, err := suite.Lookup(suite.Builtin(), "lease")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, all := expand(mutex, []string{"sequential", "all"})
+	got, all := expand(lease, []string{"sequential", "all"})
 	if !all || strings.Join(got, " ") != "sequential linearizable" {
 		t.Errorf("expand = %v, %v", got, all)
 	}

@@ -90,6 +90,17 @@ type Result struct {
 	// each read that had one: with Valid True, a witness; with Valid
 	// False, the choice whose violations are shown.
 	ReadsFrom []ReadFrom `json:"reads_from,omitempty"`
+	// Views, when Valid is True and a weak criterion was decided from the
+	// model's steps (package checker/adt), are its witness: for the
+	// causal criteria one view per operation that took effect, its causal
+	// past in an order the model accepts, itself last (the causal order
+	// is then "a is in b's view"); for pram one view per process, every
+	// operation in an order that keeps each process's order; for the
+	// session guarantees each operation's visible operations, in the
+	// order Witness (then the arbitration). Without Views, Witness alone
+	// is the witness: a total order in which each operation sees every
+	// operation before it.
+	Views []View `json:"views,omitempty"`
 	// Dropped lists operations with unknown outcome left out of the witness:
 	// they need not have taken effect.
 	Dropped []int `json:"dropped,omitempty"`
@@ -104,6 +115,20 @@ type Result struct {
 	Elapsed time.Duration `json:"-"`
 	// Jepsen holds the counts of one of Jepsen's own checkers.
 	Jepsen *JepsenTally `json:"-"`
+}
+
+// View is one view of a weak criterion's witness (Result.Views).
+type View struct {
+	// Op is the operation whose causal past the view is; for pram, an
+	// operation of the process whose view it is.
+	Op int `json:"op"`
+	// Process says the view is the whole view of Op's process (pram)
+	// rather than Op's causal past.
+	Process bool `json:"process,omitempty"`
+	// Order lists the view's operations (positions) in the order the
+	// model accepts them; only Op's output (or, for causal-memory and
+	// pram, its process's outputs) counts.
+	Order []int `json:"order"`
 }
 
 // ReadFrom says that the read at position Read read the write at

@@ -26,6 +26,12 @@ func Explain(h *history.History, criterion string, v checker.Violation) string {
 		return w.guarantee()
 	case "pram":
 		return w.pram()
+	case "unexplained-output":
+		return w.unexplained()
+	case "no-causal-past":
+		return w.noCausalPast()
+	case "no-process-view":
+		return w.noProcessView()
 	case "saturation-cycle":
 		return w.saturation()
 	case "no-sequential-order":

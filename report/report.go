@@ -88,6 +88,9 @@ type Result struct {
 	// choosing which write each read read, that choice for each read that
 	// had one: a witness when the criterion holds.
 	ReadsFrom []ReadFrom `json:"reads_from,omitempty"`
+	// Views are, for a weak criterion decided from the model's steps, its
+	// witness (checker.Result.Views).
+	Views []View `json:"views,omitempty"`
 	// Dropped are operations with unknown outcome left out of the witness.
 	Dropped    []Op        `json:"dropped,omitempty"`
 	Violations []Violation `json:"violations,omitempty"`
@@ -343,6 +346,34 @@ func readsFrom(h *history.History, rf []checker.ReadFrom) []ReadFrom {
 	return out
 }
 
+// View is one view of a weak criterion's witness: for the causal
+// criteria an operation's causal past, for pram a process's view of
+// every operation, for the session guarantees the operations an
+// operation sees; Order names the operations by their index, in the
+// order the model accepts them.
+type View struct {
+	Op      Op      `json:"op"`
+	Process bool    `json:"process,omitempty"`
+	Order   []int64 `json:"order"`
+}
+
+func views(h *history.History, vs []checker.View) []View {
+	var out []View
+	for _, v := range vs {
+		if v.Op < 0 || v.Op >= len(h.Ops) {
+			continue
+		}
+		w := View{Op: NewOp(h, v.Op), Process: v.Process, Order: make([]int64, 0, len(v.Order))}
+		for _, p := range v.Order {
+			if p >= 0 && p < len(h.Ops) {
+				w.Order = append(w.Order, h.Ops[p].Index)
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
 // NewResult converts a checker result about h.
 func NewResult(h *history.History, r checker.Result) Result {
 	out := Result{
@@ -351,6 +382,7 @@ func NewResult(h *history.History, r checker.Result) Result {
 		Witness:     ops(h, r.Witness),
 		Dropped:     ops(h, r.Dropped),
 		ReadsFrom:   readsFrom(h, r.ReadsFrom),
+		Views:       views(h, r.Views),
 		Reason:      r.Reason,
 		Method:      r.Method,
 		ElapsedMS:   float64(r.Elapsed) / float64(time.Millisecond),

@@ -161,11 +161,13 @@ func Bind[S comparable](newModel func(model.Options) model.Model[S]) Model {
 // ReadWrite adds the causal criteria and the session guarantees to m, for
 // models whose operations are reads and writes of registers (one per key).
 // Those checkers work from what each read observed rather than from the
-// model's states, and tell reads from writes by m.Info.ClassOf;
+// model's states, and tell reads from writes by m.Info.ClassOf; a
+// history with other operations (kv's append) goes to m's own weak
+// criteria when it has them (BindWeak);
 // mopts.Init, when given, is the registers' initial value, else def is.
 func ReadWrite(m Model, def history.Value) Model {
-	base := m.Check
-	criteria := append(append([]string(nil), m.Criteria...), readWriteCriteria...)
+	base, inner := m.Check, m
+	criteria := withCriteria(m.Criteria, readWriteCriteria)
 	name, info := m.Info.Name, m.Info
 	m.Criteria = criteria
 	m.Check = func(ctx context.Context, h *history.History, criterion string, mopts model.Options, opts Options) (checker.Result, error) {
@@ -185,6 +187,9 @@ func ReadWrite(m Model, def history.Value) Model {
 			return base(ctx, h, criterion, mopts, opts)
 		}
 		res, err = weakCheck(ctx, info, h, criterion, init, opts)
+		if fallBack(err, inner, criterion) {
+			return base(ctx, h, criterion, mopts, opts)
+		}
 		if err != nil {
 			return res, expired(ctx, criterion, err, start)
 		}

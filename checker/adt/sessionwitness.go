@@ -1,0 +1,91 @@
+package adt
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/histcheck/histcheck/checker"
+)
+
+// sessionWitness turns a session search's success into a result: ar as
+// Witness, and each event's visible events, in ar order, itself last.
+func sessionWitness[S comparable](p *problem[S], s *sessionSearch[S]) (checker.Result, error) {
+	ar := append([]int32(nil), s.order...)
+	for e, pure := range p.pure {
+		if pure {
+			ar = append(ar, int32(e))
+		}
+	}
+	res := checker.Result{Valid: checker.True, Method: MethodSession, Witness: p.positions(ar),
+		Reason: "an arbitration order in which every operation's output is legal after the operations it sees"}
+	for i, e := range ar {
+		vis, err := s.visible(ar[:i], e)
+		if err != nil {
+			return checker.Result{}, err
+		}
+		res.Views = append(res.Views, checker.View{Op: p.c.Pos[e], Order: p.positions(append(vis, e))})
+	}
+	res.Dropped = droppedOf(p, s.absent)
+	return res, nil
+}
+
+// visible finds a subsequence of before that makes e's output legal: for
+// read-your-writes one that holds every earlier event of e's process.
+// The search found one exists; this finds which.
+func (s *sessionSearch[S]) visible(before []int32, e int32) ([]int32, error) {
+	p := s.p
+	must := func(x int32) bool {
+		return s.ryw && p.proc[x] == p.proc[e] && p.idx[x] < p.idx[e] && !p.pure[x]
+	}
+	failed := map[string]struct{}{}
+	var path []int32
+	var walk func(i int, g string) (bool, error)
+	walk = func(i int, g string) (bool, error) {
+		if err := p.budget.tick(); err != nil {
+			return false, err
+		}
+		if i == len(before) {
+			_, ok := p.w.step(g, e, true)
+			return ok, nil
+		}
+		key := string(binary.AppendUvarint([]byte(g), uint64(i)))
+		if _, bad := failed[key]; bad {
+			return false, nil
+		}
+		x := before[i]
+		if next, ok := p.w.step(g, x, false); ok && !p.pure[x] {
+			path = append(path, x)
+			if ok, err := walk(i+1, next); ok || err != nil {
+				return ok, err
+			}
+			path = path[:len(path)-1]
+		}
+		if !must(x) {
+			if ok, err := walk(i+1, g); ok || err != nil {
+				return ok, err
+			}
+		}
+		p.remember(failed, key)
+		return false, nil
+	}
+	ok, err := walk(0, p.init)
+	if err == nil && !ok {
+		return nil, errors.New("adt: the arbitration search found no visible events for " + p.h.Ops[p.c.Pos[e]].Label())
+	}
+	return path, err
+}
+
+// sessionViolation gives the facts of a failed session search: the
+// deepest ar found and the events that could not follow it.
+func sessionViolation[S comparable](p *problem[S], s *sessionSearch[S], criterion, modelName string) checker.Result {
+	v := checker.Violation{Pattern: PatternNoArbitration, Op: checker.None, Searched: len(p.c.Ops),
+		Prefix: p.positions(s.deepest), Model: modelName, Ops: p.positions(s.stuck)}
+	for _, e := range s.stuck {
+		if v.Op == checker.None {
+			v.Op = p.c.Pos[e]
+		}
+		v.Stuck = append(v.Stuck, checker.Stuck{Op: p.c.Pos[e]})
+	}
+	return checker.Result{Valid: checker.False, Method: MethodSession, Violations: []checker.Violation{v},
+		Reason: "no arbitration order explains every output with " + criterion}
+}
