@@ -193,6 +193,11 @@ func ReadWrite(m Model, def history.Value) Model {
 		if err != nil {
 			return res, expired(ctx, criterion, err, start)
 		}
+		if res.Valid == checker.Unknown && ctx.Err() == nil {
+			if alt, ok := fromSequential(ctx, base, info, h, criterion, init, mopts, opts); ok {
+				res = alt
+			}
+		}
 		if opts.Verify && res.Valid == checker.True && len(res.ReadsFrom) > 0 {
 			if verr := verifyReadsFrom(ctx, info, h, criterion, init, res, opts); verr != nil {
 				return res, &WitnessError{Model: name, Criterion: criterion, Err: verr}
