@@ -67,6 +67,19 @@ func findCore(ctx context.Context, obj *object, criterion string, known checker.
 	return &c, nil
 }
 
+// counted reports whether counting alone refuted the history (every
+// violation has pattern "count"): its facts already say all there is, and
+// no small core exists to find, since weakening operations to unknown
+// outcome takes the count's margin away one at a time.
+func counted(r checker.Result) bool {
+	for _, v := range r.Violations {
+		if v.Count == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // lowerResult renames the positions of r, a result lifted from an
 // object's history (see object.lift), back to the object's own. A result
 // naming a position outside the object comes back empty, which shrinking

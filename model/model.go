@@ -189,6 +189,18 @@ type Foresight[S comparable] interface {
 	Doomed(ops []Op) func(s S, i int, taken []uint64) bool
 }
 
+// Counting is implemented by models whose legal orders all keep a count
+// between 0 and Capacity: the count starts at 0 and each operation moves
+// it by Delta (a lock: acquire +1, release -1, capacity 1). The model may
+// forbid more than the count does (a lock with an owner does), never
+// less: an order that takes the count out of its bounds must be illegal.
+// Checkers use it to refute a history by counting alone, whatever the
+// order of the processes' operations.
+type Counting interface {
+	Delta(op *Op) int
+	Capacity() int
+}
+
 // Info documents a model.
 type Info struct {
 	Name string

@@ -30,6 +30,8 @@ func Explain(h *history.History, criterion string, v checker.Violation) string {
 		return w.saturation()
 	case "no-sequential-order":
 		return w.noSequentialOrder()
+	case "count":
+		return w.count()
 	case "thin-air-read":
 		return w.thinAir(criterion)
 	case "version-cycle":

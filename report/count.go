@@ -1,0 +1,42 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/histcheck/histcheck/checker"
+)
+
+// count tells a refutation by counting a lock's holders (pattern
+// "count"): the operations counted leave more holders than the lock
+// allows, or fewer than none, whatever the order.
+func (w *words) count() string {
+	c := w.v.Count
+	if c == nil {
+		return ""
+	}
+	over := c.Least() > c.Capacity
+	named := strings.Join(w.labels(w.v.Ops), ", ")
+	if c.Upto == checker.None {
+		taken := fmt.Sprintf("%d operations took the lock and %d released it", c.Up, c.Down)
+		if c.MayUp+c.MayDown > 0 {
+			taken += fmt.Sprintf(" (and of unknown outcome, %d may have taken it and %d released it)", c.MayUp, c.MayDown)
+		}
+		if over {
+			return fmt.Sprintf("counting alone refutes it, whatever the order: %s, so every order ends with at least %d holders, and the lock allows %d; "+
+				"these took it and no later operation of their own process released it: %s", taken, c.Least(), c.Capacity, named)
+		}
+		return fmt.Sprintf("counting alone refutes it, whatever the order: %s, so every order releases it at least %d more times than it was taken; "+
+			"these released it with no earlier acquire of their own process: %s", taken, -c.Most(), named)
+	}
+	own := w.label(c.Upto)
+	if over {
+		return fmt.Sprintf("counting alone refutes it, whatever the order: up to %s, its process took the lock at least %d more times than it released it, "+
+			"and the other processes can together have released it at most %d more times than they took it at any moment, "+
+			"so the lock would have at least %d holders there, and it allows %d (operations: %s)",
+			own, c.Up-c.Down-c.MayDown, -c.OthersLeast, c.Least(), c.Capacity, named)
+	}
+	return fmt.Sprintf("counting alone refutes it, whatever the order: up to %s, its process released the lock at least %d more times than it took it, "+
+		"and the other processes can together hold it at most %d times at once, so it would be released more often than it was taken (operations: %s)",
+		own, -(c.Up - c.Down + c.MayUp), c.OthersMost, named)
+}
