@@ -22,6 +22,9 @@ type problem[S comparable] struct {
 	// newProblem.
 	readLike []bool
 	init     S
+	// noCountBound turns the search's count bound off (countBound), for
+	// the tests that compare the search with and without it.
+	noCountBound bool
 }
 
 // newProblem prepares a compiled history. It marks as read-like the

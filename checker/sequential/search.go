@@ -66,6 +66,11 @@ type searcher[S comparable] struct {
 	buf      []byte
 	red      reductions
 	scratch  []int32
+	// bound, for a counting model, fails configurations whose count
+	// cannot stay within bounds (see countBound); count is the share of
+	// the operations placed.
+	bound *countBound
+	count int
 
 	bestLen    int
 	bestTrail  []step[S]
@@ -99,6 +104,7 @@ func runSearch[S comparable](ctx context.Context, p *problem[S], maxNodes, maxBy
 		}
 	}
 	s.red = newReductions(p)
+	s.bound = newCountBound(p)
 	s.bestLen = -1
 	ok := s.dfs(guard[S]{})
 	res := checker.Result{Method: MethodSearch}
@@ -164,6 +170,9 @@ func (s *searcher[S]) exec(pi int32, next S, skip bool) {
 	if !skip {
 		s.states[k] = next
 		s.sid[k] = s.intern(next)
+		if s.bound != nil {
+			s.count += s.bound.delta[op]
+		}
 	}
 	s.front[pi]++
 	if !s.p.c.Ops[op].Unknown {
@@ -178,6 +187,9 @@ func (s *searcher[S]) undo(mark int) {
 		s.trail = s.trail[:len(s.trail)-1]
 		k := s.p.keyOf[st.op]
 		s.states[k], s.sid[k] = st.old, st.oldID
+		if s.bound != nil && !st.skip {
+			s.count -= s.bound.delta[st.op]
+		}
 		s.front[st.proc]--
 		if !s.p.c.Ops[st.op].Unknown {
 			s.left++
@@ -321,7 +333,7 @@ func (s *searcher[S]) dfs(g guard[S]) bool {
 	if len(s.trail) > s.bestLen {
 		s.record()
 	}
-	if s.failed(&g) {
+	if s.failed(&g) || s.bound != nil && s.bound.dead(s.front, s.count) {
 		s.undo(mark)
 		return false
 	}

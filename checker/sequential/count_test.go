@@ -1,0 +1,232 @@
+package sequential
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/reference"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/model"
+)
+
+// lockWords draws a history of acquires and releases the way lock tests
+// record them: each client mostly alternates acquire and release, with
+// now and then a letter repeated or left out, operations of unknown
+// outcome (after which the client goes on as a new process), and, for
+// the lock model, fencing tokens that mostly increase. Calls interleave
+// the clients at random; sequential consistency ignores them.
+func lockWords(r *rand.Rand, ops, clients int, tokens bool) *history.History {
+	next := make([]string, clients) // each client's next letter
+	for c := range next {
+		next[c] = "acquire"
+		if r.IntN(4) == 0 {
+			next[c] = "release"
+		}
+	}
+	var in []history.Op
+	tok := int64(0)
+	for i := range ops {
+		c := r.IntN(clients)
+		o := history.Op{Client: fmt.Sprintf("c%d", c), F: next[c], Call: int64(2 * i), Return: int64(2*i + 1), Status: history.OK, Index: int64(i)}
+		if r.IntN(8) == 0 {
+			o.Status = history.Info
+		}
+		if tokens && o.F == "acquire" && r.IntN(3) != 0 {
+			tok += int64(r.IntN(3))
+			o.Token = history.IntValue(tok)
+		}
+		in = append(in, o)
+		// Alternate, except that a letter sometimes repeats.
+		if r.IntN(6) != 0 {
+			if next[c] == "acquire" {
+				next[c] = "release"
+			} else {
+				next[c] = "acquire"
+			}
+		}
+	}
+	h, err := history.FromOps(in)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+// Counting refutes only histories the reference finds no order for, and
+// Check, with counting first, agrees with the reference on every small
+// lock history: thousands of them, with repeated letters and operations
+// of unknown outcome.
+func TestCountAgreesWithReference(t *testing.T) {
+	n := 4000
+	if testing.Short() {
+		n = 1000
+	}
+	for _, name := range []string{"mutex", "lock"} {
+		t.Run(name, func(t *testing.T) {
+			counts := map[string]int{}
+			for i := range n {
+				r := rand.New(rand.NewPCG(uint64(i), 31))
+				h := lockWords(r, 1+r.IntN(reference.MaxOps), 1+r.IntN(4), name == "lock")
+				var v checker.Verdict
+				var method string
+				if name == "mutex" {
+					v, method = countAgrees(t, model.NewMutex(model.Options{}), h, mode(i%3))
+				} else {
+					v, method = countAgrees(t, model.NewLock(model.Options{}), h, mode(i%3))
+				}
+				if t.Failed() {
+					t.Fatalf("seed %d", i)
+				}
+				counts[fmt.Sprintf("%s/%s", v, method)]++
+			}
+			t.Logf("verdicts by method: %v", counts)
+			if counts["false/count"] == 0 || counts["true/search"]+counts["true/linear-first"] == 0 || counts["false/search"] == 0 {
+				t.Errorf("the histories did not exercise counting, witnesses and the search's refutations: %v", counts)
+			}
+		})
+	}
+}
+
+// countAgrees is agree, and besides checks that counting alone refutes
+// nothing the reference accepts.
+func countAgrees[S comparable](t *testing.T, m model.Model[S], h *history.History, md mode) (checker.Verdict, string) {
+	t.Helper()
+	c, err := checker.Compile(m, h, nil, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refuted := refuteByCount(newProblem(m, h, c, false))
+	v, method := agree(t, m, h, md)
+	if refuted != nil && v != checker.False {
+		t.Errorf("counting refuted a history with an order: %+v\n%s", *refuted.Count, dump(h))
+	}
+	return v, method
+}
+
+// On lock histories too long for the reference, Check (counting, then
+// the search with its count bound) and the search without the bound, both
+// exact and with a budget of configurations, never contradict each other;
+// witnesses are checked again.
+func TestCountAgreesWithSearch(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 100
+	}
+	counts := map[string]int{}
+	for i := range n {
+		r := rand.New(rand.NewPCG(uint64(i), 37))
+		h := lockWords(r, 20+r.IntN(40), 2+r.IntN(4), false)
+		m := model.NewMutex(model.Options{})
+		full, err := Check(context.Background(), m, h, Options{NoLinearFirst: true, Workers: 1, MaxNodes: boundNodes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := checker.Compile(m, h, nil, nil, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := newProblem(m, h, c, false)
+		p.noCountBound = true
+		alone := runSearch(context.Background(), p, boundNodes, defaultMemoBytes)
+		counts[fmt.Sprintf("%s-by-%s/alone-%s", full.Valid, full.Method, alone.Valid)]++
+		if full.Valid != checker.Unknown && alone.Valid != checker.Unknown && full.Valid != alone.Valid {
+			t.Fatalf("seed %d: %s by %s, the search without the bound says %s\n%s", i, full.Valid, full.Method, alone.Valid, dump(h))
+		}
+		for _, res := range []checker.Result{full, alone} {
+			if res.Valid != checker.True {
+				continue
+			}
+			if err := checker.VerifyWitness(m, h, res.Witness, checker.ProcessOrder); err != nil {
+				t.Fatalf("seed %d: %v", i, err)
+			}
+		}
+	}
+	t.Logf("verdicts: %v", counts)
+	if counts["false-by-count/alone-false"]+counts["false-by-count/alone-unknown"] == 0 || counts["true-by-search/alone-true"] == 0 {
+		t.Errorf("the histories did not exercise both verdicts: %v", counts)
+	}
+}
+
+// boundNodes bounds each search of the comparisons on longer lock
+// histories.
+const boundNodes = 50_000
+
+// The facts of each refutation by counting: the end count over the whole
+// history, and one process's share against what the others can make up.
+func TestCountFacts(t *testing.T) {
+	a := func(c string, at int64, st history.Type) op {
+		return op{client: c, f: "acquire", call: at, ret: at + 1, status: st}
+	}
+	rel := func(c string, at int64) op { return op{client: c, f: "release", call: at, ret: at + 1} }
+	tests := []struct {
+		name string
+		ops  []op
+		want *checker.Count // nil: no refutation
+		upto int            // index in ops of Upto, or -1
+		cite []int          // indices in ops of the violation's operations
+	}{
+		{"two holders at the end", []op{a("A", 0, 0), rel("A", 2), a("A", 4, 0), a("B", 6, 0)},
+			&checker.Count{Up: 3, Down: 1, Capacity: 1}, -1, []int{2, 3}},
+		{"an unknown release may free it", []op{a("A", 0, 0), a("B", 2, 0), {client: "C", f: "release", call: 4, status: history.Info}},
+			nil, -1, nil},
+		{"released more than taken", []op{rel("A", 0), rel("B", 2), a("C", 4, history.Info)},
+			&checker.Count{Down: 2, MayUp: 1, Capacity: 1}, -1, []int{0, 1}},
+		{"two releases in a row, one other holder at most", []op{rel("A", 0), rel("A", 2), a("B", 6, 0), rel("B", 8), a("A", 10, 0), a("A", 12, 0)},
+			&checker.Count{Down: 2, OthersMost: 1, Capacity: 1}, 1, []int{0, 1}},
+		{"an alternation has an order", []op{a("A", 0, 0), rel("A", 2), a("B", 4, 0), rel("B", 6), a("B", 8, history.Info)},
+			nil, -1, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := build(t, tc.ops...)
+			m := model.NewMutex(model.Options{})
+			res, err := Check(context.Background(), m, h, Options{Workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == nil {
+				if res.Method == MethodCount {
+					t.Fatalf("refuted by counting: %+v", res.Violations)
+				}
+				return
+			}
+			if res.Valid != checker.False || res.Method != MethodCount {
+				t.Fatalf("got %s by %s, want a refutation by counting", res.Valid, res.Method)
+			}
+			v := res.Violations[0]
+			want := *tc.want
+			want.Upto = checker.None
+			if tc.upto >= 0 {
+				want.Upto = position(t, h, tc.ops[tc.upto])
+			}
+			if *v.Count != want {
+				t.Errorf("facts %+v, want %+v", *v.Count, want)
+			}
+			var cite []int
+			for _, i := range tc.cite {
+				cite = append(cite, position(t, h, tc.ops[i]))
+			}
+			if fmt.Sprint(v.Ops) != fmt.Sprint(cite) {
+				t.Errorf("operations %s, want %s", labels(h, v.Ops), labels(h, cite))
+			}
+			if Explain(h, checker.Sequential, v) == "" {
+				t.Error("no words for the violation")
+			}
+		})
+	}
+}
+
+// position finds the operation of h that o describes (by its call).
+func position(t *testing.T, h *history.History, o op) int {
+	t.Helper()
+	for i := range h.Ops {
+		if h.Ops[i].Call == o.call && h.Ops[i].Client == o.client {
+			return i
+		}
+	}
+	t.Fatalf("no operation of %s called at %d", o.client, o.call)
+	return -1
+}
