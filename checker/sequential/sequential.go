@@ -4,7 +4,8 @@
 //
 // The problem is NP-complete and not local, so Check tries cheap answers
 // first: a lock's holders are counted, and a count no order can keep
-// refutes the history at once (count.go); when reads and writes carry versions, these fix the order of each
+// refutes the history at once (count.go), while a greedy order is often
+// its witness (greedy.go); when reads and writes carry versions, these fix the order of each
 // key's writes and what each read read, and a cycle check decides; a
 // linearization is also a sequential witness; and for read/write histories
 // with unique values a cycle in program order, reads-from and the write
@@ -93,6 +94,9 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 		res.Method = MethodCount
 		res.Violations = []checker.Violation{*v}
 		return finish(res)
+	}
+	if r, ok := greedyOrder(p); ok {
+		return finish(r)
 	}
 	if _, ok := any(m).(model.VersionOrder); ok {
 		// With versions every fact is known: decide from them at once.
