@@ -144,6 +144,9 @@ func (m *lock) Delta(op *Op) int {
 // Capacity is one holder at a time.
 func (m *lock) Capacity() int { return 1 }
 
+// Owner is the client that acquires or releases (model.Owned).
+func (m *lock) Owner(op *Op) int64 { return op.A }
+
 // clientID interns the operation's client name: lock identity is the name,
 // not the logical process, which changes after an unknown outcome.
 func clientID(op *history.Op, t *Table) (int64, error) {

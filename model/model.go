@@ -201,6 +201,16 @@ type Counting interface {
 	Capacity() int
 }
 
+// Owned is implemented by counting models whose legal orders are
+// sequences of critical sections, each an acquire and the release that
+// follows it by the same owner (a lock that records its holder), with at
+// most one acquire left unreleased at the end. Owner names an operation's
+// owner. The operations of one owner, in a legal order, are then legal on
+// their own; checkers use it to split a history by owner.
+type Owned interface {
+	Owner(op *Op) int64
+}
+
 // Info documents a model.
 type Info struct {
 	Name string

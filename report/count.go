@@ -40,3 +40,17 @@ func (w *words) count() string {
 		"and the other processes can together hold it at most %d times at once, so it would be released more often than it was taken (operations: %s)",
 		own, -(c.Up - c.Down + c.MayUp), c.OthersMost, named)
 }
+
+// ownersHeld tells that several clients each end holding the lock in
+// every order of their own operations (pattern "owners-held"), while the
+// lock has one holder at the end; the violation's operations are each
+// such client's last acquire.
+func (w *words) ownersHeld() string {
+	clients := make([]string, len(w.v.Ops))
+	for i, p := range w.v.Ops {
+		clients[i] = w.client(p)
+	}
+	return fmt.Sprintf("every order of the operations of %s leaves that client holding the lock at the end, for each of them, "+
+		"but the lock has one holder at a time (their last acquires: %s)",
+		strings.Join(clients, ", "), strings.Join(w.labels(w.v.Ops), ", "))
+}

@@ -32,6 +32,8 @@ func Explain(h *history.History, criterion string, v checker.Violation) string {
 		return w.noSequentialOrder()
 	case "count":
 		return w.count()
+	case "owners-held":
+		return w.ownersHeld()
 	case "thin-air-read":
 		return w.thinAir(criterion)
 	case "version-cycle":

@@ -118,6 +118,12 @@ func TestCountAgreesWithSearch(t *testing.T) {
 	counts := map[string]int{}
 	for i := range n {
 		r := rand.New(rand.NewPCG(uint64(i), 37))
+		if i%2 == 1 {
+			// Lock histories, decided client by client.
+			h := jepsenWords(r, 20+r.IntN(40), 2+r.IntN(4), 2+r.IntN(10), 4+r.IntN(10))
+			counts[lockAgreesWithSearch(t, i, h)]++
+			continue
+		}
 		h := lockWords(r, 20+r.IntN(40), 2+r.IntN(4), false)
 		m := model.NewMutex(model.Options{})
 		full, err := Check(context.Background(), m, h, Options{NoLinearFirst: true, Workers: 1, MaxNodes: boundNodes})
@@ -145,7 +151,8 @@ func TestCountAgreesWithSearch(t *testing.T) {
 		}
 	}
 	t.Logf("verdicts: %v", counts)
-	if counts["false-by-count/alone-false"]+counts["false-by-count/alone-unknown"] == 0 || counts["true-by-greedy/alone-true"] == 0 {
+	if counts["false-by-count/alone-false"]+counts["false-by-count/alone-unknown"] == 0 || counts["true-by-greedy/alone-true"] == 0 ||
+		counts["lock:false-by-owners/alone-false"] == 0 || counts["lock:true-by-owners/alone-true"] == 0 {
 		t.Errorf("the histories did not exercise both verdicts: %v", counts)
 	}
 }
@@ -215,6 +222,33 @@ func TestJepsenLikeMutexNeedsNoSearch(t *testing.T) {
 			t.Errorf("%+v: not both verdicts: %v", cfg, counts)
 		}
 	}
+}
+
+// lockAgreesWithSearch compares Check with the search alone on a lock
+// history and returns how each decided.
+func lockAgreesWithSearch(t *testing.T, seed int, h *history.History) string {
+	t.Helper()
+	m := model.NewLock(model.Options{})
+	full, err := Check(context.Background(), m, h, Options{NoLinearFirst: true, Workers: 1, MaxNodes: boundNodes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := checker.Compile(m, h, nil, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newProblem(m, h, c, false)
+	p.noCountBound = true
+	alone := runSearch(context.Background(), p, boundNodes, defaultMemoBytes)
+	if full.Valid != checker.Unknown && alone.Valid != checker.Unknown && full.Valid != alone.Valid {
+		t.Fatalf("seed %d: lock: %s by %s, the search alone says %s\n%s", seed, full.Valid, full.Method, alone.Valid, dump(h))
+	}
+	if full.Valid == checker.True {
+		if err := checker.VerifyWitness(m, h, full.Witness, checker.ProcessOrder); err != nil {
+			t.Fatalf("seed %d: lock: %v", seed, err)
+		}
+	}
+	return fmt.Sprintf("lock:%s-by-%s/alone-%s", full.Valid, full.Method, alone.Valid)
 }
 
 // boundNodes bounds each search of the comparisons on longer lock
@@ -296,4 +330,39 @@ func position(t *testing.T, h *history.History, o op) int {
 	}
 	t.Fatalf("no operation of %s called at %d", o.client, o.call)
 	return -1
+}
+
+// Lock histories decided client by client agree with the reference:
+// small histories shaped like Jepsen's, where clients crash (and go on as
+// new processes with the same name), repeat a letter now and then, and
+// often end holding the lock.
+func TestOwnersAgreeWithReference(t *testing.T) {
+	n := 6000
+	if testing.Short() {
+		n = 1500
+	}
+	counts := map[string]int{}
+	for i := range n {
+		r := rand.New(rand.NewPCG(uint64(i), 43))
+		h := jepsenWords(r, 2+r.IntN(reference.MaxOps-1), 2+r.IntN(3), 2+r.IntN(6), 2+r.IntN(4))
+		m := model.NewLock(model.Options{})
+		v, method := agree(t, m, h, full)
+		if t.Failed() {
+			t.Fatalf("seed %d", i)
+		}
+		res, err := Check(context.Background(), m, h, Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Valid == checker.False {
+			method += "/" + res.Violations[0].Pattern
+		}
+		counts[fmt.Sprintf("%s/%s", v, method)]++
+	}
+	t.Logf("verdicts by method: %v", counts)
+	for _, want := range []string{"true/owners", "false/owners/owners-held", "false/owners/count", "false/owners/no-sequential-order"} {
+		if counts[want] == 0 {
+			t.Errorf("no history decided as %s: %v", want, counts)
+		}
+	}
 }

@@ -311,7 +311,11 @@ func (s *searcher[S]) dfs(g guard[S]) bool {
 	mark := len(s.trail)
 	s.eager()
 	if s.left == 0 {
-		return true
+		if s.endsFree() {
+			return true
+		}
+		s.undo(mark)
+		return false
 	}
 	if len(s.trail) > mark {
 		// A read ran that was illegal before the optional operation.
@@ -457,4 +461,40 @@ func (s *searcher[S]) violation() checker.Violation {
 	}
 	v.Searched = len(p.c.Ops)
 	return v
+}
+
+// endsFree reports whether the order on the trail, every completed
+// operation placed, ends as the problem asks: anyhow, or, with endFree,
+// with a counting model's count at 0, if need be after one more of the
+// operations left (all of unknown outcome, so those before it in its
+// process can be skipped), which it then places.
+func (s *searcher[S]) endsFree() bool {
+	p := s.p
+	if !p.endFree {
+		return true
+	}
+	cm := p.m.(model.Counting)
+	count := 0
+	for _, st := range s.trail {
+		if !st.skip {
+			count += cm.Delta(&p.c.Ops[st.op])
+		}
+	}
+	if count == 0 {
+		return true
+	}
+	for pi, ops := range p.procs {
+		for f := int(s.front[pi]); f < len(ops); f++ {
+			mo := &p.c.Ops[ops[f]]
+			k := p.keyOf[ops[f]]
+			if next, legal := p.m.Step(s.states[k], mo); legal && count+cm.Delta(mo) == 0 {
+				for s.front[pi] < int32(f) {
+					s.exec(int32(pi), s.states[k], true)
+				}
+				s.exec(int32(pi), next, false)
+				return true
+			}
+		}
+	}
+	return false
 }

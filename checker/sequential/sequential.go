@@ -98,6 +98,9 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	if r, ok := greedyOrder(p); ok {
 		return finish(r)
 	}
+	if r, ok := byOwner(ctx, p); ok {
+		return finish(r)
+	}
 	if _, ok := any(m).(model.VersionOrder); ok {
 		// With versions every fact is known: decide from them at once.
 		if r, ok := byVersions(p); ok {
