@@ -50,7 +50,7 @@ func (w *words) ownersHeld() string {
 	for i, p := range w.v.Ops {
 		clients[i] = w.client(p)
 	}
-	return fmt.Sprintf("every order of the operations of %s leaves that client holding the lock at the end, for each of them, "+
+	return fmt.Sprintf("each of %s ends holding the lock in every order of its own operations, "+
 		"but the lock has one holder at a time (their last acquires: %s)",
 		strings.Join(clients, ", "), strings.Join(w.labels(w.v.Ops), ", "))
 }

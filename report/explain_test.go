@@ -105,6 +105,11 @@ func TestExplain(t *testing.T) {
 			"counting alone refutes it, whatever the order: up to B:r(x, 0), its process released the lock at least 3 more times than it took it, " +
 				"and the other processes can together hold it at most 1 times at once, so it would be released more often than it was taken (operations: B:r(x, 1), B:r(x, 0))"},
 
+		{"clients that each end holding", checker.Sequential,
+			checker.Violation{Pattern: "owners-held", Ops: []int{w1, r1}},
+			"each of A, B ends holding the lock in every order of its own operations, " +
+				"but the lock has one holder at a time (their last acquires: A:w(x, 1), B:r(x, 1))"},
+
 		// Reads of values nobody wrote, and the versions.
 		{"thin air, by the versions", checker.Sequential, checker.Violation{Pattern: "thin-air-read", Op: r0, Versions: versions(r0, 4)},
 			"B:r(x, 0) carries version 4 but returned neither the value the write of that version wrote nor, when no write has it, the initial value, so no order can make it legal"},

@@ -113,7 +113,7 @@ func countAgrees[S comparable](t *testing.T, m model.Model[S], h *history.Histor
 func TestCountAgreesWithSearch(t *testing.T) {
 	n := 300
 	if testing.Short() {
-		n = 100
+		n = 60
 	}
 	counts := map[string]int{}
 	for i := range n {
@@ -188,40 +188,53 @@ func jepsenWords(r *rand.Rand, ops, clients, repeat, crash int) *history.History
 	return h
 }
 
-// Mutex histories shaped like Jepsen's, with hundreds of operations and
-// tens of processes (crashed clients), are decided without the search:
-// refuted by counting, or ordered greedily (and the order checked again).
-// The search alone explores hundreds of thousands of configurations on
-// most of them without a verdict.
-func TestJepsenLikeMutexNeedsNoSearch(t *testing.T) {
+// Mutex and lock histories shaped like Jepsen's, with hundreds of
+// operations and tens of processes (crashed clients), are decided without
+// the search of all processes together: refuted by counting, ordered
+// greedily, or (the lock) decided client by client; every witness is
+// checked again. The search alone explores hundreds of thousands of
+// configurations on most of them without a verdict.
+func TestJepsenLikeLocksNeedNoSearch(t *testing.T) {
 	configs := []struct{ ops, clients, repeat, crash int }{
 		{264, 5, 30, 20}, {264, 5, 10, 20}, {100, 5, 8, 10}, {500, 10, 40, 30},
 	}
 	for _, cfg := range configs {
-		counts := map[string]int{}
+		mutex, lock := map[string]int{}, map[string]int{}
 		for i := range 100 {
 			r := rand.New(rand.NewPCG(uint64(i), 41))
 			h := jepsenWords(r, cfg.ops, cfg.clients, cfg.repeat, cfg.crash)
-			m := model.NewMutex(model.Options{})
-			res, err := Check(context.Background(), m, h, Options{NoLinearFirst: true, Workers: 1, MaxNodes: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			counts[fmt.Sprintf("%s/%s", res.Valid, res.Method)]++
-			if res.Method != MethodCount && res.Method != MethodGreedy {
-				t.Errorf("%+v, seed %d: %s by %s", cfg, i, res.Valid, res.Method)
-			}
-			if res.Valid == checker.True {
-				if err := checker.VerifyWitness(m, h, res.Witness, checker.ProcessOrder); err != nil {
-					t.Fatalf("%+v, seed %d: %v", cfg, i, err)
-				}
+			mutex[decidedWithoutSearch(t, model.NewMutex(model.Options{}), h)]++
+			lock[decidedWithoutSearch(t, model.NewLock(model.Options{}), h)]++
+			if t.Failed() {
+				t.Fatalf("%+v, seed %d", cfg, i)
 			}
 		}
-		t.Logf("%+v: %v", cfg, counts)
-		if counts["false/count"] == 0 || counts["true/greedy"] == 0 {
-			t.Errorf("%+v: not both verdicts: %v", cfg, counts)
+		t.Logf("%+v: mutex %v, lock %v", cfg, mutex, lock)
+		if mutex["false/count"] == 0 || mutex["true/greedy"] == 0 || lock["false/owners"] == 0 {
+			t.Errorf("%+v: not every method: mutex %v, lock %v", cfg, mutex, lock)
 		}
 	}
+}
+
+// decidedWithoutSearch checks h with a search budget of one configuration,
+// fails the test unless another method decided, and returns how.
+func decidedWithoutSearch[S comparable](t *testing.T, m model.Model[S], h *history.History) string {
+	t.Helper()
+	res, err := Check(context.Background(), m, h, Options{NoLinearFirst: true, Workers: 1, MaxNodes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch res.Method {
+	case MethodCount, MethodGreedy, MethodOwners:
+	default:
+		t.Errorf("%s: %s by %s", m.Info().Name, res.Valid, res.Method)
+	}
+	if res.Valid == checker.True {
+		if err := checker.VerifyWitness(m, h, res.Witness, checker.ProcessOrder); err != nil {
+			t.Errorf("%s: %v", m.Info().Name, err)
+		}
+	}
+	return fmt.Sprintf("%s/%s", res.Valid, res.Method)
 }
 
 // lockAgreesWithSearch compares Check with the search alone on a lock

@@ -25,6 +25,11 @@ type countBound struct {
 	// prefixes, the empty one included; maxLeast and minMost the greatest
 	// least share and the least greatest share of a non-empty prefix.
 	lo, hi, maxLeast, minMost [][]int
+	// With endFree (problem.endFree), the count must end at 0: least and
+	// most are, per process and front, the least and greatest share of
+	// all the operations from there on.
+	endFree     bool
+	least, most [][]int
 }
 
 // newCountBound returns the bound of p's model, or nil when it counts
@@ -34,9 +39,10 @@ func newCountBound[S comparable](p *problem[S]) *countBound {
 	if !ok || p.keyed || p.noCountBound {
 		return nil
 	}
-	b := &countBound{delta: make([]int, len(p.c.Ops)), capacity: cm.Capacity()}
+	b := &countBound{delta: make([]int, len(p.c.Ops)), capacity: cm.Capacity(), endFree: p.endFree}
 	n := len(p.procs)
 	b.lo, b.hi, b.maxLeast, b.minMost = make([][]int, n), make([][]int, n), make([][]int, n), make([][]int, n)
+	b.least, b.most = make([][]int, n), make([][]int, n)
 	unknown := make([]bool, len(p.c.Ops))
 	for i := range p.c.Ops {
 		b.delta[i] = cm.Delta(&p.c.Ops[i])
@@ -52,30 +58,38 @@ func newCountBound[S comparable](p *problem[S]) *countBound {
 func (b *countBound) suffixes(unknown []bool, pi int, ops []int32) {
 	k := len(ops)
 	lo, hi, ml, mm := make([]int, k+1), make([]int, k+1), make([]int, k+1), make([]int, k+1)
+	least, most := make([]int, k+1), make([]int, k+1)
 	ml[k], mm[k] = math.MinInt32, math.MaxInt32
 	for f := k - 1; f >= 0; f-- {
 		d := b.delta[ops[f]]
-		least, most := d, d
+		dl, dm := d, d
 		if unknown[ops[f]] {
-			least, most = min(d, 0), max(d, 0)
+			dl, dm = min(d, 0), max(d, 0)
 		}
 		// A prefix from f is op f followed by a prefix from f+1 (maybe empty).
-		lo[f] = min(0, least+lo[f+1])
-		hi[f] = max(0, most+hi[f+1])
-		ml[f] = max(least, least+ml[f+1])
-		mm[f] = min(most, most+mm[f+1])
+		lo[f] = min(0, dl+lo[f+1])
+		hi[f] = max(0, dm+hi[f+1])
+		ml[f] = max(dl, dl+ml[f+1])
+		mm[f] = min(dm, dm+mm[f+1])
+		least[f], most[f] = dl+least[f+1], dm+most[f+1]
 	}
 	b.lo[pi], b.hi[pi], b.maxLeast[pi], b.minMost[pi] = lo, hi, ml, mm
+	b.least[pi], b.most[pi] = least, most
 }
 
 // dead reports whether no completion of the configuration (each
 // process's front, and count, the share of the operations placed) keeps
 // the count within bounds.
 func (b *countBound) dead(front []int32, count int) bool {
-	sumLo, sumHi := 0, 0
+	sumLo, sumHi, endLeast, endMost := 0, 0, count, count
 	for pi, f := range front {
 		sumLo += b.lo[pi][f]
 		sumHi += b.hi[pi][f]
+		endLeast += b.least[pi][f]
+		endMost += b.most[pi][f]
+	}
+	if b.endFree && (endLeast > 0 || endMost < 0) {
+		return true
 	}
 	for pi, f := range front {
 		if ml := b.maxLeast[pi][f]; ml != math.MinInt32 && count+ml+sumLo-b.lo[pi][f] > b.capacity {
