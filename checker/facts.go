@@ -184,12 +184,18 @@ func (v *Violation) VersionOf(p int) (int64, bool) {
 // other processes can meanwhile have moved the count by OthersLeast at
 // least and OthersMost at most (0 and 0 at the end, when they are
 // counted too). Every choice lands outside 0..Capacity.
+//
+// With InOrder, the other processes' operations are counted in their
+// order instead: no interleaving of the process's operations up to Upto
+// with prefixes of theirs keeps the count within 0..Capacity at every
+// step (OthersLeast and OthersMost are then 0 and unused).
 type Count struct {
 	Upto                    int
 	Up, Down                int
 	MayUp, MayDown          int
 	OthersLeast, OthersMost int
 	Capacity                int
+	InOrder                 bool
 }
 
 // Least and Most are the lowest and highest count every choice of the

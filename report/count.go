@@ -15,8 +15,14 @@ func (w *words) count() string {
 	if c == nil {
 		return ""
 	}
-	over := c.Least() > c.Capacity
 	named := strings.Join(w.labels(w.v.Ops), ", ")
+	if c.InOrder {
+		return fmt.Sprintf("counting in order refutes it: %s's operations up to %s (%s) take and release the lock in an order "+
+			"that no interleaving with the other processes' operations, each process's in its own order, keeps between 0 and %d holders "+
+			"at every step, whichever of the others' operations take and which release it",
+			w.client(c.Upto), w.label(c.Upto), named, c.Capacity)
+	}
+	over := c.Least() > c.Capacity
 	if c.Upto == checker.None {
 		taken := fmt.Sprintf("%d operations took the lock and %d released it", c.Up, c.Down)
 		if c.MayUp+c.MayDown > 0 {

@@ -105,6 +105,11 @@ func TestExplain(t *testing.T) {
 			"counting alone refutes it, whatever the order: up to B:r(x, 0), its process released the lock at least 3 more times than it took it, " +
 				"and the other processes can together hold it at most 1 times at once, so it would be released more often than it was taken (operations: B:r(x, 1), B:r(x, 0))"},
 
+		{"count in order", checker.Sequential,
+			checker.Violation{Pattern: "count", Ops: []int{r1, r0}, Count: &checker.Count{Upto: r0, Down: 1, Up: 1, Capacity: 1, InOrder: true}},
+			"counting in order refutes it: B's operations up to B:r(x, 0) (B:r(x, 1), B:r(x, 0)) take and release the lock in an order " +
+				"that no interleaving with the other processes' operations, each process's in its own order, keeps between 0 and 1 holders " +
+				"at every step, whichever of the others' operations take and which release it"},
 		{"clients that each end holding", checker.Sequential,
 			checker.Violation{Pattern: "owners-held", Ops: []int{w1, r1}},
 			"each of A, B ends holding the lock in every order of its own operations, " +

@@ -290,6 +290,8 @@ func TestCountFacts(t *testing.T) {
 			&checker.Count{Down: 2, MayUp: 1, Capacity: 1}, -1, []int{0, 1}},
 		{"two releases in a row, one other holder at most", []op{rel("A", 0), rel("A", 2), a("B", 6, 0), rel("B", 8), a("A", 10, 0), a("A", 12, 0)},
 			&checker.Count{Down: 2, OthersMost: 1, Capacity: 1}, 1, []int{0, 1}},
+		{"one acquire of another process cannot help twice", []op{a("B", 0, history.Info), rel("A", 2), a("A", 4, 0), a("A", 6, 0), rel("A", 8)},
+			&checker.Count{Down: 1, Up: 2, Capacity: 1, InOrder: true}, 3, []int{1, 2, 3}},
 		{"an alternation has an order", []op{a("A", 0, 0), rel("A", 2), a("B", 4, 0), rel("B", 6), a("B", 8, history.Info)},
 			nil, -1, nil},
 	}

@@ -101,6 +101,12 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	if r, ok := byOwner(ctx, p); ok {
 		return finish(r)
 	}
+	if v := refuteInOrder(p); v != nil {
+		res.Valid = checker.False
+		res.Method = MethodCount
+		res.Violations = []checker.Violation{*v}
+		return finish(res)
+	}
 	if _, ok := any(m).(model.VersionOrder); ok {
 		// With versions every fact is known: decide from them at once.
 		if r, ok := byVersions(p); ok {
