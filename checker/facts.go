@@ -189,6 +189,11 @@ func (v *Violation) VersionOf(p int) (int64, bool) {
 // order instead: no interleaving of the process's operations up to Upto
 // with prefixes of theirs keeps the count within 0..Capacity at every
 // step (OthersLeast and OthersMost are then 0 and unused).
+//
+// With OneClient, only the operations of one client were counted, the
+// client of the violation's operations: a lock that records its holder
+// is decided client by client, and each client's operations must have an
+// order of their own.
 type Count struct {
 	Upto                    int
 	Up, Down                int
@@ -196,6 +201,7 @@ type Count struct {
 	OthersLeast, OthersMost int
 	Capacity                int
 	InOrder                 bool
+	OneClient               bool
 }
 
 // Least and Most are the lowest and highest count every choice of the

@@ -16,6 +16,16 @@ func (w *words) count() string {
 		return ""
 	}
 	named := strings.Join(w.labels(w.v.Ops), ", ")
+	text := w.countWords(c, named)
+	if c.OneClient && len(w.v.Ops) > 0 {
+		return fmt.Sprintf("the operations of %s alone have no order (a lock that records its holder orders each client's operations on their own): %s",
+			w.client(w.v.Ops[0]), text)
+	}
+	return text
+}
+
+// countWords says the count's facts, whichever operations were counted.
+func (w *words) countWords(c *checker.Count, named string) string {
 	if c.InOrder {
 		return fmt.Sprintf("counting in order refutes it: %s's operations up to %s (%s) take and release the lock in an order "+
 			"that no interleaving with the other processes' operations, each process's in its own order, keeps between 0 and %d holders "+

@@ -105,6 +105,11 @@ func TestExplain(t *testing.T) {
 			"counting alone refutes it, whatever the order: up to B:r(x, 0), its process released the lock at least 3 more times than it took it, " +
 				"and the other processes can together hold it at most 1 times at once, so it would be released more often than it was taken (operations: B:r(x, 1), B:r(x, 0))"},
 
+		{"count of one client", checker.Sequential,
+			checker.Violation{Pattern: "count", Ops: []int{w1, w2}, Count: &checker.Count{Upto: none, Up: 2, Capacity: 1, OneClient: true}},
+			"the operations of A alone have no order (a lock that records its holder orders each client's operations on their own): " +
+				"counting alone refutes it, whatever the order: 2 operations took the lock and 0 released it, so every order ends with at least 2 holders, and the lock allows 1; " +
+				"these took it and no later operation of their own process released it: A:w(x, 1), A:w(x, 2)"},
 		{"count in order", checker.Sequential,
 			checker.Violation{Pattern: "count", Ops: []int{r1, r0}, Count: &checker.Count{Upto: r0, Down: 1, Up: 1, Capacity: 1, InOrder: true}},
 			"counting in order refutes it: B's operations up to B:r(x, 0) (B:r(x, 1), B:r(x, 0)) take and release the lock in an order " +

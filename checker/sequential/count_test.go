@@ -370,7 +370,11 @@ func TestOwnersAgreeWithReference(t *testing.T) {
 			t.Fatal(err)
 		}
 		if res.Valid == checker.False {
-			method += "/" + res.Violations[0].Pattern
+			v := res.Violations[0]
+			method += "/" + v.Pattern
+			if v.Count != nil && v.Count.OneClient != (res.Method == MethodOwners) {
+				t.Errorf("seed %d: a count by %s with OneClient %t", i, res.Method, v.Count.OneClient)
+			}
 		}
 		counts[fmt.Sprintf("%s/%s", v, method)]++
 	}

@@ -54,6 +54,9 @@ func byOwner[S comparable](ctx context.Context, p *problem[S]) (checker.Result, 
 		nodes += r.Stats.States
 		switch {
 		case r.Valid == checker.False:
+			if v := &r.Violations[0]; v.Count != nil {
+				v.Count.OneClient = true
+			}
 			r.Method = MethodOwners
 			r.Stats.States = nodes
 			r.Reason = fmt.Sprintf("the operations of %s alone have no sequential order, so neither has the whole history", ownerName(p, procs))
