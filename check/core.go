@@ -67,13 +67,15 @@ func findCore(ctx context.Context, obj *object, criterion string, known checker.
 	return &c, nil
 }
 
-// counted reports whether counting alone refuted the history (every
-// violation has pattern "count"): its facts already say all there is, and
-// no small core exists to find, since weakening operations to unknown
-// outcome takes the count's margin away one at a time.
+// counted reports whether counting refuted the history: every violation
+// counts a lock's holders (pattern "count"), or names clients that each
+// end holding the lock ("owners-held"). Such facts are the whole reason,
+// and the history has no small core to find: weakening an operation to
+// unknown outcome only widens the count's range, so a core keeps nearly
+// every acquire, and each check of a weakened history is a search.
 func counted(r checker.Result) bool {
 	for _, v := range r.Violations {
-		if v.Count == nil {
+		if v.Count == nil && v.Pattern != "owners-held" {
 			return false
 		}
 	}
