@@ -113,7 +113,7 @@ func countAgrees[S comparable](t *testing.T, m model.Model[S], h *history.Histor
 func TestCountAgreesWithSearch(t *testing.T) {
 	n := 300
 	if testing.Short() {
-		n = 60
+		n = 150
 	}
 	counts := map[string]int{}
 	for i := range n {
@@ -121,37 +121,14 @@ func TestCountAgreesWithSearch(t *testing.T) {
 		if i%2 == 1 {
 			// Lock histories, decided client by client.
 			h := jepsenWords(r, 20+r.IntN(40), 2+r.IntN(4), 2+r.IntN(10), 4+r.IntN(10))
-			counts[lockAgreesWithSearch(t, i, h)]++
+			counts[agreesWithSearch(t, i, model.NewLock(model.Options{}), h)]++
 			continue
 		}
 		h := lockWords(r, 20+r.IntN(40), 2+r.IntN(4), false)
-		m := model.NewMutex(model.Options{})
-		full, err := Check(context.Background(), m, h, Options{NoLinearFirst: true, Workers: 1, MaxNodes: boundNodes})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := checker.Compile(m, h, nil, nil, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := newProblem(m, h, c, false)
-		p.noCountBound = true
-		alone := runSearch(context.Background(), p, boundNodes, defaultMemoBytes)
-		counts[fmt.Sprintf("%s-by-%s/alone-%s", full.Valid, full.Method, alone.Valid)]++
-		if full.Valid != checker.Unknown && alone.Valid != checker.Unknown && full.Valid != alone.Valid {
-			t.Fatalf("seed %d: %s by %s, the search without the bound says %s\n%s", i, full.Valid, full.Method, alone.Valid, dump(h))
-		}
-		for _, res := range []checker.Result{full, alone} {
-			if res.Valid != checker.True {
-				continue
-			}
-			if err := checker.VerifyWitness(m, h, res.Witness, checker.ProcessOrder); err != nil {
-				t.Fatalf("seed %d: %v", i, err)
-			}
-		}
+		counts[agreesWithSearch(t, i, model.NewMutex(model.Options{}), h)]++
 	}
 	t.Logf("verdicts: %v", counts)
-	if counts["false-by-count/alone-false"]+counts["false-by-count/alone-unknown"] == 0 || counts["true-by-greedy/alone-true"] == 0 ||
+	if counts["mutex:false-by-count/alone-false"]+counts["mutex:false-by-count/alone-unknown"] == 0 || counts["mutex:true-by-greedy/alone-true"] == 0 ||
 		counts["lock:false-by-owners/alone-false"] == 0 || counts["lock:true-by-owners/alone-true"] == 0 {
 		t.Errorf("the histories did not exercise both verdicts: %v", counts)
 	}
@@ -237,11 +214,12 @@ func decidedWithoutSearch[S comparable](t *testing.T, m model.Model[S], h *histo
 	return fmt.Sprintf("%s/%s", res.Valid, res.Method)
 }
 
-// lockAgreesWithSearch compares Check with the search alone on a lock
-// history and returns how each decided.
-func lockAgreesWithSearch(t *testing.T, seed int, h *history.History) string {
+// agreesWithSearch compares Check with the search alone, without its
+// count bound, on h, checks every witness again, and returns how each
+// decided.
+func agreesWithSearch[S comparable](t *testing.T, seed int, m model.Model[S], h *history.History) string {
 	t.Helper()
-	m := model.NewLock(model.Options{})
+	name := m.Info().Name
 	full, err := Check(context.Background(), m, h, Options{NoLinearFirst: true, Workers: 1, MaxNodes: boundNodes})
 	if err != nil {
 		t.Fatal(err)
@@ -254,14 +232,17 @@ func lockAgreesWithSearch(t *testing.T, seed int, h *history.History) string {
 	p.noCountBound = true
 	alone := runSearch(context.Background(), p, boundNodes, defaultMemoBytes)
 	if full.Valid != checker.Unknown && alone.Valid != checker.Unknown && full.Valid != alone.Valid {
-		t.Fatalf("seed %d: lock: %s by %s, the search alone says %s\n%s", seed, full.Valid, full.Method, alone.Valid, dump(h))
+		t.Fatalf("seed %d: %s: %s by %s, the search alone says %s\n%s", seed, name, full.Valid, full.Method, alone.Valid, dump(h))
 	}
-	if full.Valid == checker.True {
-		if err := checker.VerifyWitness(m, h, full.Witness, checker.ProcessOrder); err != nil {
-			t.Fatalf("seed %d: lock: %v", seed, err)
+	for _, res := range []checker.Result{full, alone} {
+		if res.Valid != checker.True {
+			continue
+		}
+		if err := checker.VerifyWitness(m, h, res.Witness, checker.ProcessOrder); err != nil {
+			t.Fatalf("seed %d: %s: %v", seed, name, err)
 		}
 	}
-	return fmt.Sprintf("lock:%s-by-%s/alone-%s", full.Valid, full.Method, alone.Valid)
+	return fmt.Sprintf("%s:%s-by-%s/alone-%s", name, full.Valid, full.Method, alone.Valid)
 }
 
 // boundNodes bounds each search of the comparisons on longer lock

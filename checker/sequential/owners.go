@@ -105,10 +105,7 @@ func decideOwner[S comparable](ctx context.Context, sub *problem[S]) (checker.Re
 // position of its last acquire; else -1.
 func lastHolding[S comparable](sub *problem[S], r checker.Result) int {
 	cm := sub.m.(model.Counting)
-	compiled := make(map[int]int32, len(sub.c.Pos))
-	for i, pos := range sub.c.Pos {
-		compiled[pos] = int32(i)
-	}
+	compiled := sub.compiledAt()
 	count, last := 0, -1
 	for _, pos := range r.Witness {
 		d := cm.Delta(&sub.c.Ops[compiled[pos]])
@@ -172,10 +169,7 @@ func decideAlone[S comparable](ctx context.Context, sub *problem[S]) checker.Res
 // concatenate joins the owners' witnesses, the one that leaves the lock
 // held (at most one) last, and checks the whole order with the model.
 func concatenate[S comparable](p *problem[S], subs []checker.Result, nodes int64) (checker.Result, bool) {
-	compiled := make(map[int]int32, len(p.c.Pos))
-	for i, pos := range p.c.Pos {
-		compiled[pos] = int32(i)
-	}
+	compiled := p.compiledAt()
 	cm := p.m.(model.Counting)
 	held := -1
 	for i, r := range subs {
@@ -209,4 +203,14 @@ func concatenate[S comparable](p *problem[S], subs []checker.Result, nodes int64
 		res.Dropped = append(res.Dropped, r.Dropped...)
 	}
 	return res, true
+}
+
+// compiledAt maps each operation's position in the history to its index
+// among p's compiled operations.
+func (p *problem[S]) compiledAt() map[int]int32 {
+	at := make(map[int]int32, len(p.c.Pos))
+	for i, pos := range p.c.Pos {
+		at[pos] = int32(i)
+	}
+	return at
 }
