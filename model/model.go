@@ -49,7 +49,10 @@
 // unknown outcome that nothing observed, which can save a search
 // exponential time (it must never change a verdict: argue why in its
 // comment and test it against the reference checker); Forker gives each
-// partition of a keyed model its own copy of a cache. Set Info.Keyed when
+// partition of a keyed model its own copy of a cache. Counting and Owned
+// describe locks: a count of holders every legal order keeps in bounds,
+// and critical sections each taken and left by one owner; the sequential
+// checker refutes and splits lock histories with them. Set Info.Keyed when
 // operations on different keys are independent, so checkers split the
 // history by key.
 //
