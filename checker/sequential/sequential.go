@@ -4,8 +4,10 @@
 //
 // The problem is NP-complete and not local, so Check tries cheap answers
 // first: a lock's holders are counted, and a count no order can keep
-// refutes the history at once (count.go), while a greedy order is often
-// its witness (greedy.go); when reads and writes carry versions, these fix the order of each
+// refutes the history at once (count.go, countorder.go), while a greedy
+// order is often its witness (greedy.go) and a lock that records its
+// holder is decided client by client (owners.go); when reads and writes
+// carry versions, these fix the order of each
 // key's writes and what each read read, and a cycle check decides; a
 // linearization is also a sequential witness; and for read/write histories
 // with unique values a cycle in program order, reads-from and the write
