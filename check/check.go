@@ -479,7 +479,7 @@ func (r *run) checkCriterion(c string, targets []object) ([]checker.Verdict, *ch
 		}
 		res = obj.lift(res)
 		out := Result{Result: res}
-		if !r.req.NoCore && res.Valid == checker.False && hasCore(c) && len(res.Violations) > 0 {
+		if !r.req.NoCore && res.Valid == checker.False && hasCore(c) && len(res.Violations) > 0 && !counted(res) {
 			done := r.progress("finding the core of", c)
 			core, err := findCore(r.ctx, &obj, c, res, r.out.Options, r.sopts, coreBudget(r.req.Limits.Timeout, res.Elapsed, r.req.Limits.CoreTime))
 			done()

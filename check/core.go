@@ -67,6 +67,21 @@ func findCore(ctx context.Context, obj *object, criterion string, known checker.
 	return &c, nil
 }
 
+// counted reports whether counting refuted the history: every violation
+// counts a lock's holders (pattern "count"), or names clients that each
+// end holding the lock ("owners-held"). Such facts are the whole reason,
+// and the history has no small core to find: weakening an operation to
+// unknown outcome only widens the count's range, so a core keeps nearly
+// every acquire, and each check of a weakened history is a search.
+func counted(r checker.Result) bool {
+	for _, v := range r.Violations {
+		if v.Count == nil && v.Pattern != "owners-held" {
+			return false
+		}
+	}
+	return true
+}
+
 // lowerResult renames the positions of r, a result lifted from an
 // object's history (see object.lift), back to the object's own. A result
 // naming a position outside the object comes back empty, which shrinking

@@ -137,6 +137,11 @@ func (v Violation) MapOps(f func(int) int) Violation {
 		return z
 	})
 	v.Stuck = mapEach(v.Stuck, func(s Stuck) Stuck { s.Op = one(s.Op); return s })
+	if v.Count != nil {
+		c := *v.Count
+		c.Upto = one(c.Upto)
+		v.Count = &c
+	}
 	return v
 }
 
@@ -169,3 +174,39 @@ func (v *Violation) VersionOf(p int) (int64, bool) {
 	}
 	return 0, false
 }
+
+// Count is why no order, whatever it is, keeps the count of a counting
+// model (model.Counting: a lock's holders) within 0..Capacity. The
+// operations counted are every operation, counted at the end (Upto is
+// None), or one process's operations up to and including Upto, counted
+// when Upto takes effect. Of those, Up raise the count and Down lower it;
+// of unknown outcome, MayUp more may raise it and MayDown lower it. The
+// other processes can meanwhile have moved the count by OthersLeast at
+// least and OthersMost at most (0 and 0 at the end, when they are
+// counted too). Every choice lands outside 0..Capacity.
+//
+// With InOrder, the other processes' operations are counted in their
+// order instead: no interleaving of the process's operations up to Upto
+// with prefixes of theirs keeps the count within 0..Capacity at every
+// step (OthersLeast and OthersMost are then 0 and unused).
+//
+// With OneClient, only the operations of one client were counted, the
+// client of the violation's operations: a lock that records its holder
+// is decided client by client, and each client's operations must have an
+// order of their own.
+type Count struct {
+	Upto                    int
+	Up, Down                int
+	MayUp, MayDown          int
+	OthersLeast, OthersMost int
+	Capacity                int
+	InOrder                 bool
+	OneClient               bool
+}
+
+// Least and Most are the lowest and highest count every choice of the
+// operations of unknown outcome can give, the other processes included.
+func (c *Count) Least() int { return c.Up - c.Down - c.MayDown + c.OthersLeast }
+
+// Most: see Least.
+func (c *Count) Most() int { return c.Up - c.Down + c.MayUp + c.OthersMost }

@@ -202,6 +202,9 @@ type Violation struct {
 	// Jepsen holds the facts of a violation found by one of Jepsen's
 	// own checkers.
 	Jepsen *JepsenFact `json:"-"`
+	// Count holds the facts of a refutation by counting alone (pattern
+	// "count").
+	Count *Count `json:"count,omitempty"`
 }
 
 // Anomaly is what a transactional anomaly rests on (package elle), for

@@ -131,6 +131,22 @@ func (m *lock) Explain(s LockState, op *Op, t *Table) string {
 	return ""
 }
 
+// Delta counts the holders as the mutex does (model.Counting): an order
+// the lock allows has one holder at most, so it keeps the count at 0 or 1;
+// the owner and the tokens forbid more besides.
+func (m *lock) Delta(op *Op) int {
+	if op.Kind == lockAcquire {
+		return 1
+	}
+	return -1
+}
+
+// Capacity is one holder at a time.
+func (m *lock) Capacity() int { return 1 }
+
+// Owner is the client that acquires or releases (model.Owned).
+func (m *lock) Owner(op *Op) int64 { return op.A }
+
 // clientID interns the operation's client name: lock identity is the name,
 // not the logical process, which changes after an unknown outcome.
 func clientID(op *history.Op, t *Table) (int64, error) {

@@ -49,7 +49,10 @@
 // unknown outcome that nothing observed, which can save a search
 // exponential time (it must never change a verdict: argue why in its
 // comment and test it against the reference checker); Forker gives each
-// partition of a keyed model its own copy of a cache. Set Info.Keyed when
+// partition of a keyed model its own copy of a cache. Counting and Owned
+// describe locks: a count of holders every legal order keeps in bounds,
+// and critical sections each taken and left by one owner; the sequential
+// checker refutes and splits lock histories with them. Set Info.Keyed when
 // operations on different keys are independent, so checkers split the
 // history by key.
 //
@@ -187,6 +190,28 @@ type Foresight[S comparable] interface {
 	// when unsure, never true wrongly. It is called by one goroutine at a
 	// time.
 	Doomed(ops []Op) func(s S, i int, taken []uint64) bool
+}
+
+// Counting is implemented by models whose legal orders all keep a count
+// between 0 and Capacity: the count starts at 0 and each operation moves
+// it by Delta (a lock: acquire +1, release -1, capacity 1). The model may
+// forbid more than the count does (a lock with an owner does), never
+// less: an order that takes the count out of its bounds must be illegal.
+// Checkers use it to refute a history by counting alone, whatever the
+// order of the processes' operations.
+type Counting interface {
+	Delta(op *Op) int
+	Capacity() int
+}
+
+// Owned is implemented by counting models whose legal orders are
+// sequences of critical sections, each an acquire and the release that
+// follows it by the same owner (a lock that records its holder), with at
+// most one acquire left unreleased at the end. Owner names an operation's
+// owner. The operations of one owner, in a legal order, are then legal on
+// their own; checkers use it to split a history by owner.
+type Owned interface {
+	Owner(op *Op) int64
 }
 
 // Info documents a model.

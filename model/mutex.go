@@ -69,3 +69,15 @@ func (m *mutex) Explain(held bool, op *Op, _ *Table) string {
 	}
 	return ""
 }
+
+// Delta counts the holders: an acquire adds one, a release takes one away,
+// and a legal order keeps the count at 0 (free) or 1 (held).
+func (m *mutex) Delta(op *Op) int {
+	if op.Kind == mutexAcquire {
+		return 1
+	}
+	return -1
+}
+
+// Capacity is one holder at a time.
+func (m *mutex) Capacity() int { return 1 }

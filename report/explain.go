@@ -36,6 +36,10 @@ func Explain(h *history.History, criterion string, v checker.Violation) string {
 		return w.saturation()
 	case "no-sequential-order":
 		return w.noSequentialOrder()
+	case "count":
+		return w.count()
+	case "owners-held":
+		return w.ownersHeld()
 	case "thin-air-read":
 		return w.thinAir(criterion)
 	case "version-cycle":

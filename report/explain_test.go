@@ -91,6 +91,35 @@ func TestExplain(t *testing.T) {
 			"no order of the 5 operations keeps each process's order and is legal: the longest legal order found places 1 of them, and then no process can go on " +
 				"(B:r(x, 1) is legal there, but every order continuing with it fails later; B:r(x, 0) cannot: illegal in state 1; C:r(5) cannot: read 5 but the register holds nil)"},
 
+		// Counting a lock's holders.
+		{"count at the end, too many holders", checker.Sequential,
+			checker.Violation{Pattern: "count", Ops: []int{w1, w2}, Count: &checker.Count{Upto: none, Up: 3, Down: 1, MayDown: 0, Capacity: 1}},
+			"counting alone refutes it, whatever the order: 3 operations took the lock and 1 released it, so every order ends with at least 2 holders, and the lock allows 1; " +
+				"these took it and no later operation of their own process released it: A:w(x, 1), A:w(x, 2)"},
+		{"count at the end, too many releases", checker.Sequential,
+			checker.Violation{Pattern: "count", Ops: []int{r1}, Count: &checker.Count{Upto: none, Down: 2, MayUp: 1, Capacity: 1}},
+			"counting alone refutes it, whatever the order: 0 operations took the lock and 2 released it (and of unknown outcome, 1 may have taken it and 0 released it), " +
+				"so every order releases it at least 1 more times than it was taken; these released it with no earlier acquire of their own process: B:r(x, 1)"},
+		{"count along one process", checker.Sequential,
+			checker.Violation{Pattern: "count", Ops: []int{r1, r0}, Count: &checker.Count{Upto: r0, Down: 3, OthersMost: 1, Capacity: 1}},
+			"counting alone refutes it, whatever the order: up to B:r(x, 0), its process released the lock at least 3 more times than it took it, " +
+				"and the other processes can together hold it at most 1 times at once, so it would be released more often than it was taken (operations: B:r(x, 1), B:r(x, 0))"},
+
+		{"count of one client", checker.Sequential,
+			checker.Violation{Pattern: "count", Ops: []int{w1, w2}, Count: &checker.Count{Upto: none, Up: 2, Capacity: 1, OneClient: true}},
+			"the operations of A alone have no order (a lock that records its holder orders each client's operations on their own): " +
+				"counting alone refutes it, whatever the order: 2 operations took the lock and 0 released it, so every order ends with at least 2 holders, and the lock allows 1; " +
+				"these took it and no later operation of their own process released it: A:w(x, 1), A:w(x, 2)"},
+		{"count in order", checker.Sequential,
+			checker.Violation{Pattern: "count", Ops: []int{r1, r0}, Count: &checker.Count{Upto: r0, Down: 1, Up: 1, Capacity: 1, InOrder: true}},
+			"counting in order refutes it: B's operations up to B:r(x, 0) (B:r(x, 1), B:r(x, 0)) take and release the lock in an order " +
+				"that no interleaving with the other processes' operations, each process's in its own order, keeps between 0 and 1 holders " +
+				"at every step, whichever of the others' operations take and which release it"},
+		{"clients that each end holding", checker.Sequential,
+			checker.Violation{Pattern: "owners-held", Ops: []int{w1, r1}},
+			"each of A, B ends holding the lock in every order of its own operations, " +
+				"but the lock has one holder at a time (their last acquires: A:w(x, 1), B:r(x, 1))"},
+
 		// Reads of values nobody wrote, and the versions.
 		{"thin air, by the versions", checker.Sequential, checker.Violation{Pattern: "thin-air-read", Op: r0, Versions: versions(r0, 4)},
 			"B:r(x, 0) carries version 4 but returned neither the value the write of that version wrote nor, when no write has it, the initial value, so no order can make it legal"},

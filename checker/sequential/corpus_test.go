@@ -167,3 +167,31 @@ func TestCorpusEtcdSequential(t *testing.T) {
 		t.Logf("%s: %s by %s after %d configurations, memo %d", tc.file, res.Valid, res.Method, res.Stats.States, res.Stats.MemoSize)
 	}
 }
+
+// Knossos's etcd mutex history leaves three holders whatever the order:
+// counting refutes it at once (the search alone explored millions of
+// configurations without a verdict), naming the three acquires no release
+// of their own process followed.
+func TestCorpusEtcdMutexCounted(t *testing.T) {
+	c := corpus.Dir(t)
+	n := 0
+	defer func() {
+		if n == 0 {
+			t.Error("no Knossos mutex history in the corpus")
+		}
+	}()
+	for _, row := range corpus.Expected(t, c) {
+		if row.Dir != "knossos" || row.Model != "mutex" {
+			continue
+		}
+		n++
+		res, h := checkRow(t, c, row, time.Minute, Options{})
+		if res.Valid != checker.False || res.Method != MethodCount {
+			t.Fatalf("%s: %s by %s (%s)", row.File, res.Valid, res.Method, res.Reason)
+		}
+		v := res.Violations[0]
+		if v.Count.Least() != 3 || len(v.Ops) != 3 {
+			t.Errorf("%s: facts %+v, operations %s", row.File, *v.Count, labels(h, v.Ops))
+		}
+	}
+}

@@ -22,6 +22,12 @@ type problem[S comparable] struct {
 	// newProblem.
 	readLike []bool
 	init     S
+	// noCountBound turns the search's count bound off (countBound), for
+	// the tests that compare the search with and without it.
+	noCountBound bool
+	// endFree asks of a counting model's order that it end with the count
+	// at 0 (a lock left free); see searcher.endsFree.
+	endFree bool
 }
 
 // newProblem prepares a compiled history. It marks as read-like the
@@ -71,19 +77,35 @@ func newProblem[S comparable](m model.Model[S], h *history.History, c *checker.C
 // restrict returns the problem of key k alone: its operations, each
 // process's order restricted to them.
 func (p *problem[S]) restrict(k int32) *problem[S] {
+	all := make([]int, len(p.procs))
+	for pi := range all {
+		all[pi] = pi
+	}
+	return p.subset([]history.Value{p.keys[k]}, all,
+		func(i int32) bool { return p.keyOf[i] == k }, func(int32) int32 { return 0 })
+}
+
+// restrictProcs returns the problem of the processes procs alone.
+func (p *problem[S]) restrictProcs(procs []int) *problem[S] {
+	return p.subset(p.keys, procs, func(int32) bool { return true }, func(i int32) int32 { return p.keyOf[i] })
+}
+
+// subset returns the problem of the operations of procs that keep
+// accepts, over keys, each operation's key renamed by key.
+func (p *problem[S]) subset(keys []history.Value, procs []int, keep func(int32) bool, key func(int32) int32) *problem[S] {
 	c := &checker.Compiled{Table: p.c.Table}
-	q := &problem[S]{m: p.m, h: p.h, c: c, keyed: p.keyed, keys: []history.Value{p.keys[k]}, init: p.init}
-	for _, ops := range p.procs {
+	q := &problem[S]{m: p.m, h: p.h, c: c, keyed: p.keyed, keys: keys, init: p.init, noCountBound: p.noCountBound}
+	for _, pi := range procs {
 		var mine []int32
-		for _, i := range ops {
-			if p.keyOf[i] != k {
+		for _, i := range p.procs[pi] {
+			if !keep(i) {
 				continue
 			}
 			mine = append(mine, int32(len(c.Ops)))
 			c.Ops = append(c.Ops, p.c.Ops[i])
 			c.Pos = append(c.Pos, p.c.Pos[i])
 			q.readLike = append(q.readLike, p.readLike[i])
-			q.keyOf = append(q.keyOf, 0)
+			q.keyOf = append(q.keyOf, key(i))
 		}
 		if len(mine) > 0 {
 			q.procs = append(q.procs, mine)

@@ -66,6 +66,11 @@ type searcher[S comparable] struct {
 	buf      []byte
 	red      reductions
 	scratch  []int32
+	// bound, for a counting model, fails configurations whose count
+	// cannot stay within bounds (see countBound); count is the share of
+	// the operations placed.
+	bound *countBound
+	count int
 
 	bestLen    int
 	bestTrail  []step[S]
@@ -99,6 +104,7 @@ func runSearch[S comparable](ctx context.Context, p *problem[S], maxNodes, maxBy
 		}
 	}
 	s.red = newReductions(p)
+	s.bound = newCountBound(p)
 	s.bestLen = -1
 	ok := s.dfs(guard[S]{})
 	res := checker.Result{Method: MethodSearch}
@@ -164,6 +170,9 @@ func (s *searcher[S]) exec(pi int32, next S, skip bool) {
 	if !skip {
 		s.states[k] = next
 		s.sid[k] = s.intern(next)
+		if s.bound != nil {
+			s.count += s.bound.delta[op]
+		}
 	}
 	s.front[pi]++
 	if !s.p.c.Ops[op].Unknown {
@@ -178,6 +187,9 @@ func (s *searcher[S]) undo(mark int) {
 		s.trail = s.trail[:len(s.trail)-1]
 		k := s.p.keyOf[st.op]
 		s.states[k], s.sid[k] = st.old, st.oldID
+		if s.bound != nil && !st.skip {
+			s.count -= s.bound.delta[st.op]
+		}
 		s.front[st.proc]--
 		if !s.p.c.Ops[st.op].Unknown {
 			s.left++
@@ -299,7 +311,11 @@ func (s *searcher[S]) dfs(g guard[S]) bool {
 	mark := len(s.trail)
 	s.eager()
 	if s.left == 0 {
-		return true
+		if s.endsFree() {
+			return true
+		}
+		s.undo(mark)
+		return false
 	}
 	if len(s.trail) > mark {
 		// A read ran that was illegal before the optional operation.
@@ -321,7 +337,7 @@ func (s *searcher[S]) dfs(g guard[S]) bool {
 	if len(s.trail) > s.bestLen {
 		s.record()
 	}
-	if s.failed(&g) {
+	if s.failed(&g) || s.bound != nil && s.bound.dead(s.front, s.count) {
 		s.undo(mark)
 		return false
 	}
@@ -445,4 +461,40 @@ func (s *searcher[S]) violation() checker.Violation {
 	}
 	v.Searched = len(p.c.Ops)
 	return v
+}
+
+// endsFree reports whether the order on the trail, every completed
+// operation placed, ends as the problem asks: anyhow, or, with endFree,
+// with a counting model's count at 0, if need be after one more of the
+// operations left (all of unknown outcome, so those before it in its
+// process can be skipped), which it then places.
+func (s *searcher[S]) endsFree() bool {
+	p := s.p
+	if !p.endFree {
+		return true
+	}
+	cm := p.m.(model.Counting)
+	count := 0
+	for _, st := range s.trail {
+		if !st.skip {
+			count += cm.Delta(&p.c.Ops[st.op])
+		}
+	}
+	if count == 0 {
+		return true
+	}
+	for pi, ops := range p.procs {
+		for f := int(s.front[pi]); f < len(ops); f++ {
+			mo := &p.c.Ops[ops[f]]
+			k := p.keyOf[ops[f]]
+			if next, legal := p.m.Step(s.states[k], mo); legal && count+cm.Delta(mo) == 0 {
+				for s.front[pi] < int32(f) {
+					s.exec(int32(pi), s.states[k], true)
+				}
+				s.exec(int32(pi), next, false)
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -3,7 +3,11 @@
 // for the model, with no real-time constraint.
 //
 // The problem is NP-complete and not local, so Check tries cheap answers
-// first: when reads and writes carry versions, these fix the order of each
+// first: a lock's holders are counted, and a count no order can keep
+// refutes the history at once (count.go, countorder.go), while a greedy
+// order is often its witness (greedy.go) and a lock that records its
+// holder is decided client by client (owners.go); when reads and writes
+// carry versions, these fix the order of each
 // key's writes and what each read read, and a cycle check decides; a
 // linearization is also a sequential witness; and for read/write histories
 // with unique values a cycle in program order, reads-from and the write
@@ -86,9 +90,28 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 		return r, nil
 	}
 
+	p := newProblem(m, h, c, info.Keyed)
+	if v := refuteByCount(p); v != nil {
+		res.Valid = checker.False
+		res.Method = MethodCount
+		res.Violations = []checker.Violation{*v}
+		return finish(res)
+	}
+	if r, ok := greedyOrder(p); ok {
+		return finish(r)
+	}
+	if r, ok := byOwner(ctx, p); ok {
+		return finish(r)
+	}
+	if v := refuteInOrder(p); v != nil {
+		res.Valid = checker.False
+		res.Method = MethodCount
+		res.Violations = []checker.Violation{*v}
+		return finish(res)
+	}
 	if _, ok := any(m).(model.VersionOrder); ok {
 		// With versions every fact is known: decide from them at once.
-		if r, ok := byVersions(newProblem(m, h, c, info.Keyed)); ok {
+		if r, ok := byVersions(p); ok {
 			return finish(r)
 		}
 	}
@@ -100,7 +123,6 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 		}
 	}
 
-	p := newProblem(m, h, c, info.Keyed)
 	if v := saturate(ctx, p); v != nil {
 		res.Valid = checker.False
 		res.Method = MethodSaturation
