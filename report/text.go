@@ -227,7 +227,9 @@ func chainOf(ops []Op, n, max int) string {
 	return elideOf(labels, n, max, " -> ")
 }
 
-func elide(labels []string, max int, sep string) string { return elideOf(labels, len(labels), max, sep) }
+func elide(labels []string, max int, sep string) string {
+	return elideOf(labels, len(labels), max, sep)
+}
 
 // elideOf is elide of n labels of which labels are the first (at least
 // max of them when n is more than max).
