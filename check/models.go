@@ -189,6 +189,10 @@ func (s modelSpec) objects(ms []suite.Model, h *history.History) ([]object, erro
 	if err != nil {
 		return nil, err
 	}
+	if m, ok := models[s.all]; s.all != "" && ok && m.Info.Keyed {
+		// One keyed model partitions the history itself.
+		return []object{{model: m, h: h}}, nil
+	}
 	keys, groups := checker.Partition(h)
 	if len(keys) == 0 {
 		// Nothing to split: check the empty history once, so that it

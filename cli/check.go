@@ -357,7 +357,7 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 		printCheckError(e, file, err)
 		return unread(err)
 	}
-	hr := report.NewHistoryOf(file, h, out)
+	hr := report.NewHistoryOf(file, h, out, report.TextOnly(o.output == "text" && o.html == ""))
 	code := ExitOK
 	for _, r := range hr.Results {
 		switch r.Valid {

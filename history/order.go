@@ -206,8 +206,8 @@ func (h *History) realTime(serial bool) RealTime {
 	// return. The order is total (an operation has one call and one
 	// return), so any sort gives the same; the calls come nearly sorted,
 	// so the two ends are sorted apart and merged.
-	slices.SortFunc(calls, comparePoints)
-	slices.SortFunc(rets, comparePoints)
+	sortPoints(calls)
+	sortPoints(rets)
 	pts := make([]rtPoint, 0, len(calls)+len(rets))
 	for len(calls) > 0 && len(rets) > 0 {
 		if comparePoints(rets[0], calls[0]) < 0 {
@@ -227,6 +227,50 @@ func (h *History) realTime(serial bool) RealTime {
 		lo = hi
 	}
 	return rt
+}
+
+// sortPoints sorts the ends of operations by comparePoints. Recorded
+// times usually span a range not much wider than there are ends (such as
+// milliseconds of a run): then the ends are counted into their times,
+// keeping their order, and only the ends of each instant are sorted among
+// themselves. Any other range is sorted whole.
+func sortPoints(pts []rtPoint) {
+	if len(pts) < 2 {
+		return
+	}
+	lo, hi := pts[0].t, pts[0].t
+	for _, p := range pts {
+		lo, hi = min(lo, p.t), max(hi, p.t)
+	}
+	width := uint64(hi) - uint64(lo) // the distance, even past int64's range
+	if width >= uint64(4*len(pts)+16) {
+		slices.SortFunc(pts, comparePoints)
+		return
+	}
+	starts := make([]int32, width+2)
+	for _, p := range pts {
+		starts[uint64(p.t)-uint64(lo)+1]++
+	}
+	for i := 1; i < len(starts); i++ {
+		starts[i] += starts[i-1]
+	}
+	sorted := make([]rtPoint, len(pts))
+	for _, p := range pts {
+		k := uint64(p.t) - uint64(lo)
+		sorted[starts[k]] = p
+		starts[k]++
+	}
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && sorted[j].t == sorted[i].t {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(sorted[i:j], comparePoints)
+		}
+		i = j
+	}
+	copy(pts, sorted)
 }
 
 // comparePoints orders the ends of operations: by time, then client, then

@@ -5,15 +5,36 @@ import (
 	"github.com/histcheck/histcheck/history"
 )
 
+// Option adjusts what NewHistoryOf builds.
+type Option func(*options)
+
+type options struct{ textOnly bool }
+
+// TextOnly says, when yes, that the report is only written as text
+// (WriteText, Summary), which shows the first MaxWitnessSteps steps of a
+// witness and counts the others: only those steps are built. On a
+// history of a hundred thousand operations that is most of the report's
+// work.
+func TextOnly(yes bool) Option { return func(o *options) { o.textOnly = yes } }
+
 // NewHistoryOf is the report of one history and what check.Run found in
 // it; file names the history (a file name, "-" for standard input).
-func NewHistoryOf(file string, h *history.History, o check.Outcome) History {
+func NewHistoryOf(file string, h *history.History, o check.Outcome, opts ...Option) History {
+	var op options
+	for _, f := range opts {
+		f(&op)
+	}
 	hr := NewHistory(file, o.Model, h)
 	hr.Init = InitJSON(o.Options.Init)
 	hr.NilRead = o.NilRead
 	hr.TTL = o.Options.TTL
 	for _, res := range o.Results {
-		r := NewResult(h, res.Result)
+		cr, n := res.Result, 0
+		if op.textOnly {
+			cr.Witness, n = shownSteps(h, cr.Witness)
+		}
+		r := NewResult(h, cr)
+		r.witnessLen = n
 		r.ImpliedBy = res.ImpliedBy
 		if res.Core != nil && len(r.Violations) > 0 {
 			r.Violations[0].Core = NewCore(h, *res.Core)
@@ -40,4 +61,24 @@ func orEmpty(xs []string) []string {
 		return []string{}
 	}
 	return xs
+}
+
+// shownSteps returns the steps of witness the text form shows and, when
+// those are not all of them, how many there are (0 when they are): the
+// steps that name an operation of h, as NewResult keeps them.
+func shownSteps(h *history.History, witness []int) ([]int, int) {
+	var shown []int
+	n := 0
+	for _, i := range witness {
+		if i < 0 || i >= len(h.Ops) {
+			continue
+		}
+		if n++; n <= MaxWitnessSteps {
+			shown = append(shown, i)
+		}
+	}
+	if n <= MaxWitnessSteps {
+		return witness, 0
+	}
+	return shown, n
 }

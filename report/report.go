@@ -84,6 +84,9 @@ type Result struct {
 	// Witness is the order in which the operations took effect, when the
 	// criterion holds and has one.
 	Witness []Op `json:"witness,omitempty"`
+	// witnessLen is the witness's length when Witness holds only the
+	// steps the text form shows (NewHistoryOf with TextOnly); else 0.
+	witnessLen int
 	// ReadsFrom is, when values repeat and a weak criterion was decided by
 	// choosing which write each read read, that choice for each read that
 	// had one: a witness when the criterion holds.

@@ -154,8 +154,8 @@ func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {
 	if r.Jepsen != nil {
 		line(w, indent, jepsenCounts(r.Jepsen))
 	}
-	if len(r.Witness) > 0 {
-		line(w, indent, "witness: "+Chain(r.Witness, MaxWitnessSteps))
+	if n := max(len(r.Witness), r.witnessLen); n > 0 {
+		line(w, indent, "witness: "+chainOf(r.Witness, n, MaxWitnessSteps))
 	}
 	if len(r.ReadsFrom) > 0 {
 		labels := make([]string, len(r.ReadsFrom))
@@ -212,17 +212,30 @@ func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {
 
 // Chain renders a witness in the textbook's form, "B:r(0) -> A:w(1) ->
 // C:r(1)", showing at most max steps and then how many more there are.
-func Chain(ops []Op, max int) string {
+func Chain(ops []Op, max int) string { return chainOf(ops, len(ops), max) }
+
+// chainOf is Chain of a chain of n operations of which ops are the first
+// (at least max of them when n is more than max).
+func chainOf(ops []Op, n, max int) string {
+	if max > 0 && n > max {
+		ops = ops[:max]
+	}
 	labels := make([]string, len(ops))
 	for i, op := range ops {
 		labels[i] = op.Label
 	}
-	return elide(labels, max, " -> ")
+	return elideOf(labels, n, max, " -> ")
 }
 
 func elide(labels []string, max int, sep string) string {
-	if max > 0 && len(labels) > max {
-		return strings.Join(labels[:max], sep) + sep + "… (" + strconv.Itoa(len(labels)-max) + " more)"
+	return elideOf(labels, len(labels), max, sep)
+}
+
+// elideOf is elide of n labels of which labels are the first (at least
+// max of them when n is more than max).
+func elideOf(labels []string, n, max int, sep string) string {
+	if max > 0 && n > max {
+		return strings.Join(labels[:max], sep) + sep + "… (" + strconv.Itoa(n-max) + " more)"
 	}
 	return strings.Join(labels, sep)
 }

@@ -494,19 +494,7 @@ func (m *merge) run() ([]int, bool) {
 	// Each client's order among the merged operations: positions are in
 	// call order, a client's own in its order, and each operation follows
 	// the last one its client completed before it.
-	byPos := m.byPosition()
-	succ := make([][]int32, n)
-	last := map[string]int32{}
-	for _, x := range byPos {
-		o := &m.h.Ops[m.pos[x]]
-		if p, ok := last[o.Client]; ok {
-			succ[p] = append(succ[p], x)
-			m.wait[x]++
-		}
-		if o.Status != history.Info {
-			last[o.Client] = x
-		}
-	}
+	succ := m.clientSuccessors()
 	calls, rets := make([]int64, n), make([]int64, n)
 	for x := range calls {
 		sp := m.rt.Spans[m.pos[x]]
@@ -542,11 +530,86 @@ func (m *merge) run() ([]int, bool) {
 		done[x] = true
 		out = append(out, m.pos[x])
 		release(m.after[x])
-		for _, y := range succ[x] {
+		for y := succ.first[x]; y >= 0; y = succ.next[y] {
 			release(y)
 		}
 	}
 	return out, true
+}
+
+// successors lists each node's successors in its client's order, in
+// order of position: the first, then each one's next. A node follows at
+// most one other, so the lists share one array.
+type successors struct {
+	first, next []int32 // -1: none
+}
+
+// clientSuccessors links each operation to the last one its client
+// completed before it, and counts that predecessor in wait.
+func (m *merge) clientSuccessors() successors {
+	n := len(m.pos)
+	s := successors{first: make([]int32, n), next: make([]int32, n)}
+	lastOf := make([]int32, n) // a node's last successor so far
+	for x := range s.first {
+		s.first[x], s.next[x] = -1, -1
+	}
+	var cs clientNumbers
+	var last []int32 // client number -> its last completed node, or -1
+	for _, x := range m.byPosition() {
+		o := &m.h.Ops[m.pos[x]]
+		c := cs.of(o)
+		for int(c) >= len(last) {
+			last = append(last, -1)
+		}
+		if p := last[c]; p >= 0 {
+			if s.first[p] < 0 {
+				s.first[p] = x
+			} else {
+				s.next[lastOf[p]] = x
+			}
+			lastOf[p] = x
+			m.wait[x]++
+		}
+		if o.Status != history.Info {
+			last[c] = x
+		}
+	}
+	return s
+}
+
+// clientNumbers numbers clients from 0 in order of appearance. A
+// client's name is looked up once per logical process, whose operations
+// share it, rather than once per operation: the name remembered for the
+// process is only confirmed (interned names compare at once).
+type clientNumbers struct {
+	ids    map[string]int32
+	names  []string
+	byProc []int32 // logical process -> client number + 1; 0: not seen
+}
+
+func (cs *clientNumbers) of(o *history.Op) int32 {
+	p := o.Process
+	if p >= 0 && p < len(cs.byProc) {
+		if c := cs.byProc[p] - 1; c >= 0 && cs.names[c] == o.Client {
+			return c
+		}
+	}
+	if cs.ids == nil {
+		cs.ids = map[string]int32{}
+	}
+	c, ok := cs.ids[o.Client]
+	if !ok {
+		c = int32(len(cs.names))
+		cs.ids[o.Client] = c
+		cs.names = append(cs.names, o.Client)
+	}
+	if p >= 0 {
+		for p >= len(cs.byProc) {
+			cs.byProc = append(cs.byProc, 0)
+		}
+		cs.byProc[p] = c + 1
+	}
+	return c
 }
 
 // byKey returns the nodes by key, then node. Real time's instants are

@@ -175,7 +175,7 @@ func (s *shrinker) originalPositions(forms []form, ps []int) ([]int, bool) {
 // its call first, and last those called after it returned, earliest first.
 func (s *shrinker) growPool(seeds []int) []int {
 	f := &s.h.Ops[seeds[0]]
-	in := make(map[int]bool, len(s.h.Ops))
+	in := make([]bool, len(s.h.Ops))
 	pool := make([]int, 0, len(s.h.Ops))
 	for _, p := range seeds {
 		if !in[p] && s.forms[p] != dropped {
@@ -205,7 +205,7 @@ func (s *shrinker) growPool(seeds []int) []int {
 // returned and not in seen, latest call first, marking them in seen; and
 // the earliest return of a completed one, or of one among the seeds
 // (math.MaxInt64 when there is none).
-func (s *shrinker) writesNeeded(f *history.Op, seeds []int, seen map[int]bool) ([]int, int64) {
+func (s *shrinker) writesNeeded(f *history.Op, seeds []int, seen []bool) ([]int, int64) {
 	need, ok := s.m.ReadResult(f)
 	if !ok {
 		need, ok = s.m.Expected(f)
@@ -214,9 +214,12 @@ func (s *shrinker) writesNeeded(f *history.Op, seeds []int, seen map[int]bool) (
 	if !ok {
 		return nil, after
 	}
-	stores := func(o *history.Op) bool {
+	stores := func(o *history.Op) bool { // the cheap tests first: most operations are of other keys
+		if o.Call > f.Return || s.m.Keyed && o.Key != f.Key {
+			return false
+		}
 		v, ok := s.m.Stored(o)
-		return ok && v == need && (!s.m.Keyed || o.Key == f.Key) && o.Call <= f.Return
+		return ok && v == need
 	}
 	for _, p := range seeds[1:] {
 		if o := &s.h.Ops[p]; o.Status == history.OK && stores(o) {

@@ -378,7 +378,7 @@ type shrinker struct {
 // sequential consistency a write follows its client's earlier operations,
 // whenever it was called.
 func standIn(h *history.History, criterion string) bool {
-	return criterion == checker.Linearizable && !model.UsesVersions(h) && !h.RealTime().Touching
+	return criterion == checker.Linearizable && !model.UsesVersions(h) && !h.Touching()
 }
 
 // A reduced history can be far harder to check than the original: weakened
