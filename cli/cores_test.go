@@ -63,9 +63,13 @@ func TestCoresFailAloneFromJSON(t *testing.T) {
 		// while the lease's expiry is measured on their times.
 		{append([]string{"-m", "lease", "--ttl", "5s"}, lin...), filepath.Join("..", "testdata", "histories", "order", "redis-unsafe-events.json"), 2},
 		{append([]string{"-m", "lease"}, lin...), filepath.Join(locks, "redis-unsafe.json"), 2},
-		{append([]string{"-m", "lock"}, lin...), filepath.Join(locks, "redis-unsafe.json"), 2},
+		// Under lock and mutex, sequential consistency is refuted by
+		// counting the holders (no order ends with one): that violation
+		// names its acquires and is not shrunk, so only the
+		// linearizability core is cut out.
+		{append([]string{"-m", "lock"}, lin...), filepath.Join(locks, "redis-unsafe.json"), 1},
 		{append([]string{"-m", "lock"}, lin...), filepath.Join(locks, "redis-safe.json"), 1},
-		{append([]string{"-m", "mutex"}, lin...), filepath.Join(locks, "redis-unsafe.json"), 2},
+		{append([]string{"-m", "mutex"}, lin...), filepath.Join(locks, "redis-unsafe.json"), 1},
 		{append([]string{"--model", "lock=lease,stock=fenced-register", "--ttl", "10s"}, lin...),
 			filepath.Join(locks, "stock-nofencing.json"), 1},
 		{append([]string{"--model", "lock=lock,stock=fenced-register"}, lin...), filepath.Join(locks, "stock-nofencing.json"), 2},
