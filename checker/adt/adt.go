@@ -207,12 +207,14 @@ func known(criterion string) bool {
 
 // decide runs the criterion's own search.
 func decide[S comparable](p *problem[S], criterion, modelName string) checker.Result {
-	if (criterion == checker.ReadYourWrites && p.blindWrites()) ||
-		criterion == checker.MonotonicReads || criterion == checker.WritesFollowReads {
+	if criterion == checker.MonotonicReads {
 		return viaConvergence(p, criterion, modelName)
 	}
-	if criterion == checker.ReadYourWrites || criterion == checker.MonotonicWrites {
-		s := newSessionSearch(p, criterion == checker.ReadYourWrites)
+	if criterion == checker.ReadYourWrites || criterion == checker.WritesFollowReads {
+		return decideTyped(p, criterion, modelName)
+	}
+	if criterion == checker.MonotonicWrites {
+		s := newSessionSearch(p, false)
 		ok, err := s.run()
 		if err != nil {
 			return unknown(p, MethodSession, err)
@@ -301,3 +303,48 @@ func missing[S comparable](p *problem[S], w []int) []int {
 	}
 	return out
 }
+
+// decideTyped decides read-your-writes or writes-follow-reads by the
+// typed search. Events whose class the search for a refusing state left
+// unsure are taken as observations first (more constraints: a witness
+// then is one), then as not (fewer: a refutation then is one); when the
+// two disagree the verdict is unknown.
+func decideTyped[S comparable](p *problem[S], criterion, modelName string) checker.Result {
+	obs, unsure := p.observations()
+	strict := append([]bool(nil), obs...)
+	anyUnsure := false
+	for e, u := range unsure {
+		strict[e] = strict[e] || u
+		anyUnsure = anyUnsure || u
+	}
+	s := newTypedSearch(p, criterion, strict)
+	ok, err := s.run()
+	if err != nil {
+		return unknown(p, MethodSession, err)
+	}
+	if ok {
+		res, err := typedWitness(p, s)
+		if err != nil {
+			return unknown(p, MethodSession, err)
+		}
+		return res
+	}
+	if !anyUnsure {
+		return typedViolation(p, s, criterion, modelName)
+	}
+	loose := newTypedSearch(p, criterion, obs)
+	ok, err = loose.run()
+	if err != nil {
+		return unknown(p, MethodSession, err)
+	}
+	if !ok {
+		return typedViolation(p, loose, criterion, modelName)
+	}
+	return checker.Result{Method: MethodSession, Reason: ReasonUnsure}
+}
+
+// ReasonUnsure is the Reason of a session guarantee left unknown because
+// it holds or fails depending on whether some operations observe (their
+// output could be refused in a state some context reaches), which the
+// search for such a state could not settle within its bound.
+const ReasonUnsure = "the verdict depends on whether some operations observe the state, which the search for a state that refuses them could not settle"
