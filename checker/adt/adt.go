@@ -207,10 +207,7 @@ func known(criterion string) bool {
 
 // decide runs the criterion's own search.
 func decide[S comparable](p *problem[S], criterion, modelName string) checker.Result {
-	if criterion == checker.MonotonicReads {
-		return viaConvergence(p, criterion, modelName)
-	}
-	if criterion == checker.ReadYourWrites || criterion == checker.WritesFollowReads {
+	if criterion == checker.ReadYourWrites || criterion == checker.WritesFollowReads || criterion == checker.MonotonicReads {
 		return decideTyped(p, criterion, modelName)
 	}
 	if criterion == checker.MonotonicWrites {

@@ -110,6 +110,11 @@ func typedWitness[S comparable](p *problem[S], s *typedSearch[S]) (checker.Resul
 				}
 			}
 		}
+		if s.mr && s.cpos[e] >= 0 {
+			view := append(s.chainedView(ar[:i], e), e)
+			res.Views = append(res.Views, checker.View{Op: p.c.Pos[e], Order: p.positions(view)})
+			continue
+		}
 		vis, err := p.visibleIn(ar[:i], e, must, func(x int32) bool { return at[x] < cut })
 		if err != nil {
 			return checker.Result{}, err

@@ -44,11 +44,18 @@ type typedSearch[S comparable] struct {
 	// deepest is the longest ar a failed branch reached, stuck the
 	// events that could not follow it.
 	deepest, stuck []int32
+	// Monotonic reads (see chainOf): mr is set; cpos is each event's
+	// place in its process's chain (-1 outside it), clen each chain's
+	// length, top the last place of each chain already in ar, thr each
+	// placed update's place of entry into each chain.
+	mr              bool
+	cpos, clen, top []int32
+	thr             [][]int32
 }
 
 func newTypedSearch[S comparable](p *problem[S], crit string, obs []bool) *typedSearch[S] {
 	n := len(p.c.Ops)
-	s := &typedSearch[S]{p: p, ryw: crit == checker.ReadYourWrites, obs: obs, placed: make([]bool, n),
+	s := &typedSearch[S]{p: p, ryw: crit == checker.ReadYourWrites, mr: crit == checker.MonotonicReads, obs: obs, placed: make([]bool, n),
 		absent: make([]bool, n), frozen: make([]bool, n), sets: make([]stateSet, n), all: stateSet{p.init},
 		failed: map[string]struct{}{}}
 	for e := range p.c.Ops {
@@ -59,6 +66,9 @@ func newTypedSearch[S comparable](p *problem[S], crit string, obs []bool) *typed
 		if obs[e] || p.pure[e] {
 			s.sets[e] = stateSet{p.init}
 		}
+	}
+	if s.mr {
+		s.chainOf()
 	}
 	return s
 }
@@ -126,6 +136,9 @@ func (s *typedSearch[S]) try(e int32) (bool, error) {
 	if !s.p.unknown[e] && !s.legalAfter(set, e) {
 		s.placed[e] = false
 		return false, nil
+	}
+	if s.mr {
+		return s.placeChained(e)
 	}
 	saved, savedAll, savedFrozen := s.sets, s.all, append([]bool(nil), s.frozen...)
 	s.placed[e] = true
@@ -239,4 +252,97 @@ func (s *typedSearch[S]) note() {
 			s.stuck = append(s.stuck, int32(e))
 		}
 	}
+}
+
+// Monotonic reads, vis;↦[observation→observation] ⊆ vis, chains the
+// visible sets of each process's observations: V(o1) ⊆ V(o2) ⊆ ... in
+// process order. So each update u enters the chain of each process r at
+// one place j (the first observation of r that sees it; past the last
+// when none does) and is then seen by every later observation of r, all
+// of which must come after u in ar: j lies past every observation of r
+// already placed. The search chooses j when it places u; an observation
+// not yet placed then has one state, that of the updates placed so far
+// that it sees, in ar order. Every witness gives such choices (j the
+// first observation whose set holds u) and every choice gives a witness,
+// so the search is exact.
+
+// chainOf numbers each process's chained events (the observations and
+// the pure reads) in process order.
+func (s *typedSearch[S]) chainOf() {
+	s.cpos = make([]int32, len(s.p.c.Ops))
+	s.clen = make([]int32, len(s.p.procs))
+	s.top = make([]int32, len(s.p.procs))
+	s.thr = make([][]int32, len(s.p.c.Ops))
+	for r, evs := range s.p.procs {
+		s.top[r] = -1
+		for _, e := range evs {
+			s.cpos[e] = -1
+			if s.sets[e] != nil {
+				s.cpos[e] = s.clen[r]
+				s.clen[r]++
+			}
+		}
+	}
+}
+
+// placeChained places update e (already checked) and goes on with every
+// choice of where it enters each process's chain.
+func (s *typedSearch[S]) placeChained(e int32) (bool, error) {
+	savedSets, savedAll, savedTop := s.sets, s.all, append([]int32(nil), s.top...)
+	s.placed[e] = true
+	s.order = append(s.order, e)
+	s.all = union(s.all, s.stepAll(s.all, e))
+	if r := s.p.proc[e]; s.cpos[e] >= 0 {
+		s.top[r] = max(s.top[r], s.cpos[e])
+	}
+	thr := make([]int32, len(s.p.procs))
+	ok, err := s.enter(e, 0, thr)
+	if ok || err != nil {
+		return ok, err
+	}
+	s.order = s.order[:len(s.order)-1]
+	s.placed[e] = false
+	s.sets, s.all, s.top = savedSets, savedAll, savedTop
+	return false, nil
+}
+
+// enter chooses where update e enters the chain of process r and of
+// every process after it, then searches on.
+func (s *typedSearch[S]) enter(e int32, r int, thr []int32) (bool, error) {
+	if r == len(s.p.procs) {
+		s.thr[e] = append([]int32(nil), thr...)
+		return s.dfs()
+	}
+	base := s.sets
+	for j := s.top[r] + 1; j <= s.clen[r]; j++ {
+		thr[r] = j
+		out := make([]stateSet, len(base))
+		copy(out, base)
+		for _, o := range s.p.procs[r] {
+			if s.cpos[o] >= j && !s.placed[o] && out[o] != nil {
+				next, _ := s.p.w.step(out[o][0], e, false)
+				out[o] = stateSet{next}
+			}
+		}
+		s.sets = out
+		if ok, err := s.enter(e, r+1, thr); ok || err != nil {
+			return ok, err
+		}
+		s.sets = base
+	}
+	return false, nil
+}
+
+// chainedView is the visible set of chained event e under the choices
+// the search made: the updates of ar before e that entered e's chain at
+// or before e's place.
+func (s *typedSearch[S]) chainedView(before []int32, e int32) []int32 {
+	var out []int32
+	r := s.p.proc[e]
+	for _, u := range before {
+		if !s.p.pure[u] && s.thr[u] != nil && s.thr[u][r] <= s.cpos[e] {
+			out = append(out, u)
+		}
+	}
+	return out
 }
