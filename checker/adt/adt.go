@@ -90,9 +90,6 @@ const (
 	MethodCausal     = "causal-search"
 	MethodPRAM       = "pram-search"
 	MethodSession    = "arbitration-search"
-	// MethodConvergence: a causal-convergence witness, which is one of
-	// every session guarantee (vis the causal order, ar its total order).
-	MethodConvergence = "causal-convergence-witness"
 )
 
 // Patterns of the violations Check reports.
@@ -118,46 +115,6 @@ const (
 	// start of one found, Stuck what could not follow it.
 	PatternNoArbitration = "no-arbitration"
 )
-
-// viaConvergence decides monotonic-reads and writes-follow-reads (and
-// read-your-writes on histories with blind writes, see
-// ReasonBlindWrites) only where causal convergence holds: its causal
-// order as vis and its total order as ar are a witness of every session
-// guarantee. Otherwise the verdict is unknown.
-func viaConvergence[S comparable](p *problem[S], criterion, modelName string) checker.Result {
-	res := decide(p, checker.CausalConvergence, modelName)
-	if res.Valid == checker.True {
-		res.Method = MethodConvergence
-		res.Reason = "causal convergence holds, and its causal order and total order are a witness of " + criterion
-		return res
-	}
-	why := ReasonSessionOnly
-	if criterion == checker.ReadYourWrites {
-		why = ReasonBlindWrites
-	}
-	return checker.Result{Method: MethodConvergence, Reason: why + " (here it " + verdictWords(res) + ")"}
-}
-
-func verdictWords(r checker.Result) string {
-	if r.Valid == checker.False {
-		return "fails"
-	}
-	return "is unknown: " + r.Reason
-}
-
-// ReasonSessionOnly is the Reason of monotonic-reads and
-// writes-follow-reads left unknown: the package decides them only when
-// causal convergence, which implies them, holds.
-const ReasonSessionOnly = "decided from the model's steps only when causal convergence holds"
-
-// ReasonBlindWrites is the Reason of read-your-writes left unknown on a
-// history with blind writes (model.ReadWriteRegister's WriteOp) where
-// causal convergence does not hold: such a write's output never depends
-// on what it sees, so read-your-writes does not order it after its
-// session's earlier updates, and the search, which keeps each session's
-// updates in order, would be too strict. The register checkers decide
-// such histories of reads and writes.
-const ReasonBlindWrites = "read-your-writes on blind writes is decided from the model's steps only when causal convergence holds"
 
 // Check decides criterion (one of Criteria) for h under m. The error is
 // non-nil only for an unknown criterion or input the model rejects; a
@@ -211,7 +168,7 @@ func decide[S comparable](p *problem[S], criterion, modelName string) checker.Re
 		return decideTyped(p, criterion, modelName)
 	}
 	if criterion == checker.MonotonicWrites {
-		s := newSessionSearch(p, false)
+		s := newSessionSearch(p)
 		ok, err := s.run()
 		if err != nil {
 			return unknown(p, MethodSession, err)

@@ -29,15 +29,11 @@ func sessionWitness[S comparable](p *problem[S], s *sessionSearch[S]) (checker.R
 	return res, nil
 }
 
-// visible finds a subsequence of before that makes e's output legal: for
-// read-your-writes one that holds every earlier event of e's process.
+// visible finds a subsequence of before that makes e's output legal.
 // The search found one exists; this finds which.
 func (s *sessionSearch[S]) visible(before []int32, e int32) ([]int32, error) {
-	p := s.p
-	must := func(x int32) bool {
-		return s.ryw && p.proc[x] == p.proc[e] && p.idx[x] < p.idx[e] && !p.pure[x]
-	}
-	return p.visibleIn(before, e, must, func(int32) bool { return true })
+	anyOne := func(int32) bool { return true }
+	return s.p.visibleIn(before, e, func(int32) bool { return false }, anyOne)
 }
 
 // visibleIn finds a subsequence of the updates of before, holding every

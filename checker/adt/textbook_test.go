@@ -198,7 +198,7 @@ func TestBudget(t *testing.T) {
 			t.Errorf("%s with 3 nodes: %s (%q), want unknown with a reason", crit, res.Valid, res.Reason)
 		}
 		full, err := Check(context.Background(), m, h, crit, Options{})
-		if err != nil || full.Valid == checker.Unknown && full.Method != MethodConvergence {
+		if err != nil || full.Valid == checker.Unknown {
 			t.Errorf("%s with the default budget: %s, %v", crit, full.Valid, err)
 		}
 	}
