@@ -90,6 +90,10 @@ const (
 	MethodCausal     = "causal-search"
 	MethodPRAM       = "pram-search"
 	MethodSession    = "arbitration-search"
+	// MethodConvergence: a causal-convergence witness, which is one of
+	// every session guarantee (vis the causal order, ar its total order),
+	// found when the arbitration search spent its share of the budget.
+	MethodConvergence = "causal-convergence-witness"
 )
 
 // Patterns of the violations Check reports.
@@ -165,7 +169,7 @@ func known(criterion string) bool {
 // decide runs the criterion's own search.
 func decide[S comparable](p *problem[S], criterion, modelName string) checker.Result {
 	if criterion == checker.ReadYourWrites || criterion == checker.WritesFollowReads || criterion == checker.MonotonicReads {
-		return decideTyped(p, criterion, modelName)
+		return decideSession(p, criterion, modelName)
 	}
 	if criterion == checker.MonotonicWrites {
 		s := newSessionSearch(p)
@@ -302,3 +306,33 @@ func decideTyped[S comparable](p *problem[S], criterion, modelName string) check
 // output could be refused in a state some context reaches), which the
 // search for such a state could not settle within its bound.
 const ReasonUnsure = "the verdict depends on whether some operations observe the state, which the search for a state that refuses them could not settle"
+
+// decideSession runs the typed search within half the budget left; when
+// that share runs out it looks, with the rest, for a causal-convergence
+// witness, which is one of every session guarantee (its causal order as
+// vis, its total order as ar). The verdict is unknown only when neither
+// settles it.
+func decideSession[S comparable](p *problem[S], criterion, modelName string) checker.Result {
+	b := p.budget
+	full := b.max
+	if full > 0 {
+		b.max = b.n + (full-b.n)/2
+	}
+	res := decideTyped(p, criterion, modelName)
+	spent := errors.Is(b.cause, errBudget)
+	b.max = full
+	if res.Valid != checker.Unknown || !spent {
+		return res
+	}
+	b.cause = nil
+	conv := decide(p, checker.CausalConvergence, modelName)
+	if conv.Valid != checker.True {
+		if conv.Valid == checker.Unknown {
+			res.Reason = conv.Reason
+		}
+		return res
+	}
+	conv.Method = MethodConvergence
+	conv.Reason = "causal convergence holds, and its causal order and total order are a witness of " + criterion
+	return conv
+}
