@@ -20,31 +20,31 @@ import (
 // leaves out the unordered queue).
 var diffModels = adtref.WeakModels
 
+// checkFunc runs Check with a model built from opts.
+type checkFunc func(opts model.Options, h *history.History, crit string, noSeq bool) (checker.Result, error)
+
+func bindCheck[S comparable](newModel func(model.Options) model.Model[S]) checkFunc {
+	return func(opts model.Options, h *history.History, crit string, noSeq bool) (checker.Result, error) {
+		return checkOne(newModel(opts), h, crit, noSeq)
+	}
+}
+
+// checkers are the models of the differential test by name.
+var checkers = map[string]checkFunc{
+	"register": bindCheck(model.NewRegister), "cas-register": bindCheck(model.NewCASRegister),
+	"kv": bindCheck(model.NewKV), "mutex": bindCheck(model.NewMutex), "lock": bindCheck(model.NewLock),
+	"fenced-register": bindCheck(model.NewFencedRegister), "set": bindCheck(model.NewSet),
+	"fifo-queue": bindCheck(model.NewFIFOQueue), "counter": bindCheck(model.NewCounter),
+	"multi-register": bindCheck(model.NewMultiRegister),
+}
+
 // checkNamed runs Check with the named model built from opts.
 func checkNamed(name string, opts model.Options, h *history.History, crit string, noSeq bool) (checker.Result, error) {
-	switch name {
-	case "register":
-		return checkOne(model.NewRegister(opts), h, crit, noSeq)
-	case "cas-register":
-		return checkOne(model.NewCASRegister(opts), h, crit, noSeq)
-	case "kv":
-		return checkOne(model.NewKV(opts), h, crit, noSeq)
-	case "mutex":
-		return checkOne(model.NewMutex(opts), h, crit, noSeq)
-	case "lock":
-		return checkOne(model.NewLock(opts), h, crit, noSeq)
-	case "fenced-register":
-		return checkOne(model.NewFencedRegister(opts), h, crit, noSeq)
-	case "set":
-		return checkOne(model.NewSet(opts), h, crit, noSeq)
-	case "fifo-queue":
-		return checkOne(model.NewFIFOQueue(opts), h, crit, noSeq)
-	case "counter":
-		return checkOne(model.NewCounter(opts), h, crit, noSeq)
-	case "multi-register":
-		return checkOne(model.NewMultiRegister(opts), h, crit, noSeq)
+	c, ok := checkers[name]
+	if !ok {
+		return checker.Result{}, fmt.Errorf("no model %q", name)
 	}
-	return checker.Result{}, fmt.Errorf("no model %q", name)
+	return c(opts, h, crit, noSeq)
 }
 
 // checkOne runs Check and verifies a true verdict's witness; a witness
