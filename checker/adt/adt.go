@@ -15,7 +15,9 @@
 // each process's operations in their recorded order. A sequence of events
 // is accepted when the model steps through it from its initial state; an
 // event whose output is hidden is stepped with its outcome unknown (any
-// output, the same effect). A causal order → is a strict partial order
+// output, the same effect), and such a step is total: when the model
+// refuses it even so (an acquire of a held lock), the event returned the
+// refusal and the state is unchanged. A causal order → is a strict partial order
 // that contains ↦; ⌊e⌋ is e with the events before it.
 //   - causal: some →, such that for every e some sequence of ⌊e⌋ that
 //     respects →, with only e's output visible, is accepted;
@@ -26,7 +28,16 @@
 //     visible, is accepted;
 //   - pram: for every process, some sequence of all events that keeps
 //     every process's order, with only that process's outputs visible, is
-//     accepted.
+//     accepted;
+//   - the session guarantees, in their typed forms over a total order ar
+//     and a visibility vis ⊆ ar (each event accepted after the events it
+//     sees, in ar order, its own output alone visible): read-your-writes
+//     ↦[update→observation] ⊆ vis, monotonic-reads
+//     vis;↦[observation→observation] ⊆ vis, monotonic-writes
+//     ↦[update→update] ⊆ ar, writes-follow-reads
+//     vis;↦[observation→update] ⊆ ar. Updates are the operations the
+//     model does not class pure reads; observations, those whose output
+//     some reachable state refuses (see observe.go).
 //
 // An operation of unknown outcome either took effect (an event whose
 // output is hidden everywhere) or did not (no event at all); a history
@@ -41,10 +52,11 @@
 // closed under the pasts it contains), and a past is kept only when a
 // sequence of it explains the event's output; configurations that failed
 // are memoised. pram is one search per process, over the choices of which
-// updates of unknown outcome took effect. read-your-writes and
-// monotonic-writes search the order of the updates; monotonic-reads and
-// writes-follow-reads are decided only where causal convergence holds,
-// whose witness is one of every session guarantee (unknown otherwise).
+// updates of unknown outcome took effect. monotonic-writes searches the
+// order of the updates, each process's kept; the other session
+// guarantees search ar in any order their form allows (typed.go), within
+// half the budget left, then look for a causal-convergence witness,
+// which is one of every session guarantee.
 // A sequential witness counts only when it replays with outputs hidden,
 // which a model whose hidden operations take an effect of their own
 // (the unordered queue's dequeue) need not do. Every search counts its nodes

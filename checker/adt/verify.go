@@ -26,9 +26,13 @@ import (
 // For read-your-writes and monotonic-writes res.Witness is the
 // arbitration order ar, every event once, and each event's view lists
 // the events visible to it, in ar order and before it in ar, itself
-// last, accepted with its output alone visible; read-your-writes wants
-// every earlier update of the event's process in its view,
-// monotonic-writes each process's updates in their order in ar.
+// last, accepted with its output alone visible (hidden steps total);
+// read-your-writes wants every earlier update of an observation's process
+// in its view, monotonic-writes each process's updates in their order in
+// ar, monotonic-reads an observation's view within its process's later
+// observations' views, writes-follow-reads it before its process's later
+// updates in ar (observations as the search classes them, counting the
+// operations it could not class).
 // It returns nil or an error that says which condition broke first.
 func VerifyWitness[S comparable](m model.Model[S], h *history.History, criterion string, res checker.Result) error {
 	v, err := newVerifier(m, h, res.Dropped)
