@@ -23,7 +23,7 @@ import (
 // A result without views has one total order as Witness, every event
 // once in an order that keeps each process's order, in which each event
 // sees every event before it (and each process's view is the whole).
-// For read-your-writes and monotonic-writes res.Witness is the
+// For the session guarantees res.Witness is the
 // arbitration order ar, every event once, and each event's view lists
 // the events visible to it, in ar order and before it in ar, itself
 // last, accepted with its output alone visible (hidden steps total);
