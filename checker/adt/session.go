@@ -65,32 +65,27 @@ func newSessionSearch[S comparable](p *problem[S]) *sessionSearch[S] {
 
 // run searches; it reports whether ar exists.
 func (s *sessionSearch[S]) run() (bool, error) {
-	return s.dfs(make([]int32, len(s.p.procs)), []stateSet{{s.p.init}}, nil)
+	return s.dfs(make([]int32, len(s.p.procs)), stateSet{s.p.init})
 }
-
-// set is the state set every event chooses from.
-func (s *sessionSearch[S]) set(sets []stateSet, _ int32) stateSet { return sets[0] }
 
 // passReads moves u past the pure reads next in each process: they wait
 // for the end of ar.
-func (s *sessionSearch[S]) passReads(u []int32, _, reads []stateSet) []stateSet {
+func (s *sessionSearch[S]) passReads(u []int32) {
 	for r, evs := range s.p.procs {
 		for int(u[r]) < len(evs) && s.p.pure[evs[u[r]]] {
 			u[r]++
 		}
 	}
-	return reads
 }
 
-func (s *sessionSearch[S]) dfs(u []int32, sets, reads []stateSet) (bool, error) {
+// dfs goes on from u, the events placed (per process) and set, the
+// states any subsequence of ar so far reaches.
+func (s *sessionSearch[S]) dfs(u []int32, set stateSet) (bool, error) {
 	if err := s.p.budget.tick(); err != nil {
 		return false, err
 	}
-	reads = s.passReads(u, sets, reads)
-	if err := s.p.budget.tick(); err != nil {
-		return false, err
-	}
-	key := s.memoKey(u, sets, reads)
+	s.passReads(u)
+	key := s.memoKey(u, set)
 	if _, bad := s.failed[key]; bad {
 		return false, nil
 	}
@@ -100,11 +95,11 @@ func (s *sessionSearch[S]) dfs(u []int32, sets, reads []stateSet) (bool, error) 
 			continue
 		}
 		done = false
-		if ok, err := s.try(u, sets, reads, r, evs[u[r]]); ok || err != nil {
+		if ok, err := s.try(u, set, r, evs[u[r]]); ok || err != nil {
 			return ok, err
 		}
 	}
-	if done && s.readsLegal(sets, reads) {
+	if done && s.readsLegal(set) {
 		return true, nil
 	}
 	s.p.remember(s.failed, key)
@@ -114,21 +109,22 @@ func (s *sessionSearch[S]) dfs(u []int32, sets, reads []stateSet) (bool, error) 
 
 // try puts e, the next event of process r, next in ar (or, of unknown
 // outcome, nowhere), and goes on.
-func (s *sessionSearch[S]) try(u []int32, sets, reads []stateSet, r int, e int32) (bool, error) {
+func (s *sessionSearch[S]) try(u []int32, set stateSet, r int, e int32) (bool, error) {
 	v := append([]int32(nil), u...)
 	v[r]++
 	if s.p.unknown[e] {
 		s.absent[e] = true
-		if ok, err := s.dfs(v, sets, reads); ok || err != nil {
+		if ok, err := s.dfs(v, set); ok || err != nil {
 			return ok, err
 		}
 		s.absent[e] = false
 	}
-	if !s.legalAfter(s.set(sets, int32(r)), e) {
+	if !s.legalAfter(set, e) {
 		return false, nil
 	}
 	s.order = append(s.order, e)
-	ok, err := s.dfs(v, s.after(sets, r, e), s.afterReads(reads, e))
+	// Any event after e may see it or not.
+	ok, err := s.dfs(v, union(set, s.stepAll(set, e)))
 	if !ok && err == nil {
 		s.order = s.order[:len(s.order)-1]
 	}
@@ -145,46 +141,26 @@ func (s *sessionSearch[S]) legalAfter(set stateSet, e int32) bool {
 	return false
 }
 
-// after returns the state set once e is in ar: any event after may see
-// it or not.
-func (s *sessionSearch[S]) after(sets []stateSet, _ int, e int32) []stateSet {
-	return []stateSet{union(sets[0], s.stepAll(sets[0], e))}
-}
-
-// afterReads returns the waiting reads' state sets once update e is in
-// ar: every read may see it, none must (a read of e's process came
-// before it in that process's order).
-func (s *sessionSearch[S]) afterReads(reads []stateSet, e int32) []stateSet {
-	out := append([]stateSet(nil), reads...)
-	for x, set := range reads {
-		if set != nil {
-			out[x] = union(set, s.stepAll(set, e))
-		}
-	}
-	return out
-}
-
-// stepAll steps e, hidden, from every state of set where it is legal.
-// Each state stepped counts against the budget, which therefore bounds
-// the sets' growth as well as the search's.
+// stepAll steps e, hidden, from every state of set. Each state stepped
+// counts against the budget, which therefore bounds the set's growth as
+// well as the search's.
 func (s *sessionSearch[S]) stepAll(set stateSet, e int32) []string {
 	var out []string
 	for _, g := range set {
 		if s.p.budget.tick() != nil {
 			return out
 		}
-		if next, ok := s.p.w.step(g, e, false); ok {
-			out = append(out, next)
-		}
+		next, _ := s.p.w.step(g, e, false)
+		out = append(out, next)
 	}
 	return out
 }
 
 // readsLegal checks the pure reads left for the end of ar: each sees any
 // subsequence of the updates.
-func (s *sessionSearch[S]) readsLegal(sets, _ []stateSet) bool {
+func (s *sessionSearch[S]) readsLegal(set stateSet) bool {
 	for e, pure := range s.p.pure {
-		if pure && !s.p.unknown[e] && !s.legalAfter(sets[0], int32(e)) {
+		if pure && !s.p.unknown[e] && !s.legalAfter(set, int32(e)) {
 			s.stuck = []int32{int32(e)}
 			return false
 		}
@@ -192,16 +168,13 @@ func (s *sessionSearch[S]) readsLegal(sets, _ []stateSet) bool {
 	return true
 }
 
-func (s *sessionSearch[S]) memoKey(u []int32, sets, reads []stateSet) string {
+func (s *sessionSearch[S]) memoKey(u []int32, set stateSet) string {
 	var b []byte
 	for _, n := range u {
 		b = binary.AppendUvarint(b, uint64(n))
 	}
-	for _, set := range append(sets, reads...) {
-		b = binary.AppendUvarint(b, uint64(len(set)))
-		for _, g := range set {
-			b = append(b, g...)
-		}
+	for _, g := range set {
+		b = append(b, g...)
 	}
 	return string(b)
 }
