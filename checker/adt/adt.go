@@ -15,7 +15,9 @@
 // each process's operations in their recorded order. A sequence of events
 // is accepted when the model steps through it from its initial state; an
 // event whose output is hidden is stepped with its outcome unknown (any
-// output, the same effect). A causal order → is a strict partial order
+// output, the same effect), and such a step is total: when the model
+// refuses it even so (an acquire of a held lock), the event returned the
+// refusal and the state is unchanged. A causal order → is a strict partial order
 // that contains ↦; ⌊e⌋ is e with the events before it.
 //   - causal: some →, such that for every e some sequence of ⌊e⌋ that
 //     respects →, with only e's output visible, is accepted;
@@ -26,7 +28,16 @@
 //     visible, is accepted;
 //   - pram: for every process, some sequence of all events that keeps
 //     every process's order, with only that process's outputs visible, is
-//     accepted.
+//     accepted;
+//   - the session guarantees, in their typed forms over a total order ar
+//     and a visibility vis ⊆ ar (each event accepted after the events it
+//     sees, in ar order, its own output alone visible): read-your-writes
+//     ↦[update→observation] ⊆ vis, monotonic-reads
+//     vis;↦[observation→observation] ⊆ vis, monotonic-writes
+//     ↦[update→update] ⊆ ar, writes-follow-reads
+//     vis;↦[observation→update] ⊆ ar. Updates are the operations the
+//     model does not class pure reads; observations, those whose output
+//     some reachable state refuses (see observe.go).
 //
 // An operation of unknown outcome either took effect (an event whose
 // output is hidden everywhere) or did not (no event at all); a history
@@ -41,10 +52,11 @@
 // closed under the pasts it contains), and a past is kept only when a
 // sequence of it explains the event's output; configurations that failed
 // are memoised. pram is one search per process, over the choices of which
-// updates of unknown outcome took effect. read-your-writes and
-// monotonic-writes search the order of the updates; monotonic-reads and
-// writes-follow-reads are decided only where causal convergence holds,
-// whose witness is one of every session guarantee (unknown otherwise).
+// updates of unknown outcome took effect. monotonic-writes searches the
+// order of the updates, each process's kept; the other session
+// guarantees search ar in any order their form allows (typed.go), within
+// half the budget left, then look for a causal-convergence witness,
+// which is one of every session guarantee.
 // A sequential witness counts only when it replays with outputs hidden,
 // which a model whose hidden operations take an effect of their own
 // (the unordered queue's dequeue) need not do. Every search counts its nodes
@@ -91,7 +103,8 @@ const (
 	MethodPRAM       = "pram-search"
 	MethodSession    = "arbitration-search"
 	// MethodConvergence: a causal-convergence witness, which is one of
-	// every session guarantee (vis the causal order, ar its total order).
+	// every session guarantee (vis the causal order, ar its total order),
+	// found when the arbitration search spent its share of the budget.
 	MethodConvergence = "causal-convergence-witness"
 )
 
@@ -118,46 +131,6 @@ const (
 	// start of one found, Stuck what could not follow it.
 	PatternNoArbitration = "no-arbitration"
 )
-
-// viaConvergence decides monotonic-reads and writes-follow-reads (and
-// read-your-writes on histories with blind writes, see
-// ReasonBlindWrites) only where causal convergence holds: its causal
-// order as vis and its total order as ar are a witness of every session
-// guarantee. Otherwise the verdict is unknown.
-func viaConvergence[S comparable](p *problem[S], criterion, modelName string) checker.Result {
-	res := decide(p, checker.CausalConvergence, modelName)
-	if res.Valid == checker.True {
-		res.Method = MethodConvergence
-		res.Reason = "causal convergence holds, and its causal order and total order are a witness of " + criterion
-		return res
-	}
-	why := ReasonSessionOnly
-	if criterion == checker.ReadYourWrites {
-		why = ReasonBlindWrites
-	}
-	return checker.Result{Method: MethodConvergence, Reason: why + " (here it " + verdictWords(res) + ")"}
-}
-
-func verdictWords(r checker.Result) string {
-	if r.Valid == checker.False {
-		return "fails"
-	}
-	return "is unknown: " + r.Reason
-}
-
-// ReasonSessionOnly is the Reason of monotonic-reads and
-// writes-follow-reads left unknown: the package decides them only when
-// causal convergence, which implies them, holds.
-const ReasonSessionOnly = "decided from the model's steps only when causal convergence holds"
-
-// ReasonBlindWrites is the Reason of read-your-writes left unknown on a
-// history with blind writes (model.ReadWriteRegister's WriteOp) where
-// causal convergence does not hold: such a write's output never depends
-// on what it sees, so read-your-writes does not order it after its
-// session's earlier updates, and the search, which keeps each session's
-// updates in order, would be too strict. The register checkers decide
-// such histories of reads and writes.
-const ReasonBlindWrites = "read-your-writes on blind writes is decided from the model's steps only when causal convergence holds"
 
 // Check decides criterion (one of Criteria) for h under m. The error is
 // non-nil only for an unknown criterion or input the model rejects; a
@@ -207,12 +180,11 @@ func known(criterion string) bool {
 
 // decide runs the criterion's own search.
 func decide[S comparable](p *problem[S], criterion, modelName string) checker.Result {
-	if (criterion == checker.ReadYourWrites && p.blindWrites()) ||
-		criterion == checker.MonotonicReads || criterion == checker.WritesFollowReads {
-		return viaConvergence(p, criterion, modelName)
+	if criterion == checker.ReadYourWrites || criterion == checker.WritesFollowReads || criterion == checker.MonotonicReads {
+		return decideSession(p, criterion, modelName)
 	}
-	if criterion == checker.ReadYourWrites || criterion == checker.MonotonicWrites {
-		s := newSessionSearch(p, criterion == checker.ReadYourWrites)
+	if criterion == checker.MonotonicWrites {
+		s := newSessionSearch(p)
 		ok, err := s.run()
 		if err != nil {
 			return unknown(p, MethodSession, err)
@@ -300,4 +272,79 @@ func missing[S comparable](p *problem[S], w []int) []int {
 		}
 	}
 	return out
+}
+
+// decideTyped decides read-your-writes or writes-follow-reads by the
+// typed search. Events whose class the search for a refusing state left
+// unsure are taken as observations first (more constraints: a witness
+// then is one), then as not (fewer: a refutation then is one); when the
+// two disagree the verdict is unknown.
+func decideTyped[S comparable](p *problem[S], criterion, modelName string) checker.Result {
+	obs, unsure := p.observations()
+	strict := append([]bool(nil), obs...)
+	anyUnsure := false
+	for e, u := range unsure {
+		strict[e] = strict[e] || u
+		anyUnsure = anyUnsure || u
+	}
+	s := newTypedSearch(p, criterion, strict)
+	ok, err := s.run()
+	if err != nil {
+		return unknown(p, MethodSession, err)
+	}
+	if ok {
+		res, err := typedWitness(p, s)
+		if err != nil {
+			return unknown(p, MethodSession, err)
+		}
+		return res
+	}
+	if !anyUnsure {
+		return typedViolation(p, s, criterion, modelName)
+	}
+	loose := newTypedSearch(p, criterion, obs)
+	ok, err = loose.run()
+	if err != nil {
+		return unknown(p, MethodSession, err)
+	}
+	if !ok {
+		return typedViolation(p, loose, criterion, modelName)
+	}
+	return checker.Result{Method: MethodSession, Reason: ReasonUnsure}
+}
+
+// ReasonUnsure is the Reason of a session guarantee left unknown because
+// it holds or fails depending on whether some operations observe (their
+// output could be refused in a state some context reaches), which the
+// search for such a state could not settle within its bound.
+const ReasonUnsure = "the verdict depends on whether some operations observe the state, which the search for a state that refuses them could not settle"
+
+// decideSession runs the typed search within half the budget left; when
+// that share runs out it looks, with the rest, for a causal-convergence
+// witness, which is one of every session guarantee (its causal order as
+// vis, its total order as ar). The verdict is unknown only when neither
+// settles it.
+func decideSession[S comparable](p *problem[S], criterion, modelName string) checker.Result {
+	b := p.budget
+	full := b.max
+	if full > 0 {
+		b.max = b.n + (full-b.n)/2
+	}
+	res := decideTyped(p, criterion, modelName)
+	spent := errors.Is(b.cause, errBudget)
+	b.max = full
+	if res.Valid != checker.Unknown || !spent {
+		return res
+	}
+	b.cause = nil
+	conv := decide(p, checker.CausalConvergence, modelName)
+	if conv.Valid != checker.True {
+		if conv.Valid == checker.Unknown {
+			res.Reason = conv.Reason
+		}
+		return res
+	}
+	conv.Method = MethodConvergence
+	conv.Reason = "causal convergence holds, and its causal order and total order are a witness of " + criterion
+	return conv
 }

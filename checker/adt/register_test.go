@@ -157,9 +157,8 @@ func compareAll[S comparable](t *testing.T, m model.Model[S], h *history.History
 		if err != nil {
 			t.Fatalf("history %d %s: %v", i, crit, err)
 		}
-		if got.Valid == checker.Unknown && got.Method == MethodConvergence {
-			// Decided only where causal convergence holds.
-			counts[crit+" unknown"]++
+		if got.Valid == checker.Unknown {
+			t.Errorf("history %d, %s: unknown (%s)\n%s", i, crit, got.Reason, dump(h))
 			continue
 		}
 		counts[crit+" "+want.Valid.String()]++

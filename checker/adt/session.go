@@ -5,23 +5,17 @@ import (
 	"sort"
 )
 
-// The session guarantees read-your-writes and monotonic-writes, from the
-// abstract executions of Burckhardt, Viotti and Vukolić: one total order
-// ar of the events and a visibility vis ⊆ ar, such that every event's
-// output is legal after the events visible to it, in ar order, outputs
-// hidden. Whether a pure read is visible never matters (it changes
-// nothing), so the guarantees constrain what updates are visible:
-// read-your-writes puts every earlier update of a process in the vis of
-// its later events, monotonic-writes keeps each process's updates in
-// their order in ar. Nothing then holds a pure read early in ar, and
-// moving every pure read to the end keeps a witness: the search orders
-// the updates alone, keeping each process's order, and a read sees any
-// subsequence of them (with read-your-writes, one that holds its
-// process's earlier updates and, since they may come later in ar, may
-// may also see its later ones). The sets of states every such choice
-// reaches are all the rest of the search needs: one set for every event
-// to come of each process (read-your-writes) or of all (monotonic-writes),
-// and one per read waiting for the end.
+// Monotonic writes, ↦[update→update] ⊆ ar, from the abstract executions
+// of Burckhardt, Viotti and Vukolić: one total order ar of the events and
+// a visibility vis ⊆ ar, such that every event's output is legal after
+// the events visible to it, in ar order, outputs hidden. Whether a pure
+// read is visible never matters (it changes nothing), and monotonic
+// writes keeps each process's updates in their order in ar. Nothing then
+// holds a pure read early in ar, and moving every pure read to the end
+// keeps a witness: the search orders the updates alone, keeping each
+// process's order, and every event sees any subsequence of the updates
+// before it. The set of states every such choice reaches is all the rest
+// of the search needs. (The other guarantees are in typed.go.)
 
 // stateSet is a set of whole-history states, sorted.
 type stateSet []string
@@ -54,11 +48,9 @@ func union(a stateSet, more []string) stateSet {
 	return out
 }
 
-// sessionSearch searches ar for read-your-writes (ryw) or
-// monotonic-writes.
+// sessionSearch searches ar for monotonic-writes.
 type sessionSearch[S comparable] struct {
 	p      *problem[S]
-	ryw    bool
 	failed map[string]struct{}
 	order  []int32 // ar so far
 	absent []bool
@@ -67,56 +59,33 @@ type sessionSearch[S comparable] struct {
 	deepest, stuck []int32
 }
 
-func newSessionSearch[S comparable](p *problem[S], ryw bool) *sessionSearch[S] {
-	return &sessionSearch[S]{p: p, ryw: ryw, failed: map[string]struct{}{}, absent: make([]bool, len(p.c.Ops))}
+func newSessionSearch[S comparable](p *problem[S]) *sessionSearch[S] {
+	return &sessionSearch[S]{p: p, failed: map[string]struct{}{}, absent: make([]bool, len(p.c.Ops))}
 }
 
 // run searches; it reports whether ar exists.
 func (s *sessionSearch[S]) run() (bool, error) {
-	sets := make([]stateSet, max(len(s.p.procs), 1))
-	for r := range sets {
-		sets[r] = stateSet{s.p.init}
-	}
-	if !s.ryw {
-		sets = sets[:1]
-	}
-	return s.dfs(make([]int32, len(s.p.procs)), sets, make([]stateSet, len(s.p.c.Ops)))
-}
-
-// set is the state set event e of process r chooses from.
-func (s *sessionSearch[S]) set(sets []stateSet, r int32) stateSet {
-	if s.ryw {
-		return sets[r]
-	}
-	return sets[0]
+	return s.dfs(make([]int32, len(s.p.procs)), stateSet{s.p.init})
 }
 
 // passReads moves u past the pure reads next in each process: they wait
-// for the end of ar. Under read-your-writes each starts from the states
-// its process's events may see now (its earlier updates all in).
-func (s *sessionSearch[S]) passReads(u []int32, sets, reads []stateSet) []stateSet {
+// for the end of ar.
+func (s *sessionSearch[S]) passReads(u []int32) {
 	for r, evs := range s.p.procs {
 		for int(u[r]) < len(evs) && s.p.pure[evs[u[r]]] {
-			e := evs[u[r]]
-			if s.ryw && !s.p.unknown[e] {
-				reads = append([]stateSet(nil), reads...)
-				reads[e] = sets[r]
-			}
 			u[r]++
 		}
 	}
-	return reads
 }
 
-func (s *sessionSearch[S]) dfs(u []int32, sets, reads []stateSet) (bool, error) {
+// dfs goes on from u, the events placed (per process) and set, the
+// states any subsequence of ar so far reaches.
+func (s *sessionSearch[S]) dfs(u []int32, set stateSet) (bool, error) {
 	if err := s.p.budget.tick(); err != nil {
 		return false, err
 	}
-	reads = s.passReads(u, sets, reads)
-	if err := s.p.budget.tick(); err != nil {
-		return false, err
-	}
-	key := s.memoKey(u, sets, reads)
+	s.passReads(u)
+	key := s.memoKey(u, set)
 	if _, bad := s.failed[key]; bad {
 		return false, nil
 	}
@@ -126,11 +95,11 @@ func (s *sessionSearch[S]) dfs(u []int32, sets, reads []stateSet) (bool, error) 
 			continue
 		}
 		done = false
-		if ok, err := s.try(u, sets, reads, r, evs[u[r]]); ok || err != nil {
+		if ok, err := s.try(u, set, r, evs[u[r]]); ok || err != nil {
 			return ok, err
 		}
 	}
-	if done && s.readsLegal(sets, reads) {
+	if done && s.readsLegal(set) {
 		return true, nil
 	}
 	s.p.remember(s.failed, key)
@@ -140,21 +109,22 @@ func (s *sessionSearch[S]) dfs(u []int32, sets, reads []stateSet) (bool, error) 
 
 // try puts e, the next event of process r, next in ar (or, of unknown
 // outcome, nowhere), and goes on.
-func (s *sessionSearch[S]) try(u []int32, sets, reads []stateSet, r int, e int32) (bool, error) {
+func (s *sessionSearch[S]) try(u []int32, set stateSet, r int, e int32) (bool, error) {
 	v := append([]int32(nil), u...)
 	v[r]++
 	if s.p.unknown[e] {
 		s.absent[e] = true
-		if ok, err := s.dfs(v, sets, reads); ok || err != nil {
+		if ok, err := s.dfs(v, set); ok || err != nil {
 			return ok, err
 		}
 		s.absent[e] = false
 	}
-	if !s.legalAfter(s.set(sets, int32(r)), e) {
+	if !s.legalAfter(set, e) {
 		return false, nil
 	}
 	s.order = append(s.order, e)
-	ok, err := s.dfs(v, s.after(sets, r, e), s.afterReads(reads, e))
+	// Any event after e may see it or not.
+	ok, err := s.dfs(v, union(set, s.stepAll(set, e)))
 	if !ok && err == nil {
 		s.order = s.order[:len(s.order)-1]
 	}
@@ -171,58 +141,25 @@ func (s *sessionSearch[S]) legalAfter(set stateSet, e int32) bool {
 	return false
 }
 
-// after returns the state sets once e (of process r) is in ar: its own
-// process must see it, the others may.
-func (s *sessionSearch[S]) after(sets []stateSet, r int, e int32) []stateSet {
-	out := make([]stateSet, len(sets))
-	for q, set := range sets {
-		stepped := s.stepAll(set, e)
-		if s.ryw && q == r {
-			out[q] = union(nil, stepped)
-		} else {
-			out[q] = union(set, stepped)
-		}
-	}
-	return out
-}
-
-// afterReads returns the waiting reads' state sets once update e is in
-// ar: every read may see it, none must (a read of e's process came
-// before it in that process's order).
-func (s *sessionSearch[S]) afterReads(reads []stateSet, e int32) []stateSet {
-	out := append([]stateSet(nil), reads...)
-	for x, set := range reads {
-		if set != nil {
-			out[x] = union(set, s.stepAll(set, e))
-		}
-	}
-	return out
-}
-
-// stepAll steps e, hidden, from every state of set where it is legal.
-// Each state stepped counts against the budget, which therefore bounds
-// the sets' growth as well as the search's.
+// stepAll steps e, hidden, from every state of set. Each state stepped
+// counts against the budget, which therefore bounds the set's growth as
+// well as the search's.
 func (s *sessionSearch[S]) stepAll(set stateSet, e int32) []string {
 	var out []string
 	for _, g := range set {
 		if s.p.budget.tick() != nil {
 			return out
 		}
-		if next, ok := s.p.w.step(g, e, false); ok {
-			out = append(out, next)
-		}
+		next, _ := s.p.w.step(g, e, false)
+		out = append(out, next)
 	}
 	return out
 }
 
-// readsLegal checks, under monotonic-writes, the pure reads left for the
-// end of ar: each sees any subsequence of the updates.
-func (s *sessionSearch[S]) readsLegal(sets, reads []stateSet) bool {
+// readsLegal checks the pure reads left for the end of ar: each sees any
+// subsequence of the updates.
+func (s *sessionSearch[S]) readsLegal(set stateSet) bool {
 	for e, pure := range s.p.pure {
-		set := sets[0]
-		if s.ryw {
-			set = reads[e]
-		}
 		if pure && !s.p.unknown[e] && !s.legalAfter(set, int32(e)) {
 			s.stuck = []int32{int32(e)}
 			return false
@@ -231,16 +168,13 @@ func (s *sessionSearch[S]) readsLegal(sets, reads []stateSet) bool {
 	return true
 }
 
-func (s *sessionSearch[S]) memoKey(u []int32, sets, reads []stateSet) string {
+func (s *sessionSearch[S]) memoKey(u []int32, set stateSet) string {
 	var b []byte
 	for _, n := range u {
 		b = binary.AppendUvarint(b, uint64(n))
 	}
-	for _, set := range append(sets, reads...) {
-		b = binary.AppendUvarint(b, uint64(len(set)))
-		for _, g := range set {
-			b = append(b, g...)
-		}
+	for _, g := range set {
+		b = append(b, g...)
 	}
 	return string(b)
 }

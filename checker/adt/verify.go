@@ -1,6 +1,7 @@
 package adt
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/histcheck/histcheck/checker"
@@ -22,12 +23,16 @@ import (
 // A result without views has one total order as Witness, every event
 // once in an order that keeps each process's order, in which each event
 // sees every event before it (and each process's view is the whole).
-// For read-your-writes and monotonic-writes res.Witness is the
+// For the session guarantees res.Witness is the
 // arbitration order ar, every event once, and each event's view lists
 // the events visible to it, in ar order and before it in ar, itself
-// last, accepted with its output alone visible; read-your-writes wants
-// every earlier update of the event's process in its view,
-// monotonic-writes each process's updates in their order in ar.
+// last, accepted with its output alone visible (hidden steps total);
+// read-your-writes wants every earlier update of an observation's process
+// in its view, monotonic-writes each process's updates in their order in
+// ar, monotonic-reads an observation's view within its process's later
+// observations' views, writes-follow-reads it before its process's later
+// updates in ar (observations as the search classes them, counting the
+// operations it could not class).
 // It returns nil or an error that says which condition broke first.
 func VerifyWitness[S comparable](m model.Model[S], h *history.History, criterion string, res checker.Result) error {
 	v, err := newVerifier(m, h, res.Dropped)
@@ -179,6 +184,11 @@ func (v *verifier[S]) replay(order []int, criterion string, e int) error {
 			v.h.Ops[x].Process == v.h.Ops[e].Process)
 		op.Unknown = op.Unknown || !shown
 		next, legal := v.m.Step(s, &op)
+		if !legal && op.Unknown {
+			// A hidden step is total: a refused event returned the
+			// refusal and left the state as it was.
+			next, legal = s, true
+		}
 		if !legal {
 			return fmt.Errorf("the view of %s: step %d, %s, is illegal in state %s",
 				v.h.Ops[e].Label(), n+1, v.h.Ops[x].Label(), v.m.Describe(s, v.t))
@@ -245,6 +255,10 @@ func (v *verifier[S]) session(ar []int, views []checker.View, criterion string) 
 	}
 	info := v.m.Info()
 	update := func(x int) bool { return Update(info, v.h.Ops[x].F) }
+	observes, err := v.observations()
+	if err != nil {
+		return err
+	}
 	if criterion == checker.MonotonicWrites {
 		for _, x := range ar {
 			for _, y := range ar[:at[x]] {
@@ -256,7 +270,7 @@ func (v *verifier[S]) session(ar []int, views []checker.View, criterion string) 
 	}
 	vis := map[int][]int{}
 	for _, w := range views {
-		if err := v.sessionView(w, at, criterion, update); err != nil {
+		if err := v.sessionView(w, at, criterion, update, observes); err != nil {
 			return err
 		}
 		if _, dup := vis[w.Op]; dup {
@@ -267,19 +281,36 @@ func (v *verifier[S]) session(ar []int, views []checker.View, criterion string) 
 	if len(vis) != len(v.events) {
 		return fmt.Errorf("some event has no view")
 	}
-	return v.chains(vis, at, criterion, update)
+	return v.chains(vis, at, criterion, update, observes)
+}
+
+// observations returns which events the typed forms bind: the
+// observations, counting every event whose class is unsure (stricter),
+// and the pure reads.
+func (v *verifier[S]) observations() (func(x int) bool, error) {
+	p, err := newProblem(context.Background(), v.m, v.h, -1)
+	if err != nil {
+		return nil, err
+	}
+	obs, unsure := p.observations()
+	bound := map[int]bool{}
+	for e, pos := range p.c.Pos {
+		bound[pos] = obs[e] || unsure[e] || (p.pure[e] && !p.unknown[e])
+	}
+	return func(x int) bool { return bound[x] }, nil
 }
 
 // chains checks the guarantees that follow visibility along a process:
 // monotonic-reads (an update b sees stays visible to b's later events)
 // and writes-follow-reads (it comes, in ar, before b's later updates).
-func (v *verifier[S]) chains(vis map[int][]int, at map[int]int, criterion string, update func(int) bool) error {
+func (v *verifier[S]) chains(vis map[int][]int, at map[int]int, criterion string, update, observes func(int) bool) error {
 	if criterion != checker.MonotonicReads && criterion != checker.WritesFollowReads {
 		return nil
 	}
 	for b, seen := range vis {
 		for c, later := range vis {
-			if c <= b || v.h.Ops[c].Process != v.h.Ops[b].Process {
+			if c <= b || v.h.Ops[c].Process != v.h.Ops[b].Process || !observes(b) ||
+				(criterion == checker.MonotonicReads && !observes(c)) {
 				continue
 			}
 			in := map[int]bool{}
@@ -301,7 +332,7 @@ func (v *verifier[S]) chains(vis map[int][]int, at map[int]int, criterion string
 }
 
 // sessionView checks one event's visible events and replays them.
-func (v *verifier[S]) sessionView(w checker.View, at map[int]int, criterion string, update func(int) bool) error {
+func (v *verifier[S]) sessionView(w checker.View, at map[int]int, criterion string, update, observes func(int) bool) error {
 	e := w.Op
 	if !v.events[e] || len(w.Order) == 0 || w.Order[len(w.Order)-1] != e {
 		return fmt.Errorf("the view of operation %d does not end with it, or it is no event", e)
@@ -313,7 +344,7 @@ func (v *verifier[S]) sessionView(w checker.View, at map[int]int, criterion stri
 		}
 		in[x] = true
 	}
-	if criterion == checker.ReadYourWrites {
+	if criterion == checker.ReadYourWrites && observes(e) {
 		for x := range v.events {
 			if x < e && update(x) && v.h.Ops[x].Process == v.h.Ops[e].Process && !in[x] {
 				return fmt.Errorf("the view of %s lacks %s, an earlier update of its process", v.h.Ops[e].Label(), v.h.Ops[x].Label())
@@ -363,11 +394,9 @@ func (v *verifier[S]) prefixes(w []int) error {
 			return fmt.Errorf("step %d, %s, is illegal in state %s", n+1, v.h.Ops[x].Label(), v.m.Describe(s, v.t))
 		}
 		op.Unknown = true
-		next, legal := v.m.Step(s, &op)
-		if !legal {
-			return fmt.Errorf("step %d, %s, hidden, is illegal in state %s", n+1, v.h.Ops[x].Label(), v.m.Describe(s, v.t))
+		if next, legal := v.m.Step(s, &op); legal {
+			states.set(x, next)
 		}
-		states.set(x, next)
 	}
 	return nil
 }

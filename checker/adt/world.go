@@ -50,7 +50,10 @@ func (w *world[S]) state(g string, k int32) S {
 }
 
 // step applies event e to g, its output hidden unless visible. It
-// returns the next state and whether e is legal in g.
+// returns the next state and whether e is legal in g. A hidden step is
+// total: when the model refuses e even with its output hidden (an
+// acquire of a held lock, a cas that finds another value), e returned
+// that refusal and g is unchanged.
 func (w *world[S]) step(g string, e int32, visible bool) (string, bool) {
 	op := w.ops[e]
 	op.Unknown = op.Unknown || !visible
@@ -58,7 +61,7 @@ func (w *world[S]) step(g string, e int32, visible bool) (string, bool) {
 	s := w.state(g, k)
 	next, ok := w.m.Step(s, &op)
 	if !ok {
-		return g, false
+		return g, op.Unknown
 	}
 	if next == s {
 		return g, true
