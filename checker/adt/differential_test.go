@@ -77,7 +77,7 @@ func (d diffTally) key(name, crit string) string { return name + " " + crit }
 // sequential witness first, equals adtref's when decided, every true
 // verdict's witness verifies, and undecided verdicts are rare.
 func TestAgreesWithBruteForce(t *testing.T) {
-	n := 1500
+	n := 600
 	if testing.Short() {
 		n = 200
 	}
