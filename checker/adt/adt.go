@@ -54,9 +54,9 @@
 // are memoised. pram is one search per process, over the choices of which
 // updates of unknown outcome took effect. monotonic-writes searches the
 // order of the updates, each process's kept; the other session
-// guarantees search ar in any order their form allows (typed.go), within
-// half the budget left, then look for a causal-convergence witness,
-// which is one of every session guarantee.
+// guarantees first look, within half the budget left, for a
+// causal-convergence witness, which is one of every session guarantee,
+// then search ar in any order their form allows (typed.go).
 // A sequential witness counts only when it replays with outputs hidden,
 // which a model whose hidden operations take an effect of their own
 // (the unordered queue's dequeue) need not do. Every search counts its nodes
@@ -319,31 +319,29 @@ func decideTyped[S comparable](p *problem[S], criterion, modelName string) check
 // search for such a state could not settle within its bound.
 const ReasonUnsure = "the verdict depends on whether some operations observe the state, which the search for a state that refuses them could not settle"
 
-// decideSession runs the typed search within half the budget left; when
-// that share runs out it looks, with the rest, for a causal-convergence
-// witness, which is one of every session guarantee (its causal order as
-// vis, its total order as ar). The verdict is unknown only when neither
-// settles it.
+// decideSession first looks, within half the budget left, for a
+// causal-convergence witness, which is one of every session guarantee (its
+// causal order as vis, its total order as ar): most histories that keep a
+// session guarantee are causally convergent, and that search is usually
+// far cheaper than the guarantee's own. Otherwise the typed search decides
+// with the rest; the verdict is unknown only when neither settles it.
 func decideSession[S comparable](p *problem[S], criterion, modelName string) checker.Result {
 	b := p.budget
 	full := b.max
 	if full > 0 {
 		b.max = b.n + (full-b.n)/2
 	}
-	res := decideTyped(p, criterion, modelName)
-	spent := errors.Is(b.cause, errBudget)
-	b.max = full
-	if res.Valid != checker.Unknown || !spent {
-		return res
-	}
-	b.cause = nil
 	conv := decide(p, checker.CausalConvergence, modelName)
-	if conv.Valid != checker.True {
-		if conv.Valid == checker.Unknown {
-			res.Reason = conv.Reason
-		}
-		return res
+	b.max, b.cause = full, nil
+	if conv.Valid == checker.True {
+		return convergenceWitness(conv, criterion)
 	}
+	return decideTyped(p, criterion, modelName)
+}
+
+// convergenceWitness turns a causal-convergence witness into the witness
+// of a session guarantee: its causal order as vis, its total order as ar.
+func convergenceWitness(conv checker.Result, criterion string) checker.Result {
 	conv.Method = MethodConvergence
 	conv.Reason = "causal convergence holds, and its causal order and total order are a witness of " + criterion
 	return conv
