@@ -79,7 +79,7 @@ func (d diffTally) key(name, crit string) string { return name + " " + crit }
 func TestAgreesWithBruteForce(t *testing.T) {
 	n := 600
 	if testing.Short() {
-		n = 200
+		n = 100
 	}
 	d := diffTally{compared: map[string]int{}, undecided: map[string]int{}, disagree: map[string]int{}}
 	for mi, name := range diffModels {
