@@ -87,12 +87,13 @@ func (s *causalSearch[S]) solo() (bool, error) {
 				s.next[r]++
 				continue
 			}
-			view, ok, err := s.explain(e, s.lowerBound(r, e))
+			c := s.lowerBound(r, e)
+			view, ok, err := s.explain(e, c)
 			if err != nil || !ok {
 				s.undoSolo()
 				return false, err
 			}
-			c := s.lowerBound(r, e)
+			c = append([]int32(nil), c...)
 			c[r] = s.p.idx[e] + 1
 			s.clock[e], s.views[e] = c, view
 			s.order = append(s.order, e)
@@ -120,7 +121,7 @@ func (s *causalSearch[S]) dfs() (bool, error) {
 	if _, bad := s.failed[key]; bad {
 		return false, nil
 	}
-	if dead, err := s.deadEvery(); dead || err != nil {
+	if dead, err := s.dead(); dead || err != nil {
 		s.p.remember(s.failed, key)
 		return false, err
 	}
@@ -144,18 +145,6 @@ func (s *causalSearch[S]) dfs() (bool, error) {
 	s.p.remember(s.failed, key)
 	s.noteDeepest(legal)
 	return false, nil
-}
-
-// deadEvery runs dead at every node, except for causal convergence, whose
-// relaxation replays every committed event and so costs the depth of the
-// search at each node: there it runs at every eighth depth, which keeps
-// its pruning without making a long history's search quadratic in its
-// budget (pruning less never changes a verdict).
-func (s *causalSearch[S]) deadEvery() (bool, error) {
-	if s.crit == checker.CausalConvergence && len(s.order)%8 != 0 {
-		return false, nil
-	}
-	return s.dead()
 }
 
 // dead reports whether some process's next event, which must take
