@@ -547,6 +547,10 @@ func (p *fastJSON) wrapped(src []byte) (h *history.History, ok bool) {
 	return h, true
 }
 
+// opsSample is how many operations the reader of an event array reads
+// before it tells the Pairer how many to expect.
+const opsSample = 3000
+
 // events reads an array of event objects from its '[', pairing them as it
 // goes (see eventArray).
 func (p *fastJSON) events() (h *history.History, ok bool) {
@@ -562,6 +566,9 @@ func (p *fastJSON) events() (h *history.History, ok bool) {
 			}
 			if pr.Add(&e) != nil {
 				return nil, false
+			}
+			if pr.Ops() == opsSample {
+				pr.Expect(int64(p.i), int64(len(p.b)))
 			}
 			if p.eat(']') {
 				break

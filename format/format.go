@@ -179,13 +179,23 @@ func byContent(head []byte) *Format {
 }
 
 // readWhole reads r to its end, or to limit bytes, asking mem before each
-// time its buffer grows (by half, so that reading holds at most two and a
-// half times the input while it grows).
-func readWhole(r io.Reader, limit int, mem *budget.Memory) ([]byte, error) {
-	buf := make([]byte, 0, 64<<10)
+// time its buffer grows. The buffer starts at size+1 bytes when the size
+// is known (size >= 0), so that a file is read into one buffer that does
+// not grow; otherwise it grows by half, so that reading holds at most two
+// and a half times the input while it grows.
+func readWhole(r io.Reader, limit int, size int64, mem *budget.Memory) ([]byte, error) {
+	first := 64 << 10
+	if size >= 0 {
+		// One byte more, so that the read that meets the end finds room.
+		first = int(min(size+1, int64(limit)))
+	}
+	buf := make([]byte, 0, min(first, 64<<10))
 	for len(buf) < limit {
 		if len(buf) == cap(buf) {
 			size := min(cap(buf)+cap(buf)/2, limit)
+			if cap(buf) < first {
+				size = first
+			}
 			if err := mem.Allow(int64(size), "reading the input"); err != nil {
 				return nil, history.Errorf(0, "the input does not fit in memory (%d bytes read): %v; "+
 					"raise --max-memory, or write a history this long as JSON Lines, which is read as a stream", len(buf), err)
@@ -229,10 +239,11 @@ func streamed(read func(r io.Reader) (*history.History, error)) func(io.Reader) 
 func document(parse func(src []byte) (Result, error)) func(io.Reader) (Result, error) {
 	return func(r io.Reader) (Result, error) {
 		var mem *budget.Memory
+		size := int64(-1)
 		if b, ok := r.(*budgeted); ok {
-			mem = b.mem
+			mem, size = b.mem, b.size
 		}
-		src, err := readWhole(r, DocumentLimit+1, mem)
+		src, err := readWhole(r, DocumentLimit+1, size, mem)
 		if err != nil {
 			return Result{}, err
 		}

@@ -110,10 +110,12 @@ func ReadResult(name string, r io.Reader, opts Options) (Result, error) {
 }
 
 // budgeted carries the memory budget to the readers of whole documents
-// and of EDN.
+// and of EDN, and the input's size when known (-1 otherwise), so that a
+// document is read into one buffer of its size.
 type budgeted struct {
-	r   io.Reader
-	mem *budget.Memory
+	r    io.Reader
+	mem  *budget.Memory
+	size int64
 }
 
 func (b *budgeted) Read(p []byte) (int, error) { return b.r.Read(p) }
@@ -160,7 +162,8 @@ func order(h *history.History, want string) error {
 // read reads a history in the named format or, when forced is "", the
 // format the file name's extension or else the content names.
 func read(name string, r io.Reader, forced string, mem *budget.Memory) (Result, error) {
-	br, name, err := gunzip(name, bufio.NewReaderSize(r, bufferSize(r)))
+	plain := bufio.NewReaderSize(r, bufferSize(r))
+	br, name, err := gunzip(name, plain)
 	if err != nil {
 		return Result{}, err
 	}
@@ -171,11 +174,11 @@ func read(name string, r io.Reader, forced string, mem *budget.Memory) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
-	var in io.Reader = br
-	if mem != nil {
-		in = &budgeted{r: br, mem: mem}
+	size := int64(-1)
+	if br == plain {
+		size = fileSize(r)
 	}
-	res, err := f.Read(in)
+	res, err := f.Read(&budgeted{r: br, mem: mem, size: size})
 	if err != nil {
 		return Result{}, err
 	}
@@ -194,12 +197,20 @@ func read(name string, r io.Reader, forced string, mem *budget.Memory) (Result, 
 // than that, enough for the whole file, so that reading many small files
 // does not allocate and clear the full size for each.
 func bufferSize(r io.Reader) int {
-	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < sniffLimit {
-			return max(int(st.Size())+1, 512)
-		}
+	if n := fileSize(r); n >= 0 && n < sniffLimit {
+		return max(int(n)+1, 512)
 	}
 	return sniffLimit
+}
+
+// fileSize is the size of r when it is a regular file, else -1.
+func fileSize(r io.Reader) int64 {
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	}
+	return -1
 }
 
 // gunzip returns a reader of the decompressed input when br holds gzip

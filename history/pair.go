@@ -335,9 +335,12 @@ func (p *Pairer) badOrder(e *InputError) {
 }
 
 // opChunks holds operations in fixed-size chunks while they are paired: a
-// long history grows without copying and clearing ever larger slices.
+// long history grows without copying and clearing ever larger slices. Once
+// the reader has said how many to expect (expect), they go into one slice
+// of that size instead, which becomes the history's without a copy.
 type opChunks struct {
 	chunks [][]Op
+	flat   []Op // non-nil after expect: every operation, chunks unused
 	n      int
 }
 
@@ -347,6 +350,11 @@ const (
 )
 
 func (c *opChunks) add(o Op) {
+	if c.flat != nil {
+		c.flat = append(c.flat, o) // grows past the estimate only by append
+		c.n++
+		return
+	}
 	if c.n%opChunk == 0 {
 		size := opChunk
 		if c.n == 0 {
@@ -362,11 +370,34 @@ func (c *opChunks) add(o Op) {
 	c.n++
 }
 
-func (c *opChunks) at(i int) *Op { return &c.chunks[i/opChunk][i%opChunk] }
+// expect moves the operations into one slice with room for n, when the
+// chunks so far are at most one and n is more than one chunk holds.
+func (c *opChunks) expect(n int) {
+	if c.flat != nil || len(c.chunks) > 1 || n <= opChunk {
+		return
+	}
+	c.flat = make([]Op, 0, n)
+	if len(c.chunks) == 1 {
+		c.flat = append(c.flat, c.chunks[0]...)
+	}
+	c.chunks = nil
+}
+
+func (c *opChunks) at(i int) *Op {
+	if c.flat != nil {
+		return &c.flat[i]
+	}
+	return &c.chunks[i/opChunk][i%opChunk]
+}
 
 // flatten returns the operations in one slice, letting go of the chunks as
 // they are copied.
 func (c *opChunks) flatten() []Op {
+	if c.flat != nil {
+		out := c.flat
+		c.flat, c.n = nil, 0
+		return out
+	}
 	if c.n == 0 {
 		return nil
 	}
@@ -383,6 +414,24 @@ func (c *opChunks) flatten() []Op {
 	}
 	c.chunks, c.n = nil, 0
 	return out
+}
+
+// Ops returns how many operations were opened so far.
+func (p *Pairer) Ops() int { return p.ops.n }
+
+// Expect says that read of size bytes of the input have been added. After
+// the first few thousand operations it lets the Pairer hold them in one
+// slice sized for the whole input, so that a long history is not copied
+// from chunks at the end. It is only a hint: any count still pairs.
+func (p *Pairer) Expect(read, size int64) {
+	n := int64(p.ops.n)
+	if read <= 0 || size <= read || n < opChunk/2 || n > opChunk {
+		return
+	}
+	// A twentieth more than the rate so far: the rest of the input may
+	// hold somewhat shorter events.
+	want := n * size / read
+	p.ops.expect(int(min(want+want/20+64, size)))
 }
 
 // Events returns how many events were added, nemesis events included.

@@ -3,6 +3,7 @@ package history_test
 import (
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -341,5 +342,53 @@ func TestDerive(t *testing.T) {
 	}
 	if whole.Order != history.TimeOrder || whole.Ops[0].Times != (history.Span{Call: 2, Return: 3}) {
 		t.Errorf("FromOps: order %v, op %+v", whole.Order, whole.Ops[0])
+	}
+}
+
+// TestPairExpect checks that the Pairer's size hint changes nothing but
+// where the operations are held: too low, too high or given at any point,
+// the history is the one paired without it.
+func TestPairExpect(t *testing.T) {
+	var es []history.Event
+	for i := range 20000 {
+		p := strconv.Itoa(i % 7)
+		if i%13 == 0 { // outcome unknown: a client of its own
+			es = append(es, timed(ev("crashed"+strconv.Itoa(i), history.Invoke, "write", history.IntValue(int64(i))), int64(2*i)))
+			continue
+		}
+		es = append(es, timed(ev(p, history.Invoke, "write", history.IntValue(int64(i))), int64(2*i)),
+			timed(ev(p, history.OK, "write", history.IntValue(int64(i))), int64(2*i+1)))
+	}
+	pair := func(hint func(p *history.Pairer, k int)) *history.History {
+		p := history.NewPairer()
+		for k := range es {
+			e := es[k]
+			if err := p.Add(&e); err != nil {
+				t.Fatal(err)
+			}
+			hint(p, k)
+		}
+		return p.History()
+	}
+	want := pair(func(*history.Pairer, int) {})
+	for _, tc := range []struct {
+		name string
+		at   int   // event after which the hint is given
+		size int64 // claimed size of the whole input, in events
+	}{
+		{"exact", 5000, int64(len(es))},
+		{"too low", 5000, 6000},
+		{"too high", 5000, 10 * int64(len(es))},
+		{"late", 9000, int64(len(es))},
+		{"early", 10, int64(len(es))},
+	} {
+		got := pair(func(p *history.Pairer, k int) {
+			if k == tc.at {
+				p.Expect(int64(k+1), tc.size)
+			}
+		})
+		if !reflect.DeepEqual(summarize(got), summarize(want)) {
+			t.Errorf("%s: the history differs from the one paired without a hint", tc.name)
+		}
 	}
 }
