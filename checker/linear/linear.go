@@ -231,7 +231,7 @@ func holds[S comparable](res *checker.Result, m model.Model[S], h *history.Histo
 	}
 	res.Valid = checker.True
 	res.Witness = w
-	seen := make(map[int]bool, len(w))
+	seen := make([]bool, len(h.Ops))
 	for _, i := range w {
 		seen[i] = true
 	}
@@ -464,7 +464,11 @@ func witness[S comparable](h *history.History, parts []*part[S]) ([]int, bool) {
 // real time (an operation may come next only if no operation still to come
 // returned before it was called).
 type merge struct {
-	h     *history.History
+	h *history.History
+	// rt places the ends in real time when some client's operations touch;
+	// otherwise (Spans nil) the recorded ends are compared as they are:
+	// RealTime would then only number the instants, calls at an instant
+	// before its returns, which orders every call and return the same.
 	rt    history.RealTime
 	pos   []int   // node -> position in h.Ops
 	after []int32 // node -> its successor in its partition's order, or -1
@@ -472,7 +476,11 @@ type merge struct {
 }
 
 func newMerge(h *history.History, n int) *merge {
-	return &merge{h: h, rt: h.RealTime(), pos: make([]int, 0, n), after: make([]int32, 0, n), wait: make([]int8, 0, n)}
+	m := &merge{h: h, pos: make([]int, 0, n), after: make([]int32, 0, n), wait: make([]int8, 0, n)}
+	if h.Touching() {
+		m.rt = h.RealTime()
+	}
+	return m
 }
 
 // add appends the operation at position pos after node prev of its
@@ -497,8 +505,13 @@ func (m *merge) run() ([]int, bool) {
 	succ := m.clientSuccessors()
 	calls, rets := make([]int64, n), make([]int64, n)
 	for x := range calls {
-		sp := m.rt.Spans[m.pos[x]]
-		calls[x], rets[x] = sp.Call, sp.Return
+		if m.rt.Spans != nil {
+			sp := m.rt.Spans[m.pos[x]]
+			calls[x], rets[x] = sp.Call, sp.Return
+		} else {
+			o := &m.h.Ops[m.pos[x]]
+			calls[x], rets[x] = o.Call, o.Return
+		}
 	}
 	// The operations still to come, by return: the first not yet emitted
 	// returned earliest, and nothing called after that may come next.
@@ -612,42 +625,39 @@ func (cs *clientNumbers) of(o *history.Op) int32 {
 	return c
 }
 
-// byKey returns the nodes by key, then node. Real time's instants are
-// small (a few per operation), so they are counted rather than sorted; a
-// key past that, such as a return that never came, goes after them, sorted.
+// byKey returns the nodes by key, then node. Real time's instants, and
+// recorded times in a run, span a range not much wider than there are
+// operations, so they are counted from the least rather than sorted; a key
+// past that, such as a return that never came, goes after them, sorted.
 func byKey(key []int64) []int32 {
 	n := len(key)
-	byKeyThenNode := func(x, y int32) int { return cmp.Or(cmp.Compare(key[x], key[y]), cmp.Compare(x, y)) }
-	limit := int64(4*n + 16)
+	if n == 0 {
+		return nil
+	}
+	least := slices.Min(key)
+	limit := uint64(4*n + 16)
+	// The distance from the least key, exact even across int64's range.
+	dist := func(k int64) uint64 { return uint64(k) - uint64(least) }
 	counts := make([]int32, limit+1)
 	var far []int32
 	for x, k := range key {
-		if k < 0 || k >= limit {
-			far = append(far, int32(x))
+		if d := dist(k); d < limit {
+			counts[d+1]++
 		} else {
-			counts[k+1]++
+			far = append(far, int32(x))
 		}
-	}
-	if len(far) > 0 && slices.ContainsFunc(far, func(x int32) bool { return key[x] < 0 }) {
-		// Not instants: sort them all.
-		out := make([]int32, n)
-		for i := range out {
-			out[i] = int32(i)
-		}
-		slices.SortFunc(out, byKeyThenNode)
-		return out
 	}
 	for k := 1; k < len(counts); k++ {
 		counts[k] += counts[k-1]
 	}
 	out := make([]int32, n)
 	for x, k := range key {
-		if k >= 0 && k < limit {
-			out[counts[k]] = int32(x)
-			counts[k]++
+		if d := dist(k); d < limit {
+			out[counts[d]] = int32(x)
+			counts[d]++
 		}
 	}
-	slices.SortFunc(far, byKeyThenNode)
+	slices.SortFunc(far, func(x, y int32) int { return cmp.Or(cmp.Compare(key[x], key[y]), cmp.Compare(x, y)) })
 	copy(out[n-len(far):], far)
 	return out
 }
