@@ -46,13 +46,15 @@ type memo[S comparable] struct {
 // copy.
 const firstChunk = 1 << 5
 
-func newMemo[S comparable](words int, stateSize uintptr) *memo[S] {
-	// The table starts at 1,024 slots, or 64 for a search of fewer than
-	// 64 operations (one word of set): a core is shrunk in hundreds of
-	// searches of a few operations each.
+func newMemo[S comparable](words int, stateSize uintptr, ops int) *memo[S] {
+	// The table starts at 1,024 slots, or, for a search of fewer than 512
+	// operations, twice as many as it has operations (at least 64): a
+	// search that finds its way explores about one configuration per
+	// operation, a core is shrunk in hundreds of searches of a few
+	// operations each, and a keyed history has a search per key.
 	initial := uint64(1 << 10)
-	if words <= 1 {
-		initial = 1 << 6
+	if ops < 512 {
+		initial = max(1<<6, uint64(1)<<bits.Len(uint(max(2*ops-1, 1))))
 	}
 	mm := &memo[S]{slots: make([]uint64, initial), mask: initial - 1, words: words,
 		inline: stateSize > 0, size8: stateSize}

@@ -5,7 +5,7 @@ import "testing"
 // The memo must stay exact when hashes collide: entries that share a hash
 // but differ in their set or state are all kept apart.
 func TestMemoCollisions(t *testing.T) {
-	mm := newMemo[int64](2, 8)
+	mm := newMemo[int64](2, 8, 100)
 	a, b := []uint64{1, 0}, []uint64{0, 1}
 	steps := []struct {
 		h    uint64
@@ -37,7 +37,7 @@ func TestMemoGrow(t *testing.T) {
 		name string
 		n    int
 	}
-	mm := newMemo[state](1, 0)
+	mm := newMemo[state](1, 0, 40)
 	sh := newStateHasher[state]()
 	const n = 5000
 	for round := 0; round < 2; round++ {
@@ -106,7 +106,7 @@ func TestStateHasher(t *testing.T) {
 // configuration is then reported new (the search re-explores until it sees
 // refused and stops), and the table takes no more memory.
 func TestMemoRefusedGrowth(t *testing.T) {
-	mm := newMemo[int64](1, 8)
+	mm := newMemo[int64](1, 8, 40)
 	allowed := int64(0)
 	mm.grows = func(bytes int64) bool {
 		if allowed+bytes > 64<<10 {

@@ -181,7 +181,7 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S, prev []
 		s.zob[i] = splitmix(&x)
 	}
 	s.sh = newStateHasher[S]()
-	s.memo = newMemo[S](words, s.sh.size)
+	s.memo = newMemo[S](words, s.sh.size, n)
 	s.stack = make([]frame[S], 0, n)
 	s.e, s.forced = s.enter(init, false)
 	return s
@@ -565,37 +565,38 @@ func flipBit(bits []uint64, i int32)     { bits[i>>6] ^= 1 << (uint(i) & 63) }
 // is linked to the one just before it in (identity, call, return) order,
 // when that one returns no later.
 func twins(ops []model.Op) []int32 {
-	type key = [4]int64
-	keys := make([]key, len(ops))
-	idx := make([]int32, len(ops))
+	// Each operation's identity and interval side by side, sorted as one
+	// value, rather than through indices into separate slices.
+	type entry struct {
+		key       [4]int64
+		call, ret int64
+		i         int32
+	}
+	es := make([]entry, len(ops))
 	for i := range ops {
 		o := &ops[i]
 		u := int64(0)
 		if o.Unknown {
 			u = 1
 		}
-		keys[i] = key{int64(o.Kind)<<1 | u, o.A, o.B, o.C}
-		idx[i] = int32(i)
+		es[i] = entry{[4]int64{int64(o.Kind)<<1 | u, o.A, o.B, o.C}, o.Call, o.Return, int32(i)}
 	}
-	slices.SortFunc(idx, func(x, y int32) int {
-		if c := slices.Compare(keys[x][:], keys[y][:]); c != 0 {
-			return c
+	slices.SortFunc(es, func(x, y entry) int {
+		for k := range x.key {
+			if x.key[k] != y.key[k] {
+				return cmp.Compare(x.key[k], y.key[k])
+			}
 		}
-		if c := cmp.Compare(ops[x].Call, ops[y].Call); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(ops[x].Return, ops[y].Return); c != 0 {
-			return c
-		}
-		return cmp.Compare(x, y)
+		return cmp.Or(cmp.Compare(x.call, y.call), cmp.Compare(x.ret, y.ret), cmp.Compare(x.i, y.i))
 	})
 	tw := make([]int32, len(ops))
-	for k, i := range idx {
+	for k := range es {
+		i := es[k].i
 		tw[i] = -1
 		if k == 0 {
 			continue
 		}
-		if j := idx[k-1]; keys[j] == keys[i] && (ops[i].Unknown || ops[j].Return <= ops[i].Return) {
+		if j := es[k-1].i; es[k-1].key == es[k].key && (ops[i].Unknown || ops[j].Return <= ops[i].Return) {
 			tw[i] = j
 		}
 	}
