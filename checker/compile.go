@@ -36,6 +36,19 @@ type Compiled struct {
 // can tell. A model's complaint about an operation becomes an
 // *history.InputError naming its line or index.
 func Compile[S comparable](m model.Model[S], h *history.History, positions []int, t *model.Table, prune bool) (*Compiled, error) {
+	return compile(m, h, positions, t, prune, true)
+}
+
+// CompileGroup is Compile for a group of h's operations (one key's, say)
+// by a caller that knows whether h.Touching(): a group's operations can
+// touch only where the whole history's do (what lies between two of a
+// client's operations at one instant lies at that instant too), so when
+// touching is false no group is looked at for it.
+func CompileGroup[S comparable](m model.Model[S], h *history.History, positions []int, prune, touching bool) (*Compiled, error) {
+	return compile(m, h, positions, nil, prune, touching)
+}
+
+func compile[S comparable](m model.Model[S], h *history.History, positions []int, t *model.Table, prune, mayTouch bool) (*Compiled, error) {
 	if t == nil {
 		t = model.NewTable()
 	}
@@ -89,7 +102,7 @@ func Compile[S comparable](m model.Model[S], h *history.History, positions []int
 		}
 		c.Ops, c.Pos = c.Ops[:n], c.Pos[:n]
 	}
-	if touching(h, c) {
+	if mayTouch && touching(h, c) {
 		c.Touching, c.Prev = true, clientPrev(h, c)
 	}
 	return c, nil

@@ -92,7 +92,8 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	if info.Keyed {
 		keys, groups = checker.Partition(h)
 	}
-	parts, err := compileParts(m, h, keys, groups, !opts.NoPrune, opts.Workers)
+	touching := h.Touching()
+	parts, err := compileParts(m, h, keys, groups, compiling{prune: !opts.NoPrune, touching: touching}, opts.Workers)
 	if err != nil {
 		return res, fmt.Errorf("model %s: %w", info.Name, err)
 	}
@@ -129,7 +130,7 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 		}
 		res.Reason = stopReason(stopErr, limit, res.Elapsed, res.Stats.States)
 	default:
-		if err := holds(&res, m, h, parts, opts.Verify); err != nil {
+		if err := holds(&res, m, h, parts, touching, opts.Verify); err != nil {
 			return res, err
 		}
 	}
@@ -221,8 +222,8 @@ func stopReason(err error, limit int64, elapsed time.Duration, states int64) str
 // holds completes the result when every partition is linearizable: the
 // merged witness, and the operations of unknown outcome it leaves out as
 // dropped. The error is a witness that fails verification.
-func holds[S comparable](res *checker.Result, m model.Model[S], h *history.History, parts []*part[S], verify bool) error {
-	w, ok := witness(h, parts)
+func holds[S comparable](res *checker.Result, m model.Model[S], h *history.History, parts []*part[S], touching, verify bool) error {
+	w, ok := witness(h, parts, touching)
 	if !ok {
 		res.Valid = checker.Unknown
 		res.Reason = "each key is linearizable on its own, but a process's operations that touch at the instant others' do " +
@@ -250,10 +251,14 @@ func holds[S comparable](res *checker.Result, m model.Model[S], h *history.Histo
 	return nil
 }
 
+// compiling is how compileParts compiles: whether to prune, and whether
+// the history's clients' operations touch (History.Touching).
+type compiling struct{ prune, touching bool }
+
 // compileParts compiles every partition. A model that forks gives each
 // partition a copy of its own, so the partitions are then compiled in
 // parallel; the error reported is the first partition's, as in order.
-func compileParts[S comparable](m model.Model[S], h *history.History, keys []history.Value, groups [][]int, prune bool, workers int) ([]*part[S], error) {
+func compileParts[S comparable](m model.Model[S], h *history.History, keys []history.Value, groups [][]int, how compiling, workers int) ([]*part[S], error) {
 	parts := make([]*part[S], len(groups))
 	errs := make([]error, len(groups))
 	one := func(i int) {
@@ -261,7 +266,7 @@ func compileParts[S comparable](m model.Model[S], h *history.History, keys []his
 		if f, ok := m.(model.Forker[S]); ok {
 			pm = f.Fork()
 		}
-		c, err := checker.Compile(pm, h, groups[i], nil, prune)
+		c, err := checker.CompileGroup(pm, h, groups[i], how.prune, how.touching)
 		if err != nil {
 			errs[i] = err
 			return
@@ -444,12 +449,12 @@ func run[S comparable](ctx context.Context, parts []*part[S], workers int, budge
 // (Herlihy and Wing), so one exists unless a process's touching operations
 // tangle real time (history.RealTime.Tangled); then the per-key orders the
 // searches found may admit no common order.
-func witness[S comparable](h *history.History, parts []*part[S]) ([]int, bool) {
+func witness[S comparable](h *history.History, parts []*part[S], touching bool) ([]int, bool) {
 	n := 0
 	for _, p := range parts {
 		n += len(p.res.order)
 	}
-	m := newMerge(h, n)
+	m := newMerge(h, n, touching)
 	for _, p := range parts {
 		prev := int32(-1)
 		for _, j := range p.res.order {
@@ -475,9 +480,11 @@ type merge struct {
 	wait  []int8  // node -> predecessors not yet emitted (partition, client)
 }
 
-func newMerge(h *history.History, n int) *merge {
+// newMerge returns an empty merge of n operations of h; touching is
+// h.Touching().
+func newMerge(h *history.History, n int, touching bool) *merge {
 	m := &merge{h: h, pos: make([]int, 0, n), after: make([]int32, 0, n), wait: make([]int8, 0, n)}
-	if h.Touching() {
+	if touching {
 		m.rt = h.RealTime()
 	}
 	return m

@@ -28,7 +28,7 @@ func TestMergeRecordedTimes(t *testing.T) {
 		compared++
 		orders := randomOrders(r, h)
 		build := func(ranked bool) *merge {
-			m := newMerge(h, len(h.Ops))
+			m := newMerge(h, len(h.Ops), false)
 			if ranked {
 				m.rt = h.RealTime()
 			}

@@ -565,39 +565,56 @@ func flipBit(bits []uint64, i int32)     { bits[i>>6] ^= 1 << (uint(i) & 63) }
 // is linked to the one just before it in (identity, call, return) order,
 // when that one returns no later.
 func twins(ops []model.Op) []int32 {
-	// Each operation's identity and interval side by side, sorted as one
-	// value, rather than through indices into separate slices.
-	type entry struct {
-		key       [4]int64
-		call, ret int64
-		i         int32
-	}
-	es := make([]entry, len(ops))
+	// Number the identities, count the operations into their identity's
+	// run (in index order, which is call order), then put each run in
+	// (call, return, index) order: only calls that tie move.
+	type identity = [4]int64
+	ids := make(map[identity]int32, len(ops))
+	of := make([]int32, len(ops))
+	var sizes []int32
 	for i := range ops {
 		o := &ops[i]
 		u := int64(0)
 		if o.Unknown {
 			u = 1
 		}
-		es[i] = entry{[4]int64{int64(o.Kind)<<1 | u, o.A, o.B, o.C}, o.Call, o.Return, int32(i)}
+		k := identity{int64(o.Kind)<<1 | u, o.A, o.B, o.C}
+		g, ok := ids[k]
+		if !ok {
+			g = int32(len(sizes))
+			ids[k] = g
+			sizes = append(sizes, 0)
+		}
+		of[i] = g
+		sizes[g]++
 	}
-	slices.SortFunc(es, func(x, y entry) int {
-		for k := range x.key {
-			if x.key[k] != y.key[k] {
-				return cmp.Compare(x.key[k], y.key[k])
-			}
-		}
-		return cmp.Or(cmp.Compare(x.call, y.call), cmp.Compare(x.ret, y.ret), cmp.Compare(x.i, y.i))
-	})
+	start := make([]int32, len(sizes)+1)
+	for g, n := range sizes {
+		start[g+1] = start[g] + n
+	}
+	order := make([]int32, len(ops))
+	fill := slices.Clone(start[:len(sizes)])
+	for i, g := range of {
+		order[fill[g]] = int32(i)
+		fill[g]++
+	}
+	byInterval := func(x, y int32) int {
+		return cmp.Or(cmp.Compare(ops[x].Call, ops[y].Call), cmp.Compare(ops[x].Return, ops[y].Return), cmp.Compare(x, y))
+	}
 	tw := make([]int32, len(ops))
-	for k := range es {
-		i := es[k].i
-		tw[i] = -1
-		if k == 0 {
-			continue
+	for g := range sizes {
+		run := order[start[g]:start[g+1]]
+		if !slices.IsSortedFunc(run, byInterval) {
+			slices.SortFunc(run, byInterval)
 		}
-		if j := es[k-1].i; es[k-1].key == es[k].key && (ops[i].Unknown || ops[j].Return <= ops[i].Return) {
-			tw[i] = j
+		for k, i := range run {
+			tw[i] = -1
+			if k == 0 {
+				continue
+			}
+			if j := run[k-1]; ops[i].Unknown || ops[j].Return <= ops[i].Return {
+				tw[i] = j
+			}
 		}
 	}
 	return tw
