@@ -565,56 +565,49 @@ func flipBit(bits []uint64, i int32)     { bits[i>>6] ^= 1 << (uint(i) & 63) }
 // is linked to the one just before it in (identity, call, return) order,
 // when that one returns no later.
 func twins(ops []model.Op) []int32 {
-	// Number the identities, count the operations into their identity's
-	// run (in index order, which is call order), then put each run in
-	// (call, return, index) order: only calls that tie move.
-	type identity = [4]int64
-	ids := make(map[identity]int32, len(ops))
-	of := make([]int32, len(ops))
-	var sizes []int32
-	for i := range ops {
-		o := &ops[i]
+	// Sorted by a hash of the identity first, which settles most
+	// comparisons at once; equal hashes compare the identities themselves.
+	type entry struct {
+		h uint64
+		i int32
+	}
+	identity := func(o *model.Op) [4]int64 {
 		u := int64(0)
 		if o.Unknown {
 			u = 1
 		}
-		k := identity{int64(o.Kind)<<1 | u, o.A, o.B, o.C}
-		g, ok := ids[k]
-		if !ok {
-			g = int32(len(sizes))
-			ids[k] = g
-			sizes = append(sizes, 0)
+		return [4]int64{int64(o.Kind)<<1 | u, o.A, o.B, o.C}
+	}
+	es := make([]entry, len(ops))
+	for i := range ops {
+		k := identity(&ops[i])
+		h := uint64(k[0])
+		for _, x := range k[1:] {
+			h = (h ^ uint64(x)) * 0x9e3779b97f4a7c15
 		}
-		of[i] = g
-		sizes[g]++
+		es[i] = entry{h ^ h>>29, int32(i)}
 	}
-	start := make([]int32, len(sizes)+1)
-	for g, n := range sizes {
-		start[g+1] = start[g] + n
-	}
-	order := make([]int32, len(ops))
-	fill := slices.Clone(start[:len(sizes)])
-	for i, g := range of {
-		order[fill[g]] = int32(i)
-		fill[g]++
-	}
-	byInterval := func(x, y int32) int {
-		return cmp.Or(cmp.Compare(ops[x].Call, ops[y].Call), cmp.Compare(ops[x].Return, ops[y].Return), cmp.Compare(x, y))
-	}
+	slices.SortFunc(es, func(x, y entry) int {
+		if x.h != y.h {
+			return cmp.Compare(x.h, y.h)
+		}
+		ox, oy := &ops[x.i], &ops[y.i]
+		kx, ky := identity(ox), identity(oy)
+		if kx != ky {
+			return slices.Compare(kx[:], ky[:])
+		}
+		return cmp.Or(cmp.Compare(ox.Call, oy.Call), cmp.Compare(ox.Return, oy.Return), cmp.Compare(x.i, y.i))
+	})
 	tw := make([]int32, len(ops))
-	for g := range sizes {
-		run := order[start[g]:start[g+1]]
-		if !slices.IsSortedFunc(run, byInterval) {
-			slices.SortFunc(run, byInterval)
+	for k := range es {
+		i := es[k].i
+		tw[i] = -1
+		if k == 0 {
+			continue
 		}
-		for k, i := range run {
-			tw[i] = -1
-			if k == 0 {
-				continue
-			}
-			if j := run[k-1]; ops[i].Unknown || ops[j].Return <= ops[i].Return {
-				tw[i] = j
-			}
+		j := es[k-1].i
+		if identity(&ops[j]) == identity(&ops[i]) && (ops[i].Unknown || ops[j].Return <= ops[i].Return) {
+			tw[i] = j
 		}
 	}
 	return tw
