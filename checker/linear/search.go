@@ -220,45 +220,43 @@ func (s *searcher[S]) classify(rw model.ReadWriteRegister) int {
 
 // link builds the event list: a call and a return per operation, sorted
 // by time with calls before returns at equal times (intervals are closed),
-// then by operation, between the head sentinel 0 and the tail.
+// then by operation, between the head sentinel 0 and the tail. The calls
+// and the returns are each put in order, then merged: the calls usually
+// come in order already.
 func (s *searcher[S]) link() {
-	type event struct {
-		t     int64
-		op    int32
-		isRet bool
-	}
 	n, ops := len(s.ops), s.ops
-	evs := make([]event, 0, 2*n)
-	for i := range ops {
-		evs = append(evs, event{ops[i].Call, int32(i), false}, event{ops[i].Return, int32(i), true})
+	byEnd := func(end func(*model.Op) int64) []int32 {
+		idx := make([]int32, n)
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		order := func(x, y int32) int { return cmp.Or(cmp.Compare(end(&ops[x]), end(&ops[y])), cmp.Compare(x, y)) }
+		if !slices.IsSortedFunc(idx, order) {
+			slices.SortFunc(idx, order)
+		}
+		return idx
 	}
-	slices.SortFunc(evs, func(x, y event) int {
-		if c := cmp.Compare(x.t, y.t); c != 0 {
-			return c
-		}
-		if x.isRet != y.isRet {
-			if x.isRet {
-				return 1
-			}
-			return -1
-		}
-		return cmp.Compare(x.op, y.op)
-	})
+	calls := byEnd(func(o *model.Op) int64 { return o.Call })
+	rets := byEnd(func(o *model.Op) int64 { return o.Return })
 	size := 2*n + 2
 	tail := int32(size - 1)
 	next, prev := make([]int32, size), make([]int32, size)
 	entOp, match := make([]int32, size), make([]int32, size)
 	retOf := make([]int32, n)
-	for j := range evs {
-		e := int32(j + 1)
-		entOp[e] = evs[j].op
-		if evs[j].isRet {
-			retOf[evs[j].op] = e
+	e := int32(1)
+	for len(calls) > 0 || len(rets) > 0 {
+		if len(calls) > 0 && (len(rets) == 0 || ops[calls[0]].Call <= ops[rets[0]].Return) {
+			entOp[e], match[e] = calls[0], -1 // its return's entry, below
+			calls = calls[1:]
+		} else {
+			entOp[e], retOf[rets[0]] = rets[0], e
+			rets = rets[1:]
 		}
+		e++
 	}
-	for j := range evs {
-		if !evs[j].isRet {
-			match[j+1] = retOf[evs[j].op]
+	for e := range match {
+		if match[e] < 0 {
+			match[e] = retOf[entOp[e]]
 		}
 	}
 	for e := int32(0); e < int32(size); e++ {
