@@ -22,7 +22,7 @@ type ednFast struct {
 	lists [][]history.Value
 }
 
-func newEDNFast() *ednFast { return &ednFast{intern: interner{}} }
+func newEDNFast() *ednFast { return &ednFast{} }
 
 // name returns b as a string, shared with earlier equal names: field
 // names, keywords, processes.

@@ -23,7 +23,16 @@ type fastJSON struct {
 	// elems is a stack of the elements of the lists being read, nested
 	// lists above their parents': reused, it spares a slice per list.
 	elems []history.Value
+	// procs and ints hold the names of small process numbers and the
+	// values of small integers already read, indexed by the number, so
+	// that each is made once.
+	procs []string
+	ints  []history.Value
 }
+
+// smallCache bounds the numbers whose process names and values fastJSON
+// keeps (procs, ints).
+const smallCache = 4096
 
 // fastDepth is how deep fastJSON follows nested values before it gives up;
 // the slow reader enforces the real limit.
@@ -33,7 +42,7 @@ const fastDepth = 64
 // extra field names).
 const maxInterned = 1 << 14
 
-func newFastJSON() *fastJSON { return &fastJSON{intern: interner{}} }
+func newFastJSON() *fastJSON { return &fastJSON{} }
 
 func (p *fastJSON) reset(b []byte, line int) {
 	p.b, p.i, p.line = b, 0, line
@@ -43,22 +52,46 @@ func (p *fastJSON) reset(b []byte, line int) {
 func (p *fastJSON) name(b []byte) string { return p.intern.name(b) }
 
 // interner shares the text of repeated names (processes, operations, field
-// names), up to maxInterned of them.
-type interner map[string]string
+// names), up to maxInterned of them. The zero interner is ready to use.
+type interner struct {
+	m map[string]string
+	// recent holds the last few new names, compared before the map is
+	// hashed: a history has few operation and field names, read again
+	// and again.
+	recent [internRecent]string
+	next   int
+}
+
+// internRecent is how many names interner.recent holds.
+const internRecent = 8
 
 // name returns b as a string, shared with earlier equal names.
-func (in interner) name(b []byte) string {
-	if s, ok := in[string(b)]; ok {
+func (in *interner) name(b []byte) string {
+	for _, s := range in.recent {
+		if s == string(b) && s != "" {
+			return s
+		}
+	}
+	if s, ok := in.m[string(b)]; ok {
 		return s
 	}
 	s := string(b)
-	if len(in) < maxInterned {
-		in[s] = s
+	if in.m == nil {
+		in.m = map[string]string{}
+	}
+	if len(in.m) < maxInterned {
+		in.m[s] = s
+		in.recent[in.next%internRecent] = s
+		in.next++
 	}
 	return s
 }
 
 func (p *fastJSON) space() {
+	// Most tokens follow the one before directly.
+	if p.i < len(p.b) && p.b[p.i] > ' ' {
+		return
+	}
 	for p.i < len(p.b) {
 		switch p.b[p.i] {
 		case '\n':
@@ -73,6 +106,10 @@ func (p *fastJSON) space() {
 
 // eat consumes c after whitespace.
 func (p *fastJSON) eat(c byte) bool {
+	if p.i < len(p.b) && p.b[p.i] == c {
+		p.i++
+		return true
+	}
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == c {
 		p.i++
@@ -133,42 +170,67 @@ func (p *fastJSON) str() (string, bool) {
 	return s, true
 }
 
-// number scans a JSON number and returns its text and whether it is an
-// integer (no fraction or exponent).
-func (p *fastJSON) number() ([]byte, bool, bool) {
+// numTok is a JSON number as number scans it: its text, whether it is an
+// integer (no fraction or exponent) and, for an integer of at most 18
+// digits, which always fits in an int64, its value (fits).
+type numTok struct {
+	t       []byte
+	integer bool
+	fits    bool
+	n       int64
+}
+
+// number scans a JSON number.
+func (p *fastJSON) number() (numTok, bool) {
 	b, start, j := p.b, p.i, p.i
 	if j < len(b) && b[j] == '-' {
 		j++
 	}
+	d := j // the first digit
+	var n int64
 	switch {
 	case j < len(b) && b[j] == '0':
 		j++
 	case j < len(b) && b[j] >= '1' && b[j] <= '9':
-		j = digits(b, j)
+		// Past 18 digits n overflows, but then it is not used.
+		for ; j < len(b) && b[j] >= '0' && b[j] <= '9'; j++ {
+			n = n*10 + int64(b[j]-'0')
+		}
 	default:
-		return nil, false, false
+		return numTok{}, false
 	}
-	integer := true
+	if d > start {
+		n = -n
+	}
+	end, ok := fraction(b, j)
+	if !ok {
+		return numTok{}, false
+	}
+	p.i = end
+	integer := end == j
+	return numTok{t: b[start:end], integer: integer, fits: integer && j-d <= 18, n: n}, true
+}
+
+// fraction returns the end of the fraction and exponent of a number, if
+// any, that start at j, and false when they are malformed.
+func fraction(b []byte, j int) (int, bool) {
 	if j < len(b) && b[j] == '.' {
-		integer = false
 		d := j + 1
 		if j = digits(b, d); j == d {
-			return nil, false, false
+			return 0, false
 		}
 	}
 	if j < len(b) && (b[j] == 'e' || b[j] == 'E') {
-		integer = false
 		j++
 		if j < len(b) && (b[j] == '+' || b[j] == '-') {
 			j++
 		}
 		d := j
 		if j = digits(b, d); j == d {
-			return nil, false, false
+			return 0, false
 		}
 	}
-	p.i = j
-	return b[start:j], integer, true
+	return j, true
 }
 
 // digits returns the end of the run of decimal digits that starts at j.
@@ -179,34 +241,11 @@ func digits(b []byte, j int) int {
 	return j
 }
 
-// smallInt parses the digits of a JSON integer that has at most 18 digits,
-// which always fits in an int64.
-func smallInt(t []byte) (int64, bool) {
-	neg := t[0] == '-'
-	if neg {
-		t = t[1:]
-	}
-	if len(t) > 18 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range t {
-		n = n*10 + int64(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
-}
-
 // int64Value reads an integer that fits in 64 bits, for times and indexes.
 func (p *fastJSON) int64Value() (int64, bool) {
 	p.space()
-	t, integer, ok := p.number()
-	if !ok || !integer {
-		return 0, false
-	}
-	return smallInt(t)
+	tok, ok := p.number()
+	return tok.n, ok && tok.fits
 }
 
 // lit consumes the literal s (true, false, null) if it comes next.
@@ -297,21 +336,34 @@ func (p *fastJSON) object(depth int) (history.Value, bool) {
 // numberValue reads a number: an integer exactly, however long, anything
 // else as a 64-bit float, which it must fit.
 func (p *fastJSON) numberValue() (history.Value, bool) {
-	t, integer, ok := p.number()
-	if !ok {
+	tok, ok := p.number()
+	switch {
+	case !ok:
 		return history.Value{}, false
+	case tok.fits:
+		return p.intValue(tok.n), true
+	case tok.integer:
+		return history.BigIntValue(string(tok.t))
 	}
-	if integer {
-		if n, ok := smallInt(t); ok {
-			return history.IntValue(n), true
-		}
-		return history.BigIntValue(string(t))
-	}
-	f, err := strconv.ParseFloat(string(t), 64)
+	f, err := strconv.ParseFloat(string(tok.t), 64)
 	if err != nil || math.IsInf(f, 0) {
 		return history.Value{}, false
 	}
 	return history.FloatValue(f), true
+}
+
+// intValue returns history.IntValue(n), made once for a small n.
+func (p *fastJSON) intValue(n int64) history.Value {
+	if n < 0 || n >= smallCache {
+		return history.IntValue(n)
+	}
+	if int(n) >= len(p.ints) {
+		p.ints = append(p.ints, make([]history.Value, min(max(int(n)+1, 2*len(p.ints)), smallCache)-len(p.ints))...)
+	}
+	if v := &p.ints[n]; v.IsNone() {
+		*v = history.IntValue(n)
+	}
+	return p.ints[n]
 }
 
 // Bits of fastJSON.event's fields seen, to refuse duplicates.
@@ -330,36 +382,41 @@ const (
 // event reads one event object starting at the current position, with the
 // same result as jsonEvent over jsonParser's tree.
 func (p *fastJSON) event() (history.Event, bool) {
+	var e history.Event
+	ok := p.eventInto(&e)
+	return e, ok
+}
+
+// eventInto is event reading into e, which it clears first: a reader of
+// many events reuses their room.
+func (p *fastJSON) eventInto(e *history.Event) bool {
 	p.space()
-	e := history.Event{Line: p.line}
+	*e = history.Event{Line: p.line}
 	// An empty object has no process: the slow reader says so.
 	if !p.eat('{') || p.eat('}') {
-		return e, false
+		return false
 	}
 	seen := 0
 	for {
 		p.space()
 		key, esc, ok := p.rawString()
 		if !ok || esc || !p.eat(':') {
-			return e, false
+			return false
 		}
-		bit, ok := p.eventField(&e, key)
+		bit, ok := p.eventField(e, key)
 		if !ok || seen&bit != 0 {
-			return e, false
+			return false
 		}
 		seen |= bit
 		if p.eat('}') {
 			break
 		}
 		if !p.eat(',') {
-			return e, false
+			return false
 		}
 	}
 	// A missing field is left to the slow reader, which names it.
-	if seen&seenProcess == 0 || seen&seenType == 0 || seen&seenF == 0 && !history.IsNemesis(e.Process) {
-		return e, false
-	}
-	return e, true
+	return seen&seenProcess != 0 && seen&seenType != 0 && (seen&seenF != 0 || history.IsNemesis(e.Process))
 }
 
 // eventField reads the value of the field named key into e. It returns the
@@ -414,20 +471,32 @@ func (p *fastJSON) process() (string, bool) {
 	if p.i < len(p.b) && p.b[p.i] == '"' {
 		return p.keyword()
 	}
-	t, integer, ok := p.number()
-	if !ok || !integer {
-		return "", false
-	}
-	n, ok := smallInt(t)
-	if !ok {
+	tok, ok := p.number()
+	if !ok || !tok.fits {
 		return "", false
 	}
 	// The usual small process numbers are written as processName writes
 	// them, so their text is shared; any other is written out again.
+	t, n := tok.t, tok.n
 	if n >= 0 && n < 1<<20 && (len(t) == 1 || t[0] != '0') && t[0] != '-' {
-		return p.name(t), true
+		return p.procName(n, t), true
 	}
 	return strconv.FormatInt(n, 10), true
+}
+
+// procName returns the name of process n, spelt t, shared with earlier
+// reads of it.
+func (p *fastJSON) procName(n int64, t []byte) string {
+	if n >= smallCache {
+		return p.name(t)
+	}
+	if int(n) >= len(p.procs) {
+		p.procs = append(p.procs, make([]string, min(max(int(n)+1, 2*len(p.procs)), smallCache)-len(p.procs))...)
+	}
+	if p.procs[n] == "" {
+		p.procs[n] = string(t)
+	}
+	return p.procs[n]
 }
 
 // keyword reads a process or operation name: a string without escapes,
@@ -558,10 +627,10 @@ func (p *fastJSON) events() (h *history.History, ok bool) {
 		return nil, false
 	}
 	pr := history.NewPairer()
+	var e history.Event
 	if !p.eat(']') {
 		for {
-			e, ok := p.event()
-			if !ok || hasField(e.Extra, "call") || hasField(e.Extra, "return") {
+			if !p.eventInto(&e) || hasField(e.Extra, "call") || hasField(e.Extra, "return") {
 				return nil, false
 			}
 			if pr.Add(&e) != nil {
