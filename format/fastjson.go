@@ -617,8 +617,9 @@ func (p *fastJSON) wrapped(src []byte) (h *history.History, ok bool) {
 }
 
 // opsSample is how many operations the reader of an event array reads
-// before it tells the Pairer how many to expect.
-const opsSample = 3000
+// before it first tells the Pairer how many to expect; it tells again each
+// time the count doubles, until the Pairer has read enough to take the hint.
+const opsSample = 2048
 
 // events reads an array of event objects from its '[', pairing them as it
 // goes (see eventArray).
@@ -628,6 +629,7 @@ func (p *fastJSON) events() (h *history.History, ok bool) {
 	}
 	pr := history.NewPairer()
 	var e history.Event
+	hint := opsSample
 	if !p.eat(']') {
 		for {
 			if !p.eventInto(&e) || hasField(e.Extra, "call") || hasField(e.Extra, "return") {
@@ -636,8 +638,9 @@ func (p *fastJSON) events() (h *history.History, ok bool) {
 			if pr.Add(&e) != nil {
 				return nil, false
 			}
-			if pr.Ops() == opsSample {
+			if pr.Ops() >= hint {
 				pr.Expect(int64(p.i), int64(len(p.b)))
+				hint *= 2
 			}
 			if p.eat(']') {
 				break

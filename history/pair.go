@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"unsafe"
 )
 
 // IsNemesis reports whether a process name is Jepsen's fault injector, whose
@@ -370,15 +371,15 @@ func (c *opChunks) add(o Op) {
 	c.n++
 }
 
-// expect moves the operations into one slice with room for n, when the
-// chunks so far are at most one and n is more than one chunk holds.
+// expect moves the operations into one slice with room for n, when n is
+// more than one chunk holds.
 func (c *opChunks) expect(n int) {
-	if c.flat != nil || len(c.chunks) > 1 || n <= opChunk {
+	if c.flat != nil || n <= opChunk || n <= c.n {
 		return
 	}
 	c.flat = make([]Op, 0, n)
-	if len(c.chunks) == 1 {
-		c.flat = append(c.flat, c.chunks[0]...)
+	for k := range c.chunks {
+		c.flat = append(c.flat, c.chunks[k]...)
 	}
 	c.chunks = nil
 }
@@ -419,19 +420,23 @@ func (c *opChunks) flatten() []Op {
 // Ops returns how many operations were opened so far.
 func (p *Pairer) Ops() int { return p.ops.n }
 
-// Expect says that read of size bytes of the input have been added. After
-// the first few thousand operations it lets the Pairer hold them in one
-// slice sized for the whole input, so that a long history is not copied
-// from chunks at the end. It is only a hint: any count still pairs.
+// Expect says that read of size bytes of the input have been added. Once
+// at least a 64th of the input has given a few thousand operations, the
+// Pairer holds them in one slice sized for the whole input at that rate,
+// so that a long history is not copied from chunks at the end. The size is
+// at most 64 times the operations so far, and takes at most twice the
+// input's bytes, so that an input whose head is dense cannot make it take
+// much more than the input does. It is only a hint: any count still pairs.
 func (p *Pairer) Expect(read, size int64) {
 	n := int64(p.ops.n)
-	if read <= 0 || size <= read || n < opChunk/2 || n > opChunk {
+	if read <= 0 || size <= read || n < opChunk/2 || read < size/64 {
 		return
 	}
 	// A twentieth more than the rate so far: the rest of the input may
 	// hold somewhat shorter events.
 	want := n * size / read
-	p.ops.expect(int(min(want+want/20+64, size)))
+	want += want/20 + 64
+	p.ops.expect(int(min(want, 2*size/int64(unsafe.Sizeof(Op{})))))
 }
 
 // Events returns how many events were added, nemesis events included.

@@ -371,24 +371,39 @@ func TestPairExpect(t *testing.T) {
 		return p.History()
 	}
 	want := pair(func(*history.Pairer, int) {})
+	n := int64(len(es))
+	const ev = 100 // bytes an event takes in the input the hints describe
 	for _, tc := range []struct {
-		name string
-		at   int   // event after which the hint is given
-		size int64 // claimed size of the whole input, in events
+		name       string
+		at         int   // event after which the hint is given
+		read, size int64 // the share of the input it claims
+		flat       bool  // whether the hint is taken
 	}{
-		{"exact", 5000, int64(len(es))},
-		{"too low", 5000, 6000},
-		{"too high", 5000, 10 * int64(len(es))},
-		{"late", 9000, int64(len(es))},
-		{"early", 10, int64(len(es))},
+		{"exact", 5000, 5000 * ev, n * ev, true},
+		{"too low", 5000, 5000 * ev, 12000 * ev, true},
+		{"too high", 5000, 5000 * ev, 5 * n * ev, true},
+		{"late, from several chunks", 20000, 20000 * ev, n * ev, true},
+		{"too early", 10, 10 * ev, n * ev, false},
+		{"a dense head", 5000, 5000 * ev, 1 << 40, false},
+		{"a dense head, one 64th read", 5000, 1 << 34, 1 << 40, true},
 	} {
+		opsAt := 0
 		got := pair(func(p *history.Pairer, k int) {
 			if k == tc.at {
-				p.Expect(int64(k+1), tc.size)
+				opsAt = p.Ops()
+				p.Expect(tc.read, tc.size)
 			}
 		})
 		if !reflect.DeepEqual(summarize(got), summarize(want)) {
 			t.Errorf("%s: the history differs from the one paired without a hint", tc.name)
+		}
+		// Taken, the hint sizes the slice; it never asks for more than 64
+		// times the operations so far (and a twentieth).
+		if limit := 64*opsAt*21/20 + 64; cap(got.Ops) > max(limit, len(got.Ops)) {
+			t.Errorf("%s: room for %d operations after a hint at %d", tc.name, cap(got.Ops), opsAt)
+		}
+		if taken := cap(got.Ops) != len(got.Ops); taken != tc.flat {
+			t.Errorf("%s: hint taken %v, want %v (room for %d of %d)", tc.name, taken, tc.flat, cap(got.Ops), len(got.Ops))
 		}
 	}
 }
