@@ -192,15 +192,15 @@ func readWhole(r io.Reader, limit int, size int64, mem *budget.Memory) ([]byte, 
 	buf := make([]byte, 0, min(first, 64<<10))
 	for len(buf) < limit {
 		if len(buf) == cap(buf) {
-			size := min(cap(buf)+cap(buf)/2, limit)
+			grown := min(cap(buf)+cap(buf)/2, limit)
 			if cap(buf) < first {
-				size = first
+				grown = first
 			}
-			if err := mem.Allow(int64(size), "reading the input"); err != nil {
+			if err := mem.Allow(int64(grown), "reading the input"); err != nil {
 				return nil, history.Errorf(0, "the input does not fit in memory (%d bytes read): %v; "+
 					"raise --max-memory, or write a history this long as JSON Lines, which is read as a stream", len(buf), err)
 			}
-			buf = append(make([]byte, 0, size), buf...)
+			buf = append(make([]byte, 0, grown), buf...)
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
