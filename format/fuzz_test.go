@@ -80,6 +80,9 @@ func checkRoundTrip(t *testing.T, h *history.History) {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := Write(&buf, h, EDN); err != nil {
+		if beforeZero(h) && strings.Contains(err.Error(), "count time up from 0") {
+			return // refused, as events cannot carry it
+		}
 		t.Fatalf("writing EDN: %v", err)
 	}
 	back, err := ReadWith("out.edn", &buf, Options{Order: h.Order.String()})
@@ -93,6 +96,16 @@ func checkRoundTrip(t *testing.T, h *history.History) {
 	if !reflect.DeepEqual(back.Meta, h.Meta) && len(h.Meta)+len(back.Meta) > 0 {
 		t.Fatalf("round trip: meta %v, want %v", back.Meta, h.Meta)
 	}
+}
+
+// beforeZero reports whether some operation of h is called before time 0.
+func beforeZero(h *history.History) bool {
+	for _, o := range h.Ops {
+		if h.Order == history.TimeOrder && o.Call < 0 || h.Order == history.FileOrder && h.Timed && o.Times.Call < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // reservedNames lists the field names a round trip may drop.

@@ -22,12 +22,39 @@ import (
 // is not empty). Each operation becomes an invocation at its Call time and
 // a completion at its Return time, so reading the output gives the same
 // operations; see history.History.Events.
+//
+// Jepsen's event times count up from the start of a test, and the readers
+// refuse a negative one, so a history with a time before 0 (which the
+// notation and operations forms allow) is refused rather than written as
+// a file that cannot be read back.
 func Write(w io.Writer, h *history.History, to string) error {
 	f := lookup(to)
 	if f == nil || f.Write == nil {
 		return fmt.Errorf("cannot write format %q; writable formats: %s", to, strings.Join(Writable(), ", "))
 	}
+	if err := eventTimes(h); err != nil {
+		return err
+	}
 	return f.Write(w, h)
+}
+
+// eventTimes refuses a history whose events would carry a negative time.
+func eventTimes(h *history.History) error {
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		call := o.Call
+		if h.Order == history.FileOrder {
+			if !h.Timed {
+				continue // positions, never negative
+			}
+			call = o.Times.Call // the times written; a return is no earlier
+		}
+		if call < 0 {
+			return fmt.Errorf("operation %s is called at %d: Jepsen events count time up from 0, "+
+				"so a history with times before 0 cannot be written as events; shift its times first", o.Label(), call)
+		}
+	}
+	return nil
 }
 
 func sortedMetaKeys(m map[string]history.Value) []string {
