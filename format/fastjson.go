@@ -357,13 +357,20 @@ func (p *fastJSON) intValue(n int64) history.Value {
 	if n < 0 || n >= smallCache {
 		return history.IntValue(n)
 	}
-	if int(n) >= len(p.ints) {
-		p.ints = append(p.ints, make([]history.Value, min(max(int(n)+1, 2*len(p.ints)), smallCache)-len(p.ints))...)
-	}
-	if v := &p.ints[n]; v.IsNone() {
+	v := smallSlot(&p.ints, n)
+	if v.IsNone() {
 		*v = history.IntValue(n)
 	}
-	return p.ints[n]
+	return *v
+}
+
+// smallSlot returns the place of n (below smallCache) in a table indexed
+// by number, growing the table by doubling as numbers come.
+func smallSlot[T any](table *[]T, n int64) *T {
+	if t := *table; int(n) >= len(t) {
+		*table = append(t, make([]T, min(max(int(n)+1, 2*len(t)), smallCache)-len(t))...)
+	}
+	return &(*table)[n]
 }
 
 // Bits of fastJSON.event's fields seen, to refuse duplicates.
@@ -490,13 +497,11 @@ func (p *fastJSON) procName(n int64, t []byte) string {
 	if n >= smallCache {
 		return p.name(t)
 	}
-	if int(n) >= len(p.procs) {
-		p.procs = append(p.procs, make([]string, min(max(int(n)+1, 2*len(p.procs)), smallCache)-len(p.procs))...)
+	name := smallSlot(&p.procs, n)
+	if *name == "" {
+		*name = string(t)
 	}
-	if p.procs[n] == "" {
-		p.procs[n] = string(t)
-	}
-	return p.procs[n]
+	return *name
 }
 
 // keyword reads a process or operation name: a string without escapes,

@@ -510,16 +510,7 @@ func (m *merge) run() ([]int, bool) {
 	// call order, a client's own in its order, and each operation follows
 	// the last one its client completed before it.
 	succ := m.clientSuccessors()
-	calls, rets := make([]int64, n), make([]int64, n)
-	for x := range calls {
-		if m.rt.Spans != nil {
-			sp := m.rt.Spans[m.pos[x]]
-			calls[x], rets[x] = sp.Call, sp.Return
-		} else {
-			o := &m.h.Ops[m.pos[x]]
-			calls[x], rets[x] = o.Call, o.Return
-		}
-	}
+	calls, rets := m.ends()
 	// The operations still to come, by return: the first not yet emitted
 	// returned earliest, and nothing called after that may come next.
 	byReturn := byKey(rets)
@@ -555,6 +546,20 @@ func (m *merge) run() ([]int, bool) {
 		}
 	}
 	return out, true
+}
+
+// ends returns each node's call and return: real time's instants when
+// the clients' operations touch, else the recorded ends.
+func (m *merge) ends() (calls, rets []int64) {
+	calls, rets = make([]int64, len(m.pos)), make([]int64, len(m.pos))
+	for x, p := range m.pos {
+		if m.rt.Spans != nil {
+			calls[x], rets[x] = m.rt.Spans[p].Call, m.rt.Spans[p].Return
+		} else {
+			calls[x], rets[x] = m.h.Ops[p].Call, m.h.Ops[p].Return
+		}
+	}
+	return calls, rets
 }
 
 // successors lists each node's successors in its client's order, in
