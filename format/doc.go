@@ -56,7 +56,8 @@
 // up to DocumentLimit. Values may nest
 // 1000 deep. Integers in values may have any size; times, indexes and
 // numeric processes must fit in 64 bits. Jepsen event times may not be
-// negative, and the events of one process must be in time order (other
+// negative, but for -1, jepsen.history's "no time", read as no time at
+// all; and the events of one process must be in time order (other
 // processes may lag); intervals written as call and return may use any
 // integers.
 //

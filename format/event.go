@@ -61,8 +61,20 @@ func processError(line int, name, show string, v history.Value) error {
 	return history.Errorf(line, "%s must be an integer or a name, got %s", name, show)
 }
 
+// NoTime is the time jepsen.history gives an event that has none (its
+// histories fill in :time -1): it is read as no time at all, as an absent
+// or nil time is.
+const NoTime = -1
+
+// isNoTime reports whether a time field holds NoTime.
+func isNoTime(v history.Value) bool {
+	n, ok := v.Int()
+	return v.Kind() == history.Int && ok && n == NoTime
+}
+
 // timeField reads the time of a Jepsen event: like intField, and not
-// negative, since Jepsen counts event times up from the start of the test.
+// negative (but for NoTime, read before), since Jepsen counts event times
+// up from the start of the test.
 // (Intervals written as call and return may use any integers.)
 func timeField(f field, prefix string) (int64, error) {
 	n, err := intField(f, prefix)
@@ -140,7 +152,7 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 		case "token":
 			e.Token = f.value
 		case "time":
-			if f.value.IsNil() {
+			if f.value.IsNil() || isNoTime(f.value) {
 				continue
 			}
 			t, err := timeField(*f, prefix)
@@ -160,6 +172,9 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 		default:
 			e.Extra = append(e.Extra, history.Field{Name: f.name, Value: f.value})
 		}
+	}
+	if fField != nil && fField.value.IsNil() && txn.Looks(e.Value) {
+		fField = nil // Elle prints a transaction's missing :f as nil
 	}
 	hasProcess = txnDefaults(&e, hasProcess, fField == nil)
 	if !hasProcess {

@@ -280,7 +280,7 @@ func (p *Pairer) complete(e *Event, pos int) error {
 	}
 	c := p.clients[e.Process]
 	if c == nil || c.open < 0 {
-		return where(e.Line, pos, "process %s completes %s but has no open invocation", Quote(e.Process), article(e.F))
+		return p.completeOnly(c, e, pos)
 	}
 	o := p.ops.at(c.open)
 	if e.F != o.F {
@@ -305,6 +305,58 @@ func (p *Pairer) complete(e *Event, pos int) error {
 	o.Token = orValue(o.Token, e.Token)
 	o.Extra = mergeFields(o.Extra, e.Extra)
 	c.open = -1
+	c.unknown = e.Type == Info
+	c.lastTime, c.lastLine, c.lastPos = e.Time, e.Line, pos
+	return nil
+}
+
+// completeOnly adds the operation of a completion whose invocation was not
+// recorded, as Elle's own histories write transactions (only their :ok
+// events). Its call is unknown: the process may have begun it at any time
+// after its previous completion, or at the start. So its call is put at
+// that completion (position or time), or at 0, which widens its interval
+// to every instant it may have begun at: real time orders it only after
+// what surely finished before it began. c is the process's state, nil for
+// a process not seen before.
+func (p *Pairer) completeOnly(c *pairClient, e *Event, pos int) error {
+	switch {
+	case c == nil:
+		c = &pairClient{open: -1, proc: p.h.Processes, lastPos: -1}
+		p.h.Processes++
+		p.h.Clients++
+		p.clients[e.Process] = c
+	case c.unknown:
+		// Its previous operation may still be running: another logical
+		// process, as for an invocation after an unknown outcome.
+		p.rs.add(e.Process, e.Line, pos)
+		c.proc = p.h.Processes
+		p.h.Processes++
+		c.unknown = false
+	}
+	var call, callTime int64 // at the start
+	if c.lastPos >= 0 {
+		call, callTime = int64(c.lastPos), c.lastTime
+		if p.timed && e.Time < c.lastTime {
+			p.badOrder(where(e.Line, pos, "time %d is before the time %d of process %s's previous event (%s); each process's events must be in time order",
+				e.Time, c.lastTime, Quote(e.Process), lineRef(c.lastLine, c.lastPos, "event")))
+		}
+	}
+	idx := int64(pos)
+	if e.HasIdx {
+		idx = e.Index
+		p.given.set(p.ops.n)
+	}
+	at := int64(pos)
+	o := Op{
+		Index: idx, Process: c.proc, Client: e.Process, F: e.F, Value: e.Value,
+		Key: e.Key, Version: e.Version, Token: e.Token, Call: call, Return: at,
+		Times: Span{Call: callTime, Return: e.Time}, Status: e.Type, Extra: e.Extra, Line: e.Line,
+	}
+	if e.Type == Info {
+		o.Return, o.Times.Return = Infinity, Infinity
+	}
+	p.ops.add(o)
+	p.opened = append(p.opened, pos)
 	c.unknown = e.Type == Info
 	c.lastTime, c.lastLine, c.lastPos = e.Time, e.Line, pos
 	return nil

@@ -172,6 +172,52 @@ func TestPairRules(t *testing.T) {
 			processes: 1, clients: 1,
 		},
 		{
+			name:      "a completion without invocation may have begun at the start",
+			events:    evs(ev("3", history.OK, "write", i1)),
+			want:      []opSummary{{0, "3", "write", i1, 0, 0, history.OK, 0, 1}},
+			processes: 1, clients: 1,
+		},
+		{
+			name: "a completion without invocation began after its process's previous completion",
+			events: evs(ev("3", history.Invoke, "write", i1), ev("3", history.OK, "write", i1),
+				ev("4", history.Invoke, "read", nilv), ev("4", history.OK, "read", i1),
+				ev("3", history.Fail, "write", i2)),
+			want: []opSummary{
+				{0, "3", "write", i1, 0, 1, history.OK, 0, 1},
+				{0, "3", "write", i2, 1, 4, history.Fail, 4, 5},
+				{1, "4", "read", i1, 2, 3, history.OK, 2, 3},
+			},
+			processes: 2, clients: 2,
+		},
+		{
+			name: "completions without invocation after an unknown outcome: another logical process",
+			events: evs(ev("a", history.Info, "write", i1), ev("a", history.OK, "write", i2),
+				ev("a", history.OK, "read", i2)),
+			want: []opSummary{
+				{0, "a", "write", i1, 0, inf, history.Info, 0, 1},
+				{1, "a", "write", i2, 0, 1, history.OK, 1, 2},
+				{1, "a", "read", i2, 1, 2, history.OK, 2, 3},
+			},
+			processes: 2, clients: 1,
+			warnings: []string{"process a invoked again after an operation with unknown outcome (line 2); treating it as a new logical process"},
+		},
+		{
+			name: "by times, a completion without invocation began at its process's previous completion's time, or 0",
+			events: evs(
+				timed(ev("a", history.Invoke, "write", i1), 10),
+				timed(ev("a", history.OK, "write", i1), 20),
+				timed(ev("a", history.OK, "read", i1), 30),
+				timed(ev("b", history.OK, "read", i1), 25)),
+			want: []opSummary{
+				{0, "b", "read", i1, 0, 25, history.OK, 3, 4},
+				{1, "a", "write", i1, 10, 20, history.OK, 0, 1},
+				{1, "a", "read", i1, 20, 30, history.OK, 2, 3},
+			},
+			processes: 2, clients: 2,
+			warnings: []string{"the times of 1 event(s) contradict their order in the input, first line 4 (time 25) after line 3 (time 30); " +
+				"the events are ordered by their times"},
+		},
+		{
 			name:   "empty history",
 			events: nil,
 			want:   []opSummary{},
@@ -227,10 +273,8 @@ func TestPairErrors(t *testing.T) {
 		op     int
 		msg    string
 	}{
-		{"completion without invocation", evs(ev("3", history.OK, "write", i1)), 1, 0,
-			"process 3 completes a write but has no open invocation"},
-		{"completion after the op closed", evs(ev("3", history.Invoke, "write", i1), ev("3", history.OK, "write", i1), ev("3", history.Info, "write", i1)), 3, 0,
-			"process 3 completes a write but has no open invocation"},
+		{"completion without invocation, back in its process's time", evs(timed(ev("a", history.OK, "write", i1), 20), timed(ev("a", history.OK, "read", i1), 10)), 2, 0,
+			"time 10 is before the time 20 of process a's previous event (line 1); each process's events must be in time order"},
 		{"second invocation while open", evs(ev("1", history.Invoke, "read", nilv), ev("1", history.Invoke, "write", i1)), 2, 0,
 			"process 1 invokes a write but its read from line 1 has not completed; a process runs one operation at a time"},
 		{"second invocation of another operation", evs(ev("1", history.Invoke, "read", nilv), ev("2", history.Invoke, "read", nilv), ev("1", history.Invoke, "append", i1)), 3, 0,
