@@ -34,6 +34,13 @@ func TestUnpaired(t *testing.T) {
 		{"read-after-own.edn", nil, ExitInvalid, "\tlinearizable\tfalse"},
 		{"read-after-own-timed.jsonl", nil, ExitInvalid, "\tlinearizable\tfalse"},
 		{"read-after-own-timed.jsonl", []string{"--order", "times"}, ExitInvalid, "\tlinearizable\tfalse"},
+		// Elle's unobserved-write test: one process invokes five
+		// transactions at once; each completion pairs by its value,
+		// and Elle finds G-single-item and G0.
+		{"elle-unobserved-write.edn", []string{"-m", "list-append", "-c", "serializable"}, ExitInvalid, "\tserializable\tfalse"},
+		// A process's read invoked while its write is open is concurrent
+		// with it, under every criterion.
+		{"overlap-read.jsonl", []string{"-m", "register", "--init", "0", "-c", "all"}, ExitOK, "\tread-your-writes\ttrue"},
 		// No time at all cannot be ordered by times: said, not guessed.
 		// (Which criterion the line names is the reporting's business.)
 		{"elle-readme-printed.edn", []string{"-m", "list-append", "--order", "times"}, ExitError, "\tunknown"},
@@ -47,6 +54,9 @@ func TestUnpaired(t *testing.T) {
 			}
 			if !strings.Contains(out, path+tc.out+"\n") && (tc.want != ExitError || !strings.Contains(out, tc.out+"\n")) {
 				t.Errorf("no line %q in\n%s%s", path+tc.out, out, errs)
+			}
+			if tc.name == "elle-unobserved-write.edn" && (!strings.Contains(out, "violation (G0)") || !strings.Contains(out, "violation (G-single-item)")) {
+				t.Errorf("want G0 and G-single-item, as Elle finds, in\n%s", out)
 			}
 			if code == ExitError && !strings.Contains(out+errs, "the events carry no times") {
 				t.Errorf("the reason is not given:\n%s%s", out, errs)

@@ -123,15 +123,16 @@ func FuzzPair(f *testing.F) {
 		}
 		// One operation per invocation, and one per completion that
 		// has no open invocation (its call was not recorded).
-		ops, open := 0, map[string]bool{}
+		// (A process may have several open at once.)
+		ops, open := 0, map[string]int{}
 		for _, e := range events {
 			switch {
 			case history.IsNemesis(e.Process):
 			case e.Type == history.Invoke:
 				ops++
-				open[e.Process] = true
-			case open[e.Process]:
-				open[e.Process] = false
+				open[e.Process]++
+			case open[e.Process] > 0:
+				open[e.Process]--
 			default:
 				ops++
 			}
