@@ -173,24 +173,31 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 			e.Extra = append(e.Extra, history.Field{Name: f.name, Value: f.value})
 		}
 	}
+	return e, finishEvent(&e, fField, hasProcess, hasType, line, prefix)
+}
+
+// finishEvent completes an event built from its fields: a transaction's
+// defaults (txnDefaults), the fields it must have, and its operation from
+// fField (nil when the event has no "f").
+func finishEvent(e *history.Event, fField *field, hasProcess, hasType bool, line int, prefix string) error {
 	if fField != nil && fField.value.IsNil() && txn.Looks(e.Value) {
 		fField = nil // Elle prints a transaction's missing :f as nil
 	}
-	hasProcess = txnDefaults(&e, hasProcess, fField == nil)
+	hasProcess = txnDefaults(e, hasProcess, fField == nil)
 	if !hasProcess {
-		return e, history.Errorf(line, "event has no %s field", quoteName(prefix, "process"))
+		return history.Errorf(line, "event has no %s field", quoteName(prefix, "process"))
 	}
 	if !hasType {
-		return e, history.Errorf(line, "event has no %s field (invoke, ok, fail or info)", quoteName(prefix, "type"))
+		return history.Errorf(line, "event has no %s field (invoke, ok, fail or info)", quoteName(prefix, "type"))
 	}
 	if fField != nil || e.F == "" { // a transaction's f may have been defaulted
 		name, err := eventF(fField, history.IsNemesis(e.Process), line, prefix)
 		if err != nil {
-			return e, err
+			return err
 		}
 		e.F = name
 	}
-	return e, nil
+	return nil
 }
 
 // eventF reads the operation of an event at line from its "f" field (nil
