@@ -369,6 +369,12 @@ func (p *Pairer) complete(e *Event, pos int) error {
 	if err != nil {
 		return err
 	}
+	if len(c.threads) == 0 { // the usual case, without allocating
+		if c.open < 0 {
+			return p.completeOnly(c, e, pos)
+		}
+		return p.closeOnly(c, e, pos)
+	}
 	var open []*pairClient
 	if c.open >= 0 {
 		open = append(open, c)
@@ -382,18 +388,23 @@ func (p *Pairer) complete(e *Event, pos int) error {
 	case 0:
 		return p.completeOnly(idlest(c), e, pos)
 	case 1:
-		o := p.ops.at(open[0].open)
-		if e.F != o.F {
-			return where(e.Line, pos, "process %s completes %s but its open invocation (%s) is %s",
-				Quote(e.Process), article(e.F), lineRef(o.Line, p.opened[open[0].open], "event"), article(o.F))
-		}
-		return p.close(open[0], e, pos)
+		return p.closeOnly(open[0], e, pos)
 	}
 	t, err := p.match(open, e, pos)
 	if err != nil {
 		return err
 	}
 	return p.close(t, e, pos)
+}
+
+// closeOnly closes the one open invocation of the completing process,
+// on thread c, which must be of the same operation.
+func (p *Pairer) closeOnly(c *pairClient, e *Event, pos int) error {
+	if o := p.ops.at(c.open); e.F != o.F {
+		return where(e.Line, pos, "process %s completes %s but its open invocation (%s) is %s",
+			Quote(e.Process), article(e.F), lineRef(o.Line, p.opened[c.open], "event"), article(o.F))
+	}
+	return p.close(c, e, pos)
 }
 
 // match picks the thread whose open invocation the completion at pos
