@@ -346,8 +346,8 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 	h := in.h
 	req.EventTimes = in.events
 	if o.independent {
-		if err := h.SplitTuples(); err != nil {
-			return refuseFile(e, o, file, nil, check.Refused(req, nil, err))
+		if err := h.SplitTuples(); err != nil { // h is left as read
+			return refuseFile(e, o, file, h, check.Refused(req, h, err))
 		}
 	}
 	// Warnings are about what the verdicts rest on (a client that went on
