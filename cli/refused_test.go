@@ -66,6 +66,7 @@ func TestRefusedEverywhere(t *testing.T) {
 		{"settings: ttl", []string{"-m", "lease", "--ttl", "soon"}, "nounit.json", []string{"linearizable"}, "want a positive number"},
 		{"settings: ttl without a time unit", []string{"-m", "lease", "--ttl", "5s"}, "nounit.json", []string{"linearizable"}, "does not say its time unit"},
 		{"settings: no lease length", []string{"-m", "lease"}, "nounit.json", []string{"linearizable"}, "acquire needs a lease length"},
+		{"settings: init", []string{"-m", "counter", "--init", `"x"`}, "counter.edn", []string{"linearizable"}, "the counter model's initial value must be a 64-bit integer"},
 		{"settings: model option", []string{"-m", "jepsen-counter", "--model-option", "group-size=2"}, "counter.edn", []string{"jepsen"}, "model jepsen-counter takes no options"},
 		{"settings: anomalies of a register", []string{"--anomalies", "G0"}, "good.hist", []string{"anomalies"}, "model register has no anomalies"},
 		{"settings: unknown anomaly", []string{"-m", "list-append", "--anomalies", "G9"}, "dup.edn", []string{"anomalies"}, `unknown anomaly "G9"`},
