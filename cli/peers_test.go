@@ -42,11 +42,31 @@ type peerCase struct {
 	Note    string `json:"note,omitempty"`
 }
 
+// verdictWant is a verdict as a case gives it: "true", "false" or
+// "unknown", or the JSON booleans.
+type verdictWant string
+
+func (v *verdictWant) UnmarshalJSON(b []byte) error {
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	switch x := x.(type) {
+	case bool:
+		*v = verdictWant(strconv.FormatBool(x))
+	case string:
+		*v = verdictWant(x)
+	default:
+		return fmt.Errorf("verdict %s is not true, false or \"unknown\"", b)
+	}
+	return nil
+}
+
 // peerOut is what a command answers, each part compared only when given.
 type peerOut struct {
 	Exit           *int                       `json:"exit,omitempty"`
-	Valid          *string                    `json:"valid,omitempty"`
-	Verdicts       map[string]string          `json:"verdicts,omitempty"`
+	Valid          *verdictWant               `json:"valid,omitempty"`
+	Verdicts       map[string]verdictWant     `json:"verdicts,omitempty"`
 	Anomalies      []string                   `json:"anomalies,omitempty"`
 	AnomalyCounts  map[string]int             `json:"anomaly_counts,omitempty"`
 	Fields         map[string]json.RawMessage `json:"fields,omitempty"`
@@ -179,10 +199,10 @@ func (o *peerOut) verdictStrings() []string {
 	}
 	var vs []string
 	if o.Valid != nil {
-		vs = append(vs, *o.Valid)
+		vs = append(vs, string(*o.Valid))
 	}
 	for _, v := range o.Verdicts {
-		vs = append(vs, v)
+		vs = append(vs, string(v))
 	}
 	return vs
 }
@@ -400,11 +420,11 @@ func comparePeer(want *peerOut, got peerGot) []string {
 	if want.Exit != nil && *want.Exit != got.exit {
 		p = append(p, fmt.Sprintf("exit %d, want %d", got.exit, *want.Exit))
 	}
-	if want.Valid != nil && *want.Valid != got.valid {
+	if want.Valid != nil && string(*want.Valid) != got.valid {
 		p = append(p, fmt.Sprintf("valid %q, want %q", got.valid, *want.Valid))
 	}
 	for _, name := range sortedKeys(want.Verdicts) {
-		if g, ok := got.verdicts[name]; !ok || g != want.Verdicts[name] {
+		if g, ok := got.verdicts[name]; !ok || g != string(want.Verdicts[name]) {
 			p = append(p, fmt.Sprintf("%s %q, want %q", name, g, want.Verdicts[name]))
 		}
 	}
