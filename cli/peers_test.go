@@ -207,13 +207,21 @@ func (o *peerOut) verdictStrings() []string {
 	return vs
 }
 
-// unusedFiles lists the files in dir (recursively) that no case names,
-// besides cases.json and READMEs.
+// unusedFiles lists the files in dir (recursively, but for folders with
+// a cases.json of their own) that no case names, besides cases.json and
+// READMEs.
 func unusedFiles(dir string, used map[string]bool) []string {
 	var out []string
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil {
 			return err
+		}
+		if d.IsDir() {
+			// A folder with cases of its own is checked on its own.
+			if _, err := os.Stat(filepath.Join(path, "cases.json")); err == nil && path != dir {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		rel, _ := filepath.Rel(dir, path)
 		if d.Name() == "cases.json" || strings.HasSuffix(d.Name(), ".md") || used[rel] || usedUnder(rel, used) {
