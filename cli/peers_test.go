@@ -257,7 +257,10 @@ type peerGot struct {
 }
 
 func runPeerCase(t *testing.T, dir string, c peerCase) {
-	path := filepath.Join(dir, c.File)
+	path := c.File
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("history file: %v", err)
 	}
