@@ -518,3 +518,51 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// TestComparePeer holds the comparison of TestPeers to its rules: each
+// part of want given is compared, and a difference in any is reported.
+func TestComparePeer(t *testing.T) {
+	var report any
+	if err := json.Unmarshal([]byte(`{"valid": false, "histories": [{"ops": 3, "results": [{"consistency": "serializable", "valid": false,
+		"violations": [{"pattern": "G2-item", "explanation": "a"}, {"pattern": "G2-item", "explanation": "b"}]}]}]}`), &report); err != nil {
+		t.Fatal(err)
+	}
+	var got peerGot
+	got.readJSON("check", mustJSON(t, report))
+	got.exit = 1
+	got.stdout, got.stderr = "out", "err"
+	exit0, exit1 := 0, 1
+	vf, vt := verdictWant("false"), verdictWant("true")
+	for _, c := range []struct {
+		name string
+		want peerOut
+		bad  int
+	}{
+		{"all agree", peerOut{Exit: &exit1, Valid: &vf, Verdicts: map[string]verdictWant{"serializable": "false"},
+			Anomalies: []string{"G2-item"}, AnomalyCounts: map[string]int{"G2-item": 2},
+			Fields: map[string]json.RawMessage{"histories.0.ops": json.RawMessage("3")}, StdoutContains: []string{"out"}, StderrContains: []string{"err"}}, 0},
+		{"exit", peerOut{Exit: &exit0}, 1},
+		{"valid", peerOut{Valid: &vt}, 1},
+		{"verdict of a criterion not checked", peerOut{Verdicts: map[string]verdictWant{"read-committed": "false"}}, 1},
+		{"anomalies as a set", peerOut{Anomalies: []string{"G2-item", "G2-item"}}, 0},
+		{"an anomaly missing", peerOut{Anomalies: []string{"G2-item", "G0"}}, 1},
+		{"no anomalies", peerOut{Anomalies: []string{}}, 1},
+		{"count", peerOut{AnomalyCounts: map[string]int{"G2-item": 1}}, 1},
+		{"field value", peerOut{Fields: map[string]json.RawMessage{"histories.0.ops": json.RawMessage("4")}}, 1},
+		{"field absent", peerOut{Fields: map[string]json.RawMessage{"histories.1.ops": json.RawMessage("3")}}, 1},
+		{"output", peerOut{StdoutContains: []string{"nope"}, StderrContains: []string{"nope"}}, 2},
+	} {
+		if p := comparePeer(&c.want, got); len(p) != c.bad {
+			t.Errorf("%s: %d differences %q, want %d", c.name, len(p), p, c.bad)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
