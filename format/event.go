@@ -99,7 +99,8 @@ func intField(f field, prefix string) (int64, error) {
 
 // txnDefaults fills in what Elle's own histories leave out of a
 // transaction (a value of micro-operations): :f is then "txn", and events
-// that name no process share one, TxnProcess. It returns whether the
+// that name no process (or name it nil) share one, TxnProcess, as Elle
+// reads a nil process as one process. It returns whether the
 // event now has a process.
 func txnDefaults(e *history.Event, hasProcess, noF bool) bool {
 	if (hasProcess && !noF) || !txn.Looks(e.Value) {
@@ -119,7 +120,7 @@ func txnDefaults(e *history.Event, hasProcess, noF bool) bool {
 func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 	e := history.Event{Line: line}
 	var hasProcess, hasType bool
-	var fField *field
+	var fField, nilProcess *field
 	seen := make(map[string]int, len(fs))
 	for i := range fs {
 		f := &fs[i]
@@ -129,6 +130,10 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 		seen[f.name] = f.line
 		switch f.name {
 		case "process":
+			if f.value.IsNil() {
+				nilProcess = f // a transaction's, as Elle prints it, or an error
+				continue
+			}
 			p, ok := processName(f.value)
 			if !ok {
 				return e, processError(f.line, quoteName(prefix, "process"), f.show, f.value)
@@ -172,6 +177,9 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 		default:
 			e.Extra = append(e.Extra, history.Field{Name: f.name, Value: f.value})
 		}
+	}
+	if nilProcess != nil && !txn.Looks(e.Value) {
+		return e, processError(nilProcess.line, quoteName(prefix, "process"), nilProcess.show, nilProcess.value)
 	}
 	return e, finishEvent(&e, fField, hasProcess, hasType, line, prefix)
 }

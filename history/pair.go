@@ -188,10 +188,17 @@ type Pairer struct {
 	// name each belongs to: the input may not use them itself.
 	threadNames map[string]string
 	timed       bool
-	decided     bool
-	pos         int // position of the next event
-	err         error
-	maxTime     struct {
+	// mixed counts the events whose having a time differs from the
+	// first event's, and keeps the first (see mixedTime).
+	mixed struct {
+		count     int
+		line, pos int
+		err       *InputError
+	}
+	decided bool
+	pos     int // position of the next event
+	err     error
+	maxTime struct {
 		t         int64
 		line, pos int
 	} // the latest recorded time so far, and its event
@@ -243,10 +250,7 @@ func (p *Pairer) checkTime(e *Event, pos int) error {
 	if !p.decided {
 		p.timed, p.decided = e.HasTime, true
 	} else if e.HasTime != p.timed {
-		if p.timed {
-			return where(e.Line, pos, "event has no time but the events before it do; give every event a time or none")
-		}
-		return where(e.Line, pos, "event has a time but the events before it do not; give every event a time or none")
+		p.mixedTime(e, pos)
 	}
 	if e.HasTime && e.Time == Infinity {
 		return where(e.Line, pos, "time %d is too large", e.Time)
@@ -255,6 +259,24 @@ func (p *Pairer) checkTime(e *Event, pos int) error {
 		p.noteTime(e, pos)
 	}
 	return nil
+}
+
+// mixedTime notes an event that has a time when the first event had none,
+// or none when it had one, as Elle's tests mix them (jepsen.history gives
+// the ones without :time -1, no time). In file order the times are only
+// informational: the history is read without them, with a warning, and
+// ordering it by times is refused naming the first such event.
+func (p *Pairer) mixedTime(e *Event, pos int) {
+	m := &p.mixed
+	if m.count == 0 {
+		m.line, m.pos = e.Line, pos
+		if p.timed {
+			m.err = where(e.Line, pos, "event has no time but the events before it do, so the events cannot be ordered by their times")
+		} else {
+			m.err = where(e.Line, pos, "event has a time but the events before it do not, so the events cannot be ordered by their times")
+		}
+	}
+	m.count++
 }
 
 // invoke opens an operation for the invocation at position pos.
@@ -696,10 +718,19 @@ func (p *Pairer) History() *History {
 	}
 	renumber(ops, h.Processes)
 	h.Ops = ops
-	h.Timed = p.timed
+	h.Timed = p.timed && p.mixed.count == 0
 	h.Warnings = append(p.rs.warnings(), p.overlap.warnings()...)
 	if dup != "" {
 		h.Warnings = append(h.Warnings, dup)
+	}
+	if m := &p.mixed; m.count > 0 {
+		h.inv = inversions{bad: m.err}
+		which := "have a time, unlike the first event"
+		if p.timed {
+			which = "have no time, unlike the first event"
+		}
+		h.Warnings = append(h.Warnings, fmt.Sprintf("%d event(s) %s (first %s); the times are not used: the events are ordered as in the input",
+			m.count, which, lineRef(m.line, m.pos, "event")))
 	}
 	if n := h.inv.note(); n != "" {
 		h.Warnings = append(h.Warnings, n)

@@ -330,10 +330,6 @@ func TestPairErrors(t *testing.T) {
 		{"f mismatch", evs(ev("0", history.Invoke, "read", nilv), ev("0", history.OK, "write", i1)), 2, 0,
 			"process 0 completes a write but its open invocation (line 1) is a read"},
 		{"missing process", evs(ev("", history.Invoke, "read", nilv)), 1, 0, "event has no process"},
-		{"mixed times: time missing", evs(timed(ev("0", history.Invoke, "read", nilv), 1), ev("0", history.OK, "read", i1)), 2, 0,
-			"event has no time but the events before it do; give every event a time or none"},
-		{"mixed times: time appears", evs(ev("0", history.Invoke, "read", nilv), timed(ev("0", history.OK, "read", i1), 4)), 2, 0,
-			"event has a time but the events before it do not; give every event a time or none"},
 		{"return before call", evs(timed(ev("0", history.Invoke, "read", nilv), 10), timed(ev("0", history.OK, "read", i1), 4)), 2, 0,
 			"completion time 4 is before its invocation's time 10 (line 1)"},
 		{"info before call", evs(timed(ev("0", history.Invoke, "read", nilv), 10), timed(ev("0", history.Info, "read", i1), 9)), 2, 0,
@@ -497,5 +493,42 @@ func TestPairExpect(t *testing.T) {
 		if taken := cap(got.Ops) != len(got.Ops); taken != tc.flat {
 			t.Errorf("%s: hint taken %v, want %v (room for %d of %d)", tc.name, taken, tc.flat, cap(got.Ops), len(got.Ops))
 		}
+	}
+}
+
+// TestPairMixedTimes covers events of which some have a time and some
+// none, as Elle's tests write them: in file order the times are not used,
+// with a warning; ordering by times is refused at the first event that
+// differs.
+func TestPairMixedTimes(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		events  []history.Event
+		line    int
+		warning string
+		err     string
+	}{
+		{"time missing", evs(timed(ev("0", history.Invoke, "read", nilv), 1), ev("0", history.OK, "read", i1),
+			ev("1", history.Invoke, "read", nilv), ev("1", history.OK, "read", i1)), 2,
+			"3 event(s) have no time, unlike the first event (first line 2); the times are not used: the events are ordered as in the input",
+			"event has no time but the events before it do, so the events cannot be ordered by their times"},
+		{"time appears", evs(ev("0", history.Invoke, "read", nilv), timed(ev("0", history.OK, "read", i1), 4)), 2,
+			"1 event(s) have a time, unlike the first event (first line 2); the times are not used: the events are ordered as in the input",
+			"event has a time but the events before it do not, so the events cannot be ordered by their times"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := history.Pair(tc.events)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Timed || !reflect.DeepEqual(h.Warnings, []string{tc.warning}) {
+				t.Errorf("timed %v, warnings %q; want untimed and %q", h.Timed, h.Warnings, tc.warning)
+			}
+			err = h.OrderByTimes()
+			var ie *history.InputError
+			if !errors.As(err, &ie) || ie.Line != tc.line || ie.Msg != tc.err {
+				t.Errorf("ordering by times: got %v, want line %d: %s", err, tc.line, tc.err)
+			}
+		})
 	}
 }
