@@ -202,14 +202,3 @@ var Anomalies = func() []string {
 	sort.Strings(out)
 	return out
 }()
-
-// impliedBy reports whether some anomaly in found is an instance-maker of
-// name: finding it already shows name.
-func impliedBy(name string, found map[string]bool) bool {
-	for f := range found {
-		if closure(impliedAnomalies, f)[name] {
-			return true
-		}
-	}
-	return false
-}
