@@ -70,7 +70,8 @@ func Command(env Env) *cobra.Command {
 		Use:   "elle-cli --model MODEL [options] FILE...",
 		Short: "Check histories as elle-cli does: its flags, models, output line and exit codes",
 		Long: "Check each history FILE with elle-cli's command line and print, per file, elle-cli's line\n" +
-			"FILE \\t true|false|unknown. Models: " + strings.Join(modelNames(), ", ") + ".\n\n" +
+			"FILE \\t true|false|unknown. Models: " + strings.Join(checkedNames(), ", ") + ".\n" +
+			"(elle-cli's experimental comments and sequential checkers are not among them: histcheck refuses them.)\n\n" +
 			"Exit status: 0 no history invalid, 1 some history invalid or the model does not match a\n" +
 			"history, 255 a history could not be checked. See docs/elle-cli.md for what maps to what.",
 		Args: cobra.ArbitraryArgs,
@@ -99,7 +100,7 @@ func Command(env Env) *cobra.Command {
 
 func addFlags(cmd *cobra.Command, o *options) {
 	f := cmd.Flags()
-	f.StringVarP(&o.model, "model", "m", "", "(General) the model to check against: "+strings.Join(modelNames(), ", "))
+	f.StringVarP(&o.model, "model", "m", "", "(General) the model to check against: "+strings.Join(checkedNames(), ", "))
 	f.StringVarP(&o.format, "format", "f", "", "(General) format of the history: edn or json (default: by the file's extension, else detected)")
 	f.StringVarP(&o.output, "output", "v", "text", "(General) output form: text or json")
 	f.BoolVar(&o.verbose, "verbose", false, "(General) the same as --output json")
@@ -149,6 +150,12 @@ func run(ctx context.Context, env Env, o *options, files []string) int {
 			if errors.As(err, &mm) {
 				fmt.Fprintln(env.Stderr, history.Escape(mm.Error()))
 				return ExitInvalid
+			}
+			var re *raisedError
+			if errors.As(err, &re) {
+				// elle-cli prints an empty line before the exception's
+				// trace.
+				fmt.Fprintln(env.Stdout)
 			}
 			fmt.Fprintf(env.Stderr, "elle-cli: %s\n", history.Escape(err.Error()))
 			return ExitException

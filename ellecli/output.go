@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/elle"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/report"
 )
@@ -56,6 +57,13 @@ func newJSONResult(model, file string, v checker.Verdict, hr *report.History) js
 	}
 	for name := range byAnomaly(hr) {
 		r.AnomalyTypes = append(r.AnomalyTypes, name)
+	}
+	for _, res := range hr.Results {
+		// Elle lists empty-transaction-graph beside the anomalies found.
+		if strings.HasPrefix(res.Reason, elle.EmptyTransactionGraph) {
+			r.AnomalyTypes = append(r.AnomalyTypes, elle.EmptyTransactionGraph)
+			break
+		}
 	}
 	sort.Strings(r.AnomalyTypes)
 	return r

@@ -97,5 +97,9 @@ func anomaliesVerdict(res check.Result, as []string) checker.Verdict {
 			return checker.False
 		}
 	}
+	if strings.HasPrefix(res.Reason, elle.EmptyTransactionGraph) {
+		// Nothing Elle reports was found, and no dependency was inferred.
+		return checker.Unknown
+	}
 	return checker.True
 }
