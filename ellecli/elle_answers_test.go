@@ -119,3 +119,31 @@ func TestElleRaises(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 255, an empty line and Elle's message", code, out.String(), errb.String())
 	}
 }
+
+// TestElleLeavesOutFracturedReads checks that elle-cli's verdicts leave
+// out the anomaly Elle does not look for: a fractured read breaks
+// monotonic atomic view for histcheck check, while Elle checks that level
+// as read committed and finds the history valid.
+func TestElleLeavesOutFracturedReads(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "fractured.edn")
+	write(t, file, concurrentTxns("ok [[:append :x 1] [:append :y 1]]", "ok [[:r :x [1]] [:r :y []]]"))
+	for _, tt := range []struct {
+		levels string
+		want   checker.Verdict
+		types  []string
+	}{
+		{"monotonic-atomic-view", checker.True, nil},
+		{"snapshot-isolation", checker.False, []string{"G-single-item"}},
+	} {
+		var out, errb bytes.Buffer
+		o := &options{model: "list-append", consistency: tt.levels, output: "json", plotFormat: "svg", cycleSearchTimeout: 1000}
+		run(context.Background(), Env{Stdout: &out, Stderr: &errb, Models: suite.Builtin()}, o, []string{file})
+		var got jsonResult
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("%s: %v: %s (stderr %q)", tt.levels, err, out.String(), errb.String())
+		}
+		if got.Valid != tt.want || !slices.Equal(got.AnomalyTypes, tt.types) {
+			t.Errorf("%s: valid? %v, anomaly-types %v; want %v, %v", tt.levels, got.Valid, got.AnomalyTypes, tt.want, tt.types)
+		}
+	}
+}

@@ -77,7 +77,7 @@ func byAnomaly(hr *report.History) map[string][]report.Violation {
 	seen := map[string]bool{}
 	for _, r := range hr.Results {
 		for _, v := range r.Violations {
-			if v.Pattern == "" || seen[v.Pattern+"\x00"+v.Explanation] {
+			if v.Pattern == "" || notElle[v.Pattern] || seen[v.Pattern+"\x00"+v.Explanation] {
 				continue
 			}
 			seen[v.Pattern+"\x00"+v.Explanation] = true

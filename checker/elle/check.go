@@ -155,6 +155,9 @@ func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options)
 	var cases []Case
 	if w == ListAppend {
 		g, cases, err = analyzeAppends(txns)
+		if err == nil {
+			cases = append(cases, fracturedAppends(txns)...)
+		}
 	} else {
 		if err := noAppends(txns); err != nil {
 			return nil, err

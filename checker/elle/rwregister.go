@@ -43,6 +43,7 @@ func analyzeRegisters(txns []txn.Txn, h *history.History, o Options) (*Graph, []
 	for _, k := range a.keys {
 		a.keyDeps(k)
 	}
+	a.fracturedRegisters()
 	return a.g, a.cases, nil
 }
 
