@@ -201,9 +201,14 @@ func verdict(p *planned, out check.Outcome) checker.Verdict {
 	if p.nothing {
 		return checker.True
 	}
+	reasons := make([]string, len(out.Results))
+	for i, r := range out.Results {
+		reasons[i] = r.Reason
+	}
+	empty := p.txn && emptyGraph(reasons)
 	vs := make([]checker.Verdict, len(out.Results))
 	for i, r := range out.Results {
-		vs[i] = anomaliesVerdict(r, p.anoms)
+		vs[i] = anomaliesVerdict(r, p.anoms, empty)
 	}
 	return check.Combine(vs...)
 }

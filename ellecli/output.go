@@ -58,12 +58,13 @@ func newJSONResult(model, file string, v checker.Verdict, hr *report.History) js
 	for name := range byAnomaly(hr) {
 		r.AnomalyTypes = append(r.AnomalyTypes, name)
 	}
-	for _, res := range hr.Results {
+	reasons := make([]string, len(hr.Results))
+	for i, res := range hr.Results {
+		reasons[i] = res.Reason
+	}
+	if emptyGraph(reasons) {
 		// Elle lists empty-transaction-graph beside the anomalies found.
-		if strings.HasPrefix(res.Reason, elle.EmptyTransactionGraph) {
-			r.AnomalyTypes = append(r.AnomalyTypes, elle.EmptyTransactionGraph)
-			break
-		}
+		r.AnomalyTypes = append(r.AnomalyTypes, elle.EmptyTransactionGraph)
 	}
 	sort.Strings(r.AnomalyTypes)
 	return r
