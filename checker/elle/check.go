@@ -7,11 +7,14 @@
 // rw edges, plus process and real-time order), and looks in each strongly
 // connected component for the smallest cycle of each class (G0, G1c,
 // G-single-item, G-nonadjacent-item, G2-item, and their -process and
-// -realtime variants). Anomalies that are not cycles (G1a, G1b, internal,
-// incompatible-order, duplicate-elements, dirty-update, future-read,
-// cyclic-versions, lost-update) are found from the reads directly. Which
-// anomalies rule out which level is levels.go's table, after Elle's
-// consistency_model.clj.
+// -realtime variants), each component reporting its own. Anomalies that
+// are not cycles (G1a, G1b, internal, incompatible-order,
+// duplicate-elements, dirty-update, future-read, cyclic-versions,
+// lost-update, and fractured-read, which monotonic atomic view rules out
+// and Elle does not look for) are found from the reads directly. A level
+// is unknown when the graph its anomalies are looked for in has no edge
+// (Elle's empty-transaction-graph). Which anomalies rule out which level
+// is levels.go's table, after Elle's consistency_model.clj.
 package elle
 
 import (
