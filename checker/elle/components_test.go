@@ -151,3 +151,15 @@ func TestSingleItemProcessElleMisses(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyGraphRealtimeToFailed checks that, as in Elle's real-time
+// graph, a failed transaction invoked after a committed one completed is
+// a real-time dependency for the empty transaction graph, though it takes
+// no part in any cycle: strict serializability is true here, while
+// serializability, whose graph has data dependencies only, is unknown.
+func TestEmptyGraphRealtimeToFailed(t *testing.T) {
+	check(t, expect{name: "committed, then failed", h: seq(tx{"A", history.OK, "ax1"}, tx{"B", history.Fail, "ay1"}),
+		holds: []string{ss}, unknown: []string{ser}})
+	check(t, expect{name: "failed, then committed", h: seq(tx{"A", history.Fail, "ax1"}, tx{"B", history.OK, "ay1"}),
+		unknown: []string{ss, ser}})
+}
