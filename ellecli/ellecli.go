@@ -151,12 +151,9 @@ func run(ctx context.Context, env Env, o *options, files []string) int {
 				fmt.Fprintln(env.Stderr, history.Escape(mm.Error()))
 				return ExitInvalid
 			}
-			var re *raisedError
-			if errors.As(err, &re) {
-				// elle-cli prints an empty line before the exception's
-				// trace.
-				fmt.Fprintln(env.Stdout)
-			}
+			// elle-cli prints an empty line before an exception's trace
+			// (a missing file, a history Elle refuses, …).
+			fmt.Fprintln(env.Stdout)
 			fmt.Fprintf(env.Stderr, "elle-cli: %s\n", history.Escape(err.Error()))
 			return ExitException
 		}
