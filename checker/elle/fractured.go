@@ -6,11 +6,12 @@ import (
 )
 
 // This file finds fractured reads, the anomaly monotonic atomic view
-// rules out (Bailis et al., "Highly Available Transactions"): once a
-// transaction has observed one of T's effects, its later reads observe
-// all of them. A committed transaction that read T's write to one key and
-// later, in its own order, read another key T wrote without T's write
-// saw T only in part. Elle has no such anomaly (it checks monotonic
+// rules out (Bailis et al., "Highly Available Transactions"; Jepsen's
+// definition: once a write of T1 is observed by T2, all effects of T1
+// should be visible to T2). A committed transaction that read T's write
+// to one key and read another key T wrote without T's write saw T only
+// in part, whichever of the two reads came first: the transaction's
+// reads are one view. Elle has no such anomaly (it checks monotonic
 // atomic view as read committed); histcheck names it fractured-read, as
 // Cerone et al. and Plume name a read atomic violation of this shape.
 
@@ -22,7 +23,7 @@ type observation struct {
 }
 
 // fracturedCase is a fractured read: reader (Txns[0]) observed writer
-// (Txns[1]) through obs, then read Key at Mop without writer's Element.
+// (Txns[1]) through obs, and read Key at Mop without writer's Element.
 func fracturedCase(reader, writer, mop int, key, missed history.Value, obs observation) Case {
 	return Case{Name: "fractured-read", Txns: []int{reader, writer}, Key: key, Mop: mop, Element: missed,
 		Values: []history.Value{obs.key, obs.value}}
@@ -30,7 +31,7 @@ func fracturedCase(reader, writer, mop int, key, missed history.Value, obs obser
 
 // fracturedAppends finds list-append's fractured reads: a committed
 // transaction whose read of one key holds an element T appended, and
-// whose later read of another key T appended to lacks T's element.
+// whose read of another key T appended to lacks T's element.
 func fracturedAppends(txns []txn.Txn) []Case {
 	writer := map[keyVal]int{}
 	// appended lists, per transaction that appended to more than one
@@ -61,13 +62,18 @@ func fracturedAppends(txns []txn.Txn) []Case {
 	return out
 }
 
-// fracturedIn checks one committed transaction's external reads in its
-// order, reporting each writer seen in part once.
-func fracturedIn(ti int, mops []txn.Mop, writer map[keyVal]int, appended map[int]map[history.Value][]history.Value) []Case {
-	var out []Case
-	observed := map[int]observation{}
-	var order []int // the writers observed, in the order first observed
-	reported := map[int]bool{}
+// externalRead is one read of a key the transaction had not written
+// before it.
+type externalRead struct {
+	mop int
+	key history.Value
+	// seen are the elements read (list-append).
+	seen map[history.Value]bool
+}
+
+// externalReads lists a transaction's external reads, in its order.
+func externalReads(mops []txn.Mop, elems bool) []externalRead {
+	var out []externalRead
 	wrote := map[history.Value]bool{}
 	for mi, m := range mops {
 		if m.Kind != txn.Read {
@@ -75,34 +81,78 @@ func fracturedIn(ti int, mops []txn.Mop, writer map[keyVal]int, appended map[int
 			continue
 		}
 		if wrote[m.Key] {
-			continue // not an external read
+			continue
 		}
-		elems := m.Value.Elems()
-		read := make(map[history.Value]bool, len(elems))
-		for _, e := range elems {
-			read[e] = true
+		r := externalRead{mop: mi, key: m.Key}
+		if elems {
+			es := m.Value.Elems()
+			r.seen = make(map[history.Value]bool, len(es))
+			for _, e := range es {
+				r.seen[e] = true
+			}
 		}
-		for _, w := range order {
-			obs := observed[w]
-			if reported[w] || obs.key == m.Key {
+		out = append(out, r)
+	}
+	return out
+}
+
+// observer keeps, for one reader, the writers it observed in the order
+// first observed, and where.
+type observer struct {
+	order []int
+	obs   map[int][]observation
+}
+
+func (o *observer) add(w int, ob observation) {
+	if o.obs == nil {
+		o.obs = map[int][]observation{}
+	}
+	if _, ok := o.obs[w]; !ok {
+		o.order = append(o.order, w)
+	}
+	o.obs[w] = append(o.obs[w], ob)
+}
+
+// elsewhere is an observation of w through a key other than k.
+func (o *observer) elsewhere(w int, k history.Value) (observation, bool) {
+	for _, ob := range o.obs[w] {
+		if ob.key != k {
+			return ob, true
+		}
+	}
+	return observation{}, false
+}
+
+// fracturedIn checks one committed transaction's external reads, in
+// whatever order it made them: a writer observed through one key and
+// missed on another is reported once.
+func fracturedIn(ti int, mops []txn.Mop, writer map[keyVal]int, appended map[int]map[history.Value][]history.Value) []Case {
+	reads := externalReads(mops, true)
+	var seen observer
+	for _, r := range reads {
+		for _, e := range mops[r.mop].Value.Elems() {
+			if w, ok := writer[keyVal{r.key, e}]; ok && w != ti && appended[w] != nil {
+				seen.add(w, observation{key: r.key, value: e, mop: r.mop})
+			}
+		}
+	}
+	var out []Case
+	reported := map[int]bool{}
+	for _, r := range reads {
+		for _, w := range seen.order {
+			if reported[w] {
 				continue
 			}
-			for _, e := range appended[w][m.Key] {
-				if !read[e] {
-					out = append(out, fracturedCase(ti, w, mi, m.Key, e, obs))
+			ob, ok := seen.elsewhere(w, r.key)
+			if !ok {
+				continue
+			}
+			for _, e := range appended[w][r.key] {
+				if !r.seen[e] {
+					out = append(out, fracturedCase(ti, w, r.mop, r.key, e, ob))
 					reported[w] = true
 					break
 				}
-			}
-		}
-		for _, e := range elems {
-			w, ok := writer[keyVal{m.Key, e}]
-			if !ok || w == ti || appended[w] == nil {
-				continue
-			}
-			if _, seen := observed[w]; !seen {
-				observed[w] = observation{key: m.Key, value: e, mop: mi}
-				order = append(order, w)
 			}
 		}
 	}
@@ -110,9 +160,9 @@ func fracturedIn(ti int, mops []txn.Mop, writer map[keyVal]int, appended map[int
 }
 
 // fracturedRegisters finds rw-register's fractured reads: a committed
-// transaction that read T's last write to one key, and later read
-// another key T wrote at a version the inferred version order puts
-// before T's (the initial state, at least).
+// transaction that read T's last write to one key, and read another key
+// T wrote at a version the inferred version order puts before T's (the
+// initial state, at least).
 func (a *registerAnalysis) fracturedRegisters() {
 	// final writes, per transaction writing more than one key.
 	finals := map[int]map[history.Value]history.Value{}
@@ -130,34 +180,28 @@ func (a *registerAnalysis) fracturedRegisters() {
 		if !t.Committed() {
 			continue
 		}
-		observed := map[int]observation{}
-		var order []int
+		reads := externalReads(t.Mops, false)
+		var seen observer
+		for _, r := range reads {
+			v := t.Mops[r.mop].Value
+			if w, ok := a.writers[keyVal{r.key, v}]; ok && w.final && w.txn != ti && len(finals[w.txn]) > 1 {
+				seen.add(w.txn, observation{key: r.key, value: v, mop: r.mop})
+			}
+		}
 		reported := map[int]bool{}
-		wrote := map[history.Value]bool{}
-		for mi, m := range t.Mops {
-			if m.Kind != txn.Read {
-				wrote[m.Key] = true
-				continue
-			}
-			if wrote[m.Key] {
-				continue
-			}
-			for _, w := range order {
-				obs := observed[w]
-				v, ok := finals[w][m.Key]
-				if reported[w] || obs.key == m.Key || !ok || v == m.Value || !a.before(succ, m.Key, m.Value, v) {
+		for _, r := range reads {
+			got := t.Mops[r.mop].Value
+			for _, w := range seen.order {
+				v, ok := finals[w][r.key]
+				if reported[w] || !ok || v == got {
 					continue
 				}
-				a.cases = append(a.cases, fracturedCase(ti, w, mi, m.Key, v, obs))
+				ob, ok := seen.elsewhere(w, r.key)
+				if !ok || !a.before(succ, r.key, got, v) {
+					continue
+				}
+				a.cases = append(a.cases, fracturedCase(ti, w, r.mop, r.key, v, ob))
 				reported[w] = true
-			}
-			w, ok := a.writers[keyVal{m.Key, m.Value}]
-			if !ok || !w.final || w.txn == ti || len(finals[w.txn]) < 2 {
-				continue
-			}
-			if _, seen := observed[w.txn]; !seen {
-				observed[w.txn] = observation{key: m.Key, value: m.Value, mop: mi}
-				order = append(order, w.txn)
 			}
 		}
 	}
