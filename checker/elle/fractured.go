@@ -33,33 +33,49 @@ func fracturedCase(reader, writer, mop int, key, missed history.Value, obs obser
 // transaction whose read of one key holds an element T appended, and
 // whose read of another key T appended to lacks T's element.
 func fracturedAppends(txns []txn.Txn) []Case {
-	writer := map[keyVal]int{}
-	// appended lists, per transaction that appended to more than one
-	// key, its elements per key: only those can be seen in part.
-	appended := map[int]map[history.Value][]history.Value{}
+	// Only a transaction that appended to two keys or more can be seen
+	// in part, and only one that read two keys or more can see it so:
+	// the others are left out of the index, which keeps it small.
+	writer := map[keyVal]int32{}
 	for ti := range txns {
 		t := &txns[ti]
-		if t.Status == history.Fail {
+		if t.Status == history.Fail || !twoKeys(t.Mops, txn.Append) {
 			continue
 		}
-		per := map[history.Value][]history.Value{}
 		for _, m := range t.Mops {
 			if m.Kind == txn.Append {
-				writer[keyVal{m.Key, m.Value}] = ti
-				per[m.Key] = append(per[m.Key], m.Value)
+				writer[keyVal{m.Key, m.Value}] = int32(ti)
 			}
 		}
-		if len(per) > 1 {
-			appended[ti] = per
-		}
+	}
+	if len(writer) == 0 {
+		return nil
 	}
 	var out []Case
+	var d listDecoder
 	for ti := range txns {
-		if txns[ti].Committed() {
-			out = append(out, fracturedIn(ti, txns[ti].Mops, writer, appended)...)
+		if txns[ti].Committed() && twoKeys(txns[ti].Mops, txn.Read) {
+			out = append(out, fracturedIn(txns, ti, writer, &d)...)
 		}
 	}
 	return out
+}
+
+// twoKeys reports whether micro-operations of kind k touch two keys or
+// more.
+func twoKeys(mops []txn.Mop, k txn.Kind) bool {
+	first := -1
+	for i, m := range mops {
+		if m.Kind != k {
+			continue
+		}
+		if first < 0 {
+			first = i
+		} else if m.Key != mops[first].Key {
+			return true
+		}
+	}
+	return false
 }
 
 // externalRead is one read of a key the transaction had not written
@@ -67,31 +83,23 @@ func fracturedAppends(txns []txn.Txn) []Case {
 type externalRead struct {
 	mop int
 	key history.Value
-	// seen are the elements read (list-append).
-	seen map[history.Value]bool
 }
 
 // externalReads lists a transaction's external reads, in its order.
-func externalReads(mops []txn.Mop, elems bool) []externalRead {
+func externalReads(mops []txn.Mop) []externalRead {
 	var out []externalRead
-	wrote := map[history.Value]bool{}
+	var wrote map[history.Value]bool
 	for mi, m := range mops {
 		if m.Kind != txn.Read {
+			if wrote == nil {
+				wrote = map[history.Value]bool{}
+			}
 			wrote[m.Key] = true
 			continue
 		}
-		if wrote[m.Key] {
-			continue
+		if !wrote[m.Key] {
+			out = append(out, externalRead{mop: mi, key: m.Key})
 		}
-		r := externalRead{mop: mi, key: m.Key}
-		if elems {
-			es := m.Value.Elems()
-			r.seen = make(map[history.Value]bool, len(es))
-			for _, e := range es {
-				r.seen[e] = true
-			}
-		}
-		out = append(out, r)
 	}
 	return out
 }
@@ -126,19 +134,24 @@ func (o *observer) elsewhere(w int, k history.Value) (observation, bool) {
 // fracturedIn checks one committed transaction's external reads, in
 // whatever order it made them: a writer observed through one key and
 // missed on another is reported once.
-func fracturedIn(ti int, mops []txn.Mop, writer map[keyVal]int, appended map[int]map[history.Value][]history.Value) []Case {
-	reads := externalReads(mops, true)
+func fracturedIn(txns []txn.Txn, ti int, writer map[keyVal]int32, d *listDecoder) []Case {
+	mops := txns[ti].Mops
+	reads := externalReads(mops)
 	var seen observer
 	for _, r := range reads {
-		for _, e := range mops[r.mop].Value.Elems() {
-			if w, ok := writer[keyVal{r.key, e}]; ok && w != ti && appended[w] != nil {
-				seen.add(w, observation{key: r.key, value: e, mop: r.mop})
+		for _, e := range d.scratch(mops[r.mop].Value) {
+			if w, ok := writer[keyVal{r.key, e}]; ok && int(w) != ti {
+				seen.add(int(w), observation{key: r.key, value: e, mop: r.mop})
 			}
 		}
+	}
+	if len(seen.order) == 0 {
+		return nil
 	}
 	var out []Case
 	reported := map[int]bool{}
 	for _, r := range reads {
+		var got map[history.Value]bool // r's elements, made when needed
 		for _, w := range seen.order {
 			if reported[w] {
 				continue
@@ -147,9 +160,18 @@ func fracturedIn(ti int, mops []txn.Mop, writer map[keyVal]int, appended map[int
 			if !ok {
 				continue
 			}
-			for _, e := range appended[w][r.key] {
-				if !r.seen[e] {
-					out = append(out, fracturedCase(ti, w, r.mop, r.key, e, ob))
+			for _, m := range txns[w].Mops {
+				if m.Kind != txn.Append || m.Key != r.key {
+					continue
+				}
+				if got == nil {
+					got = map[history.Value]bool{}
+					for _, e := range d.scratch(mops[r.mop].Value) {
+						got[e] = true
+					}
+				}
+				if !got[m.Value] {
+					out = append(out, fracturedCase(ti, w, r.mop, r.key, m.Value, ob))
 					reported[w] = true
 					break
 				}
@@ -180,7 +202,7 @@ func (a *registerAnalysis) fracturedRegisters() {
 		if !t.Committed() {
 			continue
 		}
-		reads := externalReads(t.Mops, false)
+		reads := externalReads(t.Mops)
 		var seen observer
 		for _, r := range reads {
 			v := t.Mops[r.mop].Value
