@@ -55,14 +55,15 @@ type JepsenSet struct {
 	Recovered         []any  `json:"recovered"`
 }
 
-// SetFullElement is one element's timeline: the operations (by index)
-// by which it was known, and the latest-invoked reads that saw it and
-// missed it; latencies in milliseconds.
+// SetFullElement is one element's timeline, as Jepsen's set-full gives
+// it: Known is the completion (by index) by which the element was known
+// (its add's ok, or the first read that saw it), LastAbsent the
+// invocation of the latest-invoked read that missed it; latencies in
+// milliseconds.
 type SetFullElement struct {
 	Element       any    `json:"element"`
 	Outcome       string `json:"outcome"`
 	Known         *int64 `json:"known"`
-	LastPresent   *int64 `json:"last_present"`
 	LastAbsent    *int64 `json:"last_absent"`
 	StableLatency *int64 `json:"stable_latency"`
 	LostLatency   *int64 `json:"lost_latency"`
@@ -179,6 +180,24 @@ func (c *jconv) index(p int) *int64 {
 	return &i
 }
 
+// done is the index of the completion of the operation at position p,
+// nil for none: Jepsen names the completion where it is what its checker
+// saw.
+func (c *jconv) done(p int) *int64 {
+	if p < 0 || p >= len(c.h.Ops) {
+		return nil
+	}
+	i := c.h.CompletionIndex(p)
+	return &i
+}
+
+func (c *jconv) doneIdx(p int) int64 {
+	if i := c.done(p); i != nil {
+		return *i
+	}
+	return -1
+}
+
 func (c *jconv) idx(p int) int64 {
 	if i := c.index(p); i != nil {
 		return *i
@@ -219,8 +238,8 @@ func latency(ms int64) *int64 {
 }
 
 func (c *jconv) element(e checker.SetFullElement) SetFullElement {
-	return SetFullElement{Element: e.Element.JSON(), Outcome: e.Outcome, Known: c.index(e.Known),
-		LastPresent: c.index(e.LastPresent), LastAbsent: c.index(e.LastAbsent),
+	return SetFullElement{Element: e.Element.JSON(), Outcome: e.Outcome, Known: c.done(e.Known),
+		LastAbsent:    c.index(e.LastAbsent),
 		StableLatency: latency(e.StableLatency), LostLatency: latency(e.LostLatency)}
 }
 
@@ -250,7 +269,7 @@ func (c *jconv) setFull(t *checker.SetFullTally) *JepsenSetFull {
 }
 
 func (c *jconv) bankError(e checker.BankError) BankError {
-	out := BankError{Index: c.idx(e.Op), Type: e.Type, Balances: e.Balances}
+	out := BankError{Index: c.doneIdx(e.Op), Type: e.Type, Balances: e.Balances}
 	if e.Type == checker.BankWrongTotal || e.Type == checker.BankNegativeValue {
 		out.Total = e.Total
 	}
@@ -285,7 +304,7 @@ func (c *jconv) longFork(t *checker.LongForkTally) *JepsenLongFork {
 	out := &JepsenLongFork{GroupSize: t.GroupSize, ReadsCount: t.Reads, EarlyReadCount: t.EarlyReads,
 		LateReadCount: t.LateReads, Forks: []Fork{}}
 	for _, f := range t.Forks {
-		out.Forks = append(out.Forks, Fork{A: c.idx(f.A), B: c.idx(f.B), OnlyA: values(f.OnlyA), OnlyB: values(f.OnlyB)})
+		out.Forks = append(out.Forks, Fork{A: c.doneIdx(f.A), B: c.doneIdx(f.B), OnlyA: values(f.OnlyA), OnlyB: values(f.OnlyB)})
 	}
 	if !t.MultipleWrites.IsNone() {
 		out.MultipleWrites = t.MultipleWrites.JSON()
