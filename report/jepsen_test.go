@@ -64,6 +64,13 @@ func TestExplainJepsen(t *testing.T) {
 		{jepsen.LongFork, nil, []string{"0 invoke read [[:r 0 nil] [:r 1 nil]]", "0 ok read [[:r 0 1] [:r 1 nil]]",
 			"1 invoke read [[:r 0 nil] [:r 1 nil]]", "1 ok read [[:r 0 nil] [:r 1 1]]"},
 			"long-fork", []string{"the first saw the write of key 0", "the second saw the write of key 1"}},
+		{jepsen.TotalQueue, nil, []string{"0 invoke enqueue 1", "0 ok enqueue 1", "0 invoke enqueue 2", "0 ok enqueue 2",
+			"1 invoke dequeue nil", "1 ok dequeue 2"},
+			"total-queue-lost", []string{"1 element was acknowledged as enqueued but never dequeued: 1"}},
+		{jepsen.TotalQueue, nil, []string{"1 invoke dequeue nil", "1 ok dequeue 7"},
+			"total-queue-unexpected", []string{"1 element was dequeued that no enqueue attempted: 7"}},
+		{jepsen.UniqueIDs, nil, []string{"0 invoke generate nil", "0 ok generate 3", "1 invoke generate nil", "1 ok generate 3"},
+			"unique-ids-duplicated", []string{"1 identifier was generated more than once: 3 (2 times)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {
