@@ -19,6 +19,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -43,6 +44,8 @@ type Memory struct {
 type share struct {
 	name        string
 	whole, base int64
+	// refused is the first refusal of Allow.
+	refused atomic.Pointer[ExceededError]
 }
 
 // meter measures what the process holds.
@@ -200,9 +203,31 @@ func (m *Memory) Allow(n int64, what string) error {
 	}
 	m.collect()
 	if e := m.exceeded(n, what); e != nil {
+		if m.share != nil {
+			m.share.refused.CompareAndSwap(nil, e)
+		}
 		return e
 	}
 	return nil
+}
+
+// Refused returns the first refusal of a share's Allow, or nil: a search
+// that stops when its memo may not grow reports only that it stopped, and
+// this says why.
+func (m *Memory) Refused() *ExceededError {
+	if m == nil || m.share == nil {
+		return nil
+	}
+	return m.share.refused.Load()
+}
+
+// Allowance returns what a Share may take beyond what the process held
+// when it began; for a whole budget, its limit (0: none).
+func (m *Memory) Allowance() int64 {
+	if m == nil || m.share == nil {
+		return m.Limit()
+	}
+	return m.limit - m.share.base
 }
 
 // collect frees what the process no longer uses and returns it to the

@@ -158,10 +158,16 @@ func TestShare(t *testing.T) {
 	defer stopRun()
 	ctx, stop := s.Watch(run)
 	defer stop()
-	if err := s.Allow(720<<20, "the memo"); err != nil {
-		t.Errorf("720 MiB of a 721 MiB share refused: %v", err)
+	if s.Allowance() != 721<<20 || m.Allowance() != 1<<30 {
+		t.Errorf("allowances %d and %d, want the share's and the whole budget", s.Allowance(), m.Allowance())
+	}
+	if err := s.Allow(720<<20, "the memo"); err != nil || s.Refused() != nil {
+		t.Errorf("720 MiB of a 721 MiB share refused: %v, %v", err, s.Refused())
 	}
 	err := s.Allow(722<<20, "the memo")
+	if s.Refused() == nil || s.Refused().Error() != err.Error() || m.Refused() != nil {
+		t.Errorf("refusal %v kept as %v, and %v by the whole budget", err, s.Refused(), m.Refused())
+	}
 	want := "the memory limit of 721 MiB for sequential (its share of 1 GiB, beyond the 200 MiB held when it began) " +
 		"does not leave room for 722 MiB more for the memo (200 MiB in use)"
 	if err == nil || err.Error() != want {

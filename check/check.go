@@ -224,10 +224,14 @@ func Run(ctx context.Context, h *history.History, req Request) (Outcome, error) 
 }
 
 // withCause puts the reason the context ended, when it is the memory
-// budget or a criterion's share of it, before an unknown verdict's reason.
-func withCause(ctx context.Context, reason string) string {
+// budget or a criterion's share of it, before an unknown verdict's reason;
+// or else, when the share refused a search more memory, that refusal.
+func withCause(ctx context.Context, share *budget.Memory, reason string) string {
 	var ee *budget.ExceededError
 	if !errors.As(context.Cause(ctx), &ee) {
+		ee = share.Refused()
+	}
+	if ee == nil {
 		return reason
 	}
 	if reason == "" {
@@ -483,7 +487,7 @@ func (r *run) checkCriterion(c string, targets []object) ([]checker.Verdict, *ch
 		res, err := runOne(ctx, obj.model, obj.h, c, r.out.Options, sopts, r.req.Limits.Timeout)
 		done()
 		if res.Valid == checker.Unknown {
-			res.Reason = withCause(ctx, res.Reason)
+			res.Reason = withCause(ctx, sopts.Memory, res.Reason)
 		}
 		var internal *suite.InternalError
 		if errors.As(err, &internal) {
@@ -541,7 +545,8 @@ func (r *run) part(name string) (ctx context.Context, sopts suite.Options, end f
 	ctx, stop := share.Watch(r.ctx)
 	sopts = r.sopts
 	if share != nil {
-		sopts.Memory, sopts.MaxMemory = share, share.Limit()
+		// The memos may take no more than the share either.
+		sopts.Memory, sopts.MaxMemory = share, max(share.Allowance(), 1) // 0 would be the default
 	}
 	return ctx, sopts, func() {
 		ranOut := sharedOut(ctx)
