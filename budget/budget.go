@@ -63,6 +63,8 @@ func New(limit int64) *Memory {
 	return &Memory{limit: limit, space: addressLimit(), meter: &meter{samples: []metrics.Sample{
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/heap/live:bytes"},
 	}}}
 }
 
@@ -135,16 +137,33 @@ func (mt *meter) read() int64 {
 	if mt.inUse != nil {
 		return mt.inUse()
 	}
+	v := mt.sample()
+	return v[0] - v[1]
+}
+
+// garbage estimates the heap's dead objects not yet collected: the
+// objects the heap holds less those the last collection found live. A
+// metered budget has none.
+func (mt *meter) garbage() int64 {
+	if mt.inUse != nil {
+		return 0
+	}
+	v := mt.sample()
+	return max(v[2]-v[3], 0)
+}
+
+// sample reads the runtime's figures, in the order of samples.
+func (mt *meter) sample() [4]int64 {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
 	metrics.Read(mt.samples)
-	var v [2]int64
+	var v [4]int64
 	for i, s := range mt.samples {
 		if s.Value.Kind() == metrics.KindUint64 {
 			v[i] = int64(s.Value.Uint64())
 		}
 	}
-	return v[0] - v[1]
+	return v
 }
 
 // ExceededError says that the budget would be or has been exceeded.
@@ -262,15 +281,16 @@ const ShareReserve = 8
 // *ExceededError that says it ran out: (1 - 1/ShareReserve) of what the
 // process does not hold now. Parts run one at a time, so that each in turn
 // may use what is left; Release the memory of one before the next's Share
-// measures. It collects garbage first when the process holds more than
-// half the budget, so that garbage does not shrink the share. With no
-// budget it returns nil, which is no limit.
+// measures. It collects garbage first when there is more of it than the
+// reserve, so that garbage does not shrink the share by much; a collection
+// costs a pass over the heap, so it is not made for less. With no budget
+// it returns nil, which is no limit.
 func (m *Memory) Share(name string) *Memory {
 	if m.Limit() == 0 {
 		return nil
 	}
 	base := m.InUse()
-	if base > m.limit/2 {
+	if m.meter.garbage() > (m.limit-base)/ShareReserve {
 		m.collect()
 		base = m.InUse()
 	}

@@ -3,6 +3,8 @@ package budget
 import (
 	"context"
 	"errors"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -194,5 +196,21 @@ func TestShare(t *testing.T) {
 	}
 	if m.Share("x") == nil || (*Memory)(nil).Share("x") != nil || New(0).Share("x") != nil {
 		t.Error("a share of no budget is not nil, or a share of a budget is")
+	}
+}
+
+// TestGarbage checks the estimate a Share decides to collect by: right
+// after a collection, little, however much is live; none for a metered
+// budget.
+func TestGarbage(t *testing.T) {
+	m := New(1 << 40)
+	live := make([]byte, 64<<20)
+	debug.FreeOSMemory()
+	if g := m.meter.garbage(); g > 16<<20 {
+		t.Errorf("%d bytes of garbage right after a collection, with %d bytes live", g, len(live))
+	}
+	runtime.KeepAlive(live)
+	if g := NewMetered(1<<30, func() int64 { return 1 << 29 }).meter.garbage(); g != 0 {
+		t.Errorf("a metered budget has %d bytes of garbage", g)
 	}
 }
