@@ -135,6 +135,12 @@ type Outcome struct {
 	// then also returns those errors (each a *suite.InternalError), after
 	// checking everything else.
 	Internal bool
+	// Refused, when set, is why the history could not be checked (the
+	// error Run returns: a model that does not fit its operations, a
+	// transaction the checker refuses, a setting that does not apply):
+	// Results then hold, besides the verdicts found before, an unknown
+	// one, NotChecked, for every other criterion asked for.
+	Refused error
 }
 
 // Result is one criterion's verdict on one object.
@@ -152,6 +158,9 @@ type Result struct {
 	// weaker criterion, a failure to every stronger one): the criterion
 	// itself was not checked, or its check could not decide.
 	ImpliedBy string
+	// NotChecked reports that the criterion was not checked because the
+	// run was refused (Outcome.Refused says why); the verdict is unknown.
+	NotChecked bool
 }
 
 // KeyCounts breaks a keyed history whose linearizability fails down by key.
@@ -171,15 +180,19 @@ var ErrInterrupted = errors.New("interrupted")
 
 // Run checks h as req says. The error is an input or usage error (an
 // unknown model, a criterion the model does not support, a bad setting),
-// or a checker's error; Outcome then holds what was found before it.
+// or a checker's error; Outcome then holds what was found before it, is
+// Refused for that error, and has a verdict, unknown when not found, for
+// every criterion asked for.
 func Run(ctx context.Context, h *history.History, req Request) (Outcome, error) {
 	if h == nil {
-		return Outcome{}, errors.New("check: no history")
+		err := errors.New("check: no history")
+		return Refused(req, nil, err), err
 	}
 	// The engines rely on what pairing establishes; a history built or
 	// changed by hand may not keep it.
 	if err := h.Validate(); err != nil {
-		return Outcome{}, fmt.Errorf("check: invalid history: %w", err)
+		err = fmt.Errorf("check: invalid history: %w", err)
+		return Refused(req, h, err), err
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -192,6 +205,7 @@ func Run(ctx context.Context, h *history.History, req Request) (Outcome, error) 
 		r.req.Models = suite.Builtin()
 	}
 	if err := r.settle(); err != nil {
+		r.refuse(err)
 		return r.out, err
 	}
 	if hasVersions(h) && !model.UsesVersions(h) {
@@ -202,6 +216,7 @@ func Run(ctx context.Context, h *history.History, req Request) (Outcome, error) 
 		return r.out, nil
 	}
 	if err := r.checkAll(); err != nil {
+		r.refuse(err)
 		return r.out, err
 	}
 	return r.out, errors.Join(r.internal...)
@@ -431,20 +446,31 @@ func (r *run) checkAll() error {
 // default: linearizability, or strict serializability for the
 // transactional models.
 func (r *run) criteria() ([]string, error) {
-	for _, c := range r.req.Criteria {
+	def := ""
+	if len(r.objs) > 0 {
+		def = r.objs[0].model.Default
+	}
+	return requested(r.req, def)
+}
+
+// requested are the criteria req asks for or, when it asks for none, the
+// model's default def (linearizability when def is ""); the anomalies'
+// criterion comes last when anomalies are asked for.
+func requested(req Request, def string) ([]string, error) {
+	for _, c := range req.Criteria {
 		if strings.TrimSpace(c) != "" {
-			out, err := ParseCriteria(r.req.Criteria)
-			if err == nil && len(r.req.Anomalies) > 0 {
+			out, err := ParseCriteria(req.Criteria)
+			if err == nil && len(req.Anomalies) > 0 {
 				out = append(out, elle.AnomaliesCriterion)
 			}
 			return out, err
 		}
 	}
-	if len(r.req.Anomalies) > 0 {
+	if len(req.Anomalies) > 0 {
 		return []string{elle.AnomaliesCriterion}, nil
 	}
-	if len(r.objs) > 0 && r.objs[0].model.Default != "" {
-		return []string{r.objs[0].model.Default}, nil
+	if def != "" {
+		return []string{def}, nil
 	}
 	return ParseCriteria(nil)
 }
@@ -531,15 +557,25 @@ func notLocalMsg(criteria ...string) string {
 // expandObjects expands "all" for a history split into objects: the
 // criteria every object's model supports.
 func expandObjects(objs []object, criteria []string) ([]string, bool) {
-	list, all := expand(objs[0].model, criteria)
-	if !all || len(objs) == 1 {
+	models := make([]suite.Model, len(objs))
+	for i, obj := range objs {
+		models[i] = obj.model
+	}
+	return expandModels(models, criteria)
+}
+
+// expandModels expands "all" for several models: the criteria every one
+// of them supports.
+func expandModels(models []suite.Model, criteria []string) ([]string, bool) {
+	list, all := expand(models[0], criteria)
+	if !all || len(models) == 1 {
 		return list, all
 	}
 	var out []string
 	for _, c := range list {
 		every := true
-		for _, obj := range objs[1:] {
-			every = every && obj.model.Supports(c)
+		for _, m := range models[1:] {
+			every = every && m.Supports(c)
 		}
 		if every {
 			out = append(out, c)

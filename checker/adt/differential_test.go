@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/internal/adtref"
 	"github.com/histcheck/histcheck/model"
@@ -100,6 +101,8 @@ func TestAgreesWithBruteForce(t *testing.T) {
 // diffOne compares every criterion on one history.
 func diffOne(t *testing.T, d diffTally, name string, opts model.Options, h *history.History, i int) {
 	t.Helper()
+	engine := map[string]checker.Verdict{}
+	defer func() { assertLadder(t, name, h, engine, i) }()
 	for _, crit := range Criteria {
 		want, err := adtref.DecideNamed(name, opts, h, crit)
 		if errors.Is(err, adtref.ErrTooLarge) {
@@ -118,6 +121,9 @@ func diffOne(t *testing.T, d diffTally, name string, opts model.Options, h *hist
 			if err != nil {
 				t.Fatalf("%s history %d %s (search alone %v): %v\n%s", name, i, crit, noSeq, err, dump(h))
 			}
+			if !noSeq {
+				engine[crit] = got.Valid
+			}
 			k := d.key(name, crit)
 			d.compared[k]++
 			if got.Valid == checker.Unknown {
@@ -131,6 +137,24 @@ func diffOne(t *testing.T, d diffTally, name string, opts model.Options, h *hist
 						name, i, crit, noSeq, got.Valid, got.Reason, want, dump(h))
 				}
 			}
+		}
+	}
+}
+
+// assertLadder fails when Check's decided verdicts on one history break
+// an edge of the ladder: a criterion holds while one it implies does not.
+// The brute force's verdicts are held to the edges by adtref's own tests;
+// this holds the engine's, which the comparison above sees only one
+// criterion at a time. Memory-only edges bind read/write histories only.
+func assertLadder(t *testing.T, name string, h *history.History, v map[string]checker.Verdict, i int) {
+	t.Helper()
+	memory := adtref.MemoryHistory(name, h)
+	for _, e := range ladder.Implies() {
+		if e.MemoryOnly && !memory {
+			continue
+		}
+		if v[e.Strong] == checker.True && v[e.Weak] == checker.False {
+			t.Errorf("%s history %d: Check says %s holds and %s does not, which it implies\n%s", name, i, e.Strong, e.Weak, dump(h))
 		}
 	}
 }

@@ -29,7 +29,8 @@ type problem[S comparable] struct {
 	// update marks events that can change the state (see Update).
 	update  []bool
 	unknown []bool // events of unknown outcome
-	// blind marks blind writes of a register model (see blindWrites).
+	// blind marks blind writes of a register model: legal in every state
+	// (model.ReadWriteRegister's WriteOp).
 	blind  []bool
 	budget *counter
 	// memoBytes is what the searches' memos of failed configurations
@@ -141,15 +142,4 @@ func (p *problem[S]) positions(events []int32) []int {
 		out[i] = p.c.Pos[e]
 	}
 	return out
-}
-
-// blindWrites reports whether some event is a blind write: legal in
-// every state (model.ReadWriteRegister's WriteOp).
-func (p *problem[S]) blindWrites() bool {
-	for _, b := range p.blind {
-		if b {
-			return true
-		}
-	}
-	return false
 }

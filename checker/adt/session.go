@@ -20,11 +20,6 @@ import (
 // stateSet is a set of whole-history states, sorted.
 type stateSet []string
 
-func (a stateSet) has(g string) bool {
-	i := sort.SearchStrings(a, g)
-	return i < len(a) && a[i] == g
-}
-
 // union returns a with more added, sorted, without repeats.
 func union(a stateSet, more []string) stateSet {
 	b := append([]string(nil), more...)

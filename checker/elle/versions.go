@@ -1,6 +1,7 @@
 package elle
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/histcheck/histcheck/history"
@@ -114,7 +115,7 @@ func (a *registerAnalysis) merge(src versionSource, check bool) {
 			if vo := a.versions[k]; vo != nil {
 				have = vo.pairs
 			}
-			if cyc := versionCycle(have, src[k]); cyc != nil {
+			for _, cyc := range versionCycles(have, src[k]) {
 				cyclic = append(cyclic, a.cyclicCase(k, cyc))
 			}
 		}
@@ -279,50 +280,127 @@ func (a *registerAnalysis) linearizableVersions(touched [][]touch) versionSource
 	return s
 }
 
-// versionCycle returns a cycle of versions in have and extra together,
-// or nil.
-func versionCycle(have, extra []vpair) []history.Value {
-	const (
-		white = iota
-		grey
-		black
-	)
-	next := map[history.Value][]history.Value{}
-	var starts []history.Value
-	for _, ps := range [][]vpair{have, extra} {
-		for _, p := range ps {
-			next[p.v] = append(next[p.v], p.next)
-			starts = append(starts, p.v)
+// versionCycles returns a cycle of versions in each strongly connected
+// component of have and extra together that holds more than one version,
+// the components in the order their first version appears: Elle reports
+// a cyclic-versions case per component (cyclic-version-cases), so that
+// two contradictions on one key are two cases.
+func versionCycles(have, extra []vpair) [][]history.Value {
+	g := newVersionGraph(have, extra)
+	comp := g.components()
+	var out [][]history.Value
+	done := map[int]bool{}
+	for v := range g.values {
+		c := comp[v]
+		if done[c] {
+			continue
+		}
+		done[c] = true
+		if cyc := g.cycleThrough(v, comp); cyc != nil {
+			out = append(out, cyc)
 		}
 	}
-	colour := map[history.Value]int{}
-	var stack, found []history.Value
-	var visit func(v history.Value) bool
-	visit = func(v history.Value) bool {
-		colour[v] = grey
+	return out
+}
+
+// versionGraph is one key's version order as a graph over the versions,
+// numbered in the order they first appear.
+type versionGraph struct {
+	values []history.Value
+	next   [][]int
+}
+
+func newVersionGraph(pairs ...[]vpair) *versionGraph {
+	g := &versionGraph{}
+	id := map[history.Value]int{}
+	node := func(v history.Value) int {
+		i, ok := id[v]
+		if !ok {
+			i = len(g.values)
+			id[v] = i
+			g.values = append(g.values, v)
+			g.next = append(g.next, nil)
+		}
+		return i
+	}
+	for _, ps := range pairs {
+		for _, p := range ps {
+			a, b := node(p.v), node(p.next)
+			g.next[a] = append(g.next[a], b)
+		}
+	}
+	return g
+}
+
+// components numbers each version's strongly connected component
+// (Tarjan's algorithm).
+func (g *versionGraph) components() []int {
+	n := len(g.values)
+	index, low, comp := make([]int, n), make([]int, n), make([]int, n)
+	for i := range index {
+		index[i] = -1
+	}
+	onStack := make([]bool, n)
+	var stack []int
+	counter, comps := 0, 0
+	var visit func(v int)
+	visit = func(v int) {
+		index[v], low[v] = counter, counter
+		counter++
 		stack = append(stack, v)
-		for _, n := range next[v] {
-			switch colour[n] {
-			case grey:
-				i := len(stack) - 1
-				for stack[i] != n {
-					i--
-				}
-				found = append([]history.Value(nil), stack[i:]...)
-				return true
-			case white:
-				if visit(n) {
-					return true
-				}
+		onStack[v] = true
+		for _, w := range g.next[v] {
+			if index[w] < 0 {
+				visit(w)
+				low[v] = min(low[v], low[w])
+			} else if onStack[w] {
+				low[v] = min(low[v], index[w])
 			}
 		}
-		stack = stack[:len(stack)-1]
-		colour[v] = black
-		return false
+		if low[v] != index[v] {
+			return
+		}
+		for {
+			w := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			onStack[w] = false
+			comp[w] = comps
+			if w == v {
+				break
+			}
+		}
+		comps++
 	}
-	for _, v := range starts {
-		if colour[v] == white && visit(v) {
-			return found
+	for v := range g.values {
+		if index[v] < 0 {
+			visit(v)
+		}
+	}
+	return comp
+}
+
+// cycleThrough returns a shortest cycle from version v back to itself
+// within v's component, or nil when the component is v alone (a version
+// is never ordered before itself).
+func (g *versionGraph) cycleThrough(v int, comp []int) []history.Value {
+	prev := map[int]int{v: -1}
+	queue := []int{v}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for _, w := range g.next[u] {
+			if w == v {
+				var cyc []history.Value
+				for x := u; x >= 0; x = prev[x] {
+					cyc = append(cyc, g.values[x])
+				}
+				slices.Reverse(cyc)
+				return cyc
+			}
+			if _, seen := prev[w]; !seen && comp[w] == comp[v] {
+				prev[w] = u
+				queue = append(queue, w)
+			}
 		}
 	}
 	return nil

@@ -108,7 +108,7 @@ func TestLadderCounterexamples(t *testing.T) {
 				}
 			}
 			for _, e := range broken {
-				if !e.MemoryOnly || memoryHistory(c.model, h) {
+				if !e.MemoryOnly || MemoryHistory(c.model, h) {
 					t.Errorf("breaks %s ⇒ %s, which the ladder says holds here", e.Strong, e.Weak)
 				}
 			}

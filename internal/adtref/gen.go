@@ -47,6 +47,21 @@ var WeakModels = []string{"register", "cas-register", "kv", "mutex", "lock", "fe
 // has no append, are read/write-register histories (reads, writes, cas).
 var MemoryModels = []string{"register", "cas-register", "kv"}
 
+// MemoryHistory reports whether h, of the named model, is a
+// read/write-register history: of a memory model, without appends. The
+// ladder's memory-only edges (ladder.Edge.MemoryOnly) hold on those.
+func MemoryHistory(name string, h *history.History) bool {
+	if !slices.Contains(MemoryModels, name) {
+		return false
+	}
+	for _, o := range h.Ops {
+		if o.Status != history.Fail && o.F == "append" {
+			return false
+		}
+	}
+	return true
+}
+
 // Generate draws a history for the named model, and the options the model
 // is to be built with (model.Options: the initial value and how nil reads
 // are read).

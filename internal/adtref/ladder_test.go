@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/histcheck/histcheck/checker"
@@ -42,20 +41,6 @@ func verdicts(t *testing.T, name string, opts model.Options, h *history.History)
 // model (0: 400, or 80 with -short).
 var edgeHistories = flag.Int("adtref.edges", 0, "random histories per model for TestLadderEdges")
 
-// memoryHistory reports whether h, of the named model, is a
-// read/write-register history: of a memory model, without appends.
-func memoryHistory(name string, h *history.History) bool {
-	if !slices.Contains(MemoryModels, name) {
-		return false
-	}
-	for _, o := range h.Ops {
-		if o.Status != history.Fail && o.F == "append" {
-			return false
-		}
-	}
-	return true
-}
-
 // TestLadderEdges checks each edge of the ladder on random histories of
 // every model with weak criteria: an edge holds on every one, but an edge
 // the ladder marks memory-only (ladder.Edge.MemoryOnly), which must hold
@@ -79,7 +64,7 @@ func TestLadderEdges(t *testing.T) {
 				t.Fatal(err)
 			}
 			v := verdicts(t, name, opts, h)
-			memory := memoryHistory(name, h)
+			memory := MemoryHistory(name, h)
 			for _, e := range decidedEdges() {
 				if !v[e.Strong] || v[e.Weak] {
 					continue

@@ -1,6 +1,7 @@
 package adtref
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,5 +186,15 @@ func TestSessionTypedForms(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCriteriaLine keeps the order the verdict lines are written in, as
+// criteriaLine states it for readers of the tables, the order verdictsOf
+// parses them in.
+func TestCriteriaLine(t *testing.T) {
+	names := strings.Fields(strings.ReplaceAll(criteriaLine, "|", " "))
+	if !slices.Equal(names, Criteria) {
+		t.Fatalf("criteriaLine lists %v; verdict lines are read in the order %v", names, Criteria)
 	}
 }
