@@ -124,9 +124,9 @@ var ErrNotViolating = errors.New("shrink: the history does not violate the crite
 // Minimize shrinks a history the checker rejects to a 1-minimal core.
 //
 // First it cuts: operations that failed and reads of unknown outcome are
-// dropped (they change no verdict). For a keyed model it keeps only the
-// key of the violation the check found (see keyCut): the core is of the
-// key the report names. For linearizability of reads, writes and
+// dropped (they change no verdict). For a keyed model and linearizability
+// or sequential consistency it keeps only the key of the violation the
+// check found (see keyCut): the core is of the key the report names. For linearizability of reads, writes and
 // compare-and-sets it then grows a core from the operation the check could
 // not place (see grow.go): a small history that keeps a few operations as
 // recorded and is a relaxation of the original; once one fails, each of
@@ -204,7 +204,7 @@ func minimize(ctx context.Context, h *history.History, m model.Info, check Check
 	s.last = res
 	s.criterion = res.Criterion
 	s.standIn = standIn(h, s.criterion)
-	if keyed {
+	if keyed && (s.criterion == checker.Linearizable || s.criterion == checker.Sequential) {
 		if res, err = s.keyCut(res); err != nil {
 			return Core{}, err
 		}
@@ -484,8 +484,10 @@ func formsKey(forms []form) string {
 // fail on their own with the very violation found, so no check is needed.
 // Sequential consistency is not local (a history can fail it although
 // every key passes), so the key alone is checked once and kept only if it
-// fails. When the violation names no key, or its key passes alone, the
-// forms and res are left as they are.
+// fails; that is sound, since a legal order of the whole history,
+// restricted to one key's operations, is a legal order of theirs (the
+// keys are independent). When the violation names no key, or its key
+// passes alone, the forms and res are left as they are.
 func (s *shrinker) keyCut(res checker.Result) (checker.Result, error) {
 	keys, groups := checker.Partition(s.h)
 	g, ok := s.violationKey(res, keys)
