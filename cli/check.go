@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"time"
 
@@ -110,41 +109,36 @@ func newCheckCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// validate checks the flags that do not depend on the input, and returns
-// the criteria asked for (with "all" kept as is).
-func (o *checkOptions) validate(e *env) ([]string, error) {
+// validate checks the flags that say how to read, check and report, and
+// that do not depend on the input.
+func (o *checkOptions) validate() error {
 	switch o.output {
 	case "text", "json", "junit":
 	default:
-		return nil, usagef("unknown output form %q (accepted: text, json, junit)", o.output)
-	}
-	switch o.nilRead {
-	case "", "value", "any":
-	default:
-		return nil, usagef("unknown --nil-read %q (accepted: value, any)", o.nilRead)
+		return usagef("unknown output form %q (accepted: text, json, junit)", o.output)
 	}
 	if _, ok := history.ParseOrdering(o.order); o.order != "" && !ok {
-		return nil, usagef("unknown --order %q (accepted: events, times)", o.order)
+		return usagef("unknown --order %q (accepted: events, times)", o.order)
 	}
 	if o.format != "" && !contains(formatNames(), o.format) {
-		return nil, usagef("unknown input format %q (accepted: %s)", o.format, strings.Join(formatNames(), ", "))
+		return usagef("unknown input format %q (accepted: %s)", o.format, strings.Join(formatNames(), ", "))
 	}
 	if o.workers < 0 {
-		return nil, usagef("--workers must be 0 or more, got %d", o.workers)
+		return usagef("--workers must be 0 or more, got %d", o.workers)
 	}
 	if o.maxViolations < 0 {
-		return nil, usagef("--max-violations must be 0 or more, got %d", o.maxViolations)
+		return usagef("--max-violations must be 0 or more, got %d", o.maxViolations)
 	}
 	if o.timeout < 0 {
-		return nil, usagef("--timeout must be 0 or more, got %s", o.timeout)
+		return usagef("--timeout must be 0 or more, got %s", o.timeout)
 	}
 	if o.coreTime < 0 {
-		return nil, usagef("--core-time must be 0 or more, got %s", o.coreTime)
+		return usagef("--core-time must be 0 or more, got %s", o.coreTime)
 	}
 	if o.maxMemory != "" {
 		n, err := parseSize(o.maxMemory)
 		if err != nil {
-			return nil, usagef("--max-memory: %v", err)
+			return usagef("--max-memory: %v", err)
 		}
 		o.maxMemoryBytes = n
 		if n == 0 {
@@ -152,17 +146,37 @@ func (o *checkOptions) validate(e *env) ([]string, error) {
 		}
 	}
 	if o.noCheck && !o.summary {
-		return nil, usagef("--no-check only makes sense with --summary")
+		return usagef("--no-check only makes sense with --summary")
+	}
+	return nil
+}
+
+// settings checks the flags that say what to check the histories for and
+// against (criteria, anomalies, assumptions, models, lease length, nil-read
+// rule), before any history is read, and returns the criteria asked for
+// (nil when none is: each model's default). On a mistake it returns the
+// criteria as given, so that each file's report still names them.
+func (o *checkOptions) settings(e *env) ([]string, error) {
+	var given []string
+	if o.criteriaSet {
+		given = strings.Split(o.consistency, ",")
+	}
+	switch o.nilRead {
+	case "", "value", "any":
+	default:
+		return given, usagef("unknown --nil-read %q (accepted: value, any)", o.nilRead)
 	}
 	criteria, err := parseCriteria(o.consistency)
 	if err != nil {
-		return nil, err
+		return given, err
 	}
-	if o.anomalies, err = check.ParseAnomalies(strings.Join(o.anomalies, ",")); err != nil {
-		return nil, &usageError{msg: err.Error()}
+	anomalies, err := check.ParseAnomalies(strings.Join(o.anomalies, ","))
+	if err != nil {
+		return given, &usageError{msg: err.Error()}
 	}
+	o.anomalies = anomalies
 	if o.assume, err = check.ParseAssumptions(strings.Join(o.assume, ",")); err != nil {
-		return nil, &usageError{msg: err.Error()}
+		return given, &usageError{msg: err.Error()}
 	}
 	if !o.criteriaSet {
 		// None asked for: each model's default (linearizability, or
@@ -171,12 +185,12 @@ func (o *checkOptions) validate(e *env) ([]string, error) {
 	}
 	if spec := strings.Join(o.model, ","); spec != "" {
 		if err := check.CheckModels(spec, e.models, criteria); err != nil {
-			return nil, &usageError{msg: err.Error()}
+			return given, &usageError{msg: err.Error()}
 		}
 	}
 	if o.ttl != "" {
 		if err := check.CheckTTL(o.ttl); err != nil {
-			return nil, usagef("--%v", err)
+			return given, usagef("--%v", err)
 		}
 	}
 	return criteria, nil
@@ -199,9 +213,15 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	criteria, err := o.validate(e)
-	if err != nil {
+	if err := o.validate(); err != nil {
 		return err
+	}
+	// A setting that cannot be taken refuses every file: each is in the
+	// reports, its criteria unknown with the reason, as a file that
+	// cannot be read is, so that no report reads as a pass.
+	criteria, settingsErr := o.settings(e)
+	if settingsErr != nil {
+		fmt.Fprintf(e.stderr, "histcheck: %s\nrun 'histcheck check --help' for usage\n", history.Escape(settingsErr.Error()))
 	}
 	var initFlag history.Value
 	if o.initSet {
@@ -227,10 +247,15 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 	if e.progress != nil {
 		workers = 1 // one progress line at a time
 	}
-	err = ahead.Do(len(files), workers, func(i int) *checked {
+	err := ahead.Do(len(files), workers, func(i int) *checked {
 		c, fe := &checked{}, *e
 		if workers > 1 {
 			fe.stderr = &c.notes
+		}
+		if settingsErr != nil {
+			req := o.request(&fe, files[i], criteria, initFlag)
+			c.hr, c.code = refusedReport(o, files[i], nil, check.Refused(req, nil, settingsErr))
+			return c
 		}
 		c.hr, c.code = checkFile(ctx, &fe, o, files[i], criteria, initFlag, mem)
 		return c
@@ -241,7 +266,7 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 		}
 		hr := c.hr
 		if o.output == "text" {
-			if o.summary && hr.Error == "" {
+			if o.summary {
 				if err := report.Summary(e.stdout, hr); err != nil {
 					return err
 				}
@@ -260,22 +285,11 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 		return err
 	}
 	rep.Finish()
-	switch o.output {
-	case "json":
-		if err := report.JSON(e.stdout, rep); err != nil {
-			return err
-		}
-	case "junit":
-		if err := report.JUnit(e.stdout, rep); err != nil {
-			return err
-		}
+	written, err := writeReports(e, o, rep)
+	if err != nil {
+		return err
 	}
-	if o.html != "" {
-		if err := report.WriteHTMLFile(o.html, rep); err != nil {
-			fmt.Fprintf(e.stderr, "histcheck: %s\n", history.Escape(err.Error()))
-			code = worse(code, ExitError)
-		}
-	}
+	code = worse(code, written)
 	if check.Interrupted(ctx) {
 		// What was found before the interrupt still counts: a violation
 		// is a violation however the run ended.
@@ -291,39 +305,49 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 	return &exitError{code: code}
 }
 
+// writeReports writes the whole run's report in the JSON or JUnit form
+// and the web page, as asked; the text form was written file by file. The
+// exit status is ExitError when the page could not be written.
+func writeReports(e *env, o *checkOptions, rep *report.Report) (ExitCode, error) {
+	switch o.output {
+	case "json":
+		if err := report.JSON(e.stdout, rep); err != nil {
+			return ExitOK, err
+		}
+	case "junit":
+		if err := report.JUnit(e.stdout, rep); err != nil {
+			return ExitOK, err
+		}
+	}
+	if o.html != "" {
+		if err := report.WriteHTMLFile(o.html, rep); err != nil {
+			fmt.Fprintf(e.stderr, "histcheck: %s\n", history.Escape(err.Error()))
+			return ExitError, nil
+		}
+	}
+	return ExitOK, nil
+}
+
 // smallFile is the size up to which files are checked several at a time.
 const smallFile = 1 << 20
 
 // checkFile reads and checks one file. Problems are printed on stderr; a
-// file that could not be checked has a report that says why
-// (report.Unread).
+// file that could not be checked, wherever it was refused (reading, the
+// model, the transactions, the settings), has a report that says why,
+// each criterion unknown (check.Outcome.Refused), and exit status 3.
 func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criteria []string, initFlag history.Value, mem *budget.Memory) (*report.History, ExitCode) {
-	unread := func(err error) (*report.History, ExitCode) {
-		list := criteria
-		if len(list) == 0 {
-			list = []string{checker.Linearizable}
-		}
-		if slices.Contains(list, check.All) {
-			// The model of a file not read is not known: list the
-			// non-transactional criteria, as before the isolation
-			// levels were added.
-			list = checker.AllCriteria
-		}
-		hr := report.Unread(file, list, err.Error())
-		return &hr, ExitError
-	}
+	req := o.request(e, file, criteria, initFlag)
 	rctx, stop := mem.Watch(ctx)
 	in, err := readHistory(rctx, e, file, format.Options{Format: o.format, Order: o.order, Memory: mem})
 	stop()
 	if err != nil {
-		printInputError(e, file, err)
-		return unread(err)
+		return refuseFile(e, o, file, nil, check.Refused(req, nil, err))
 	}
 	h := in.h
+	req.EventTimes = in.events
 	if o.independent {
-		if err := h.SplitTuples(); err != nil {
-			printInputError(e, file, err)
-			return unread(err)
+		if err := h.SplitTuples(); err != nil { // h is left as read
+			return refuseFile(e, o, file, h, check.Refused(req, h, err))
 		}
 	}
 	// Warnings are about what the verdicts rest on (a client that went on
@@ -333,29 +357,9 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 	for _, w := range h.Warnings {
 		e.fileNote(file, "warning: %s", w)
 	}
-	req := check.Request{
-		Name: file, Criteria: criteria, Model: strings.Join(o.model, ","), Models: e.models,
-		Init: initFlag, NilRead: o.nilRead, TTL: o.ttl, EventTimes: in.events,
-		Limits: check.Limits{Timeout: o.timeout, Memory: o.maxMemoryBytes, Workers: o.workers, CoreTime: o.coreTime},
-		NoCore: o.noCore, NoCheck: o.noCheck, Verify: o.verify, MaxViolations: o.maxViolations, Anomalies: o.anomalies, Assume: o.assume,
-		ModelOptions: o.modelOpts,
-		Note: func(n check.Note) {
-			e.fileNote(file, "%s", n.Text)
-			if n.Bug {
-				fmt.Fprintln(e.stderr, "this is a bug in histcheck; please report it with the input file")
-			}
-		},
-		Progress: func(what, criterion string) func() {
-			if criterion == "" {
-				return e.progress.start(fmt.Sprintf("%s %s", what, file))
-			}
-			return e.progress.start(fmt.Sprintf("%s %s (%s)", what, history.Quote(file), criterion))
-		},
-	}
 	out, err := check.Run(ctx, h, req)
-	if !out.Settled {
-		printCheckError(e, file, err)
-		return unread(err)
+	if out.Refused != nil {
+		return refuseFile(e, o, file, h, out)
 	}
 	hr := report.NewHistoryOf(file, h, out, report.TextOnly(o.output == "text" && o.html == ""))
 	code := ExitOK
@@ -377,7 +381,55 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 	return &hr, code
 }
 
+// refuseFile is the one way a file that could not be checked is
+// reported, wherever it was refused: out is check.Run's refused outcome,
+// or check.Refused's for a file that could not be read (h nil). The
+// reason is printed on stderr, and the report says it in the same words:
+// each criterion unknown, "not checked: " and the reason.
+func refuseFile(e *env, o *checkOptions, file string, h *history.History, out check.Outcome) (*report.History, ExitCode) {
+	printCheckError(e, file, out.Refused)
+	out.Refused = &shownError{line: checkErrorLine(file, out.Refused), err: out.Refused}
+	return refusedReport(o, file, h, out)
+}
+
+// refusedReport is the report of a refused file whose reason has been
+// printed, and the exit status it gives.
+func refusedReport(o *checkOptions, file string, h *history.History, out check.Outcome) (*report.History, ExitCode) {
+	hr := report.NewHistoryOf(file, h, out, report.TextOnly(o.output == "text" && o.html == ""))
+	return &hr, ExitError
+}
+
+// request is what checking file asks of check.Run, from the flags.
+func (o *checkOptions) request(e *env, file string, criteria []string, initFlag history.Value) check.Request {
+	return check.Request{
+		Name: file, Criteria: criteria, Model: strings.Join(o.model, ","), Models: e.models,
+		Init: initFlag, NilRead: o.nilRead, TTL: o.ttl,
+		Limits: check.Limits{Timeout: o.timeout, Memory: o.maxMemoryBytes, Workers: o.workers, CoreTime: o.coreTime},
+		NoCore: o.noCore, NoCheck: o.noCheck, Verify: o.verify, MaxViolations: o.maxViolations, Anomalies: o.anomalies, Assume: o.assume,
+		ModelOptions: o.modelOpts,
+		Note: func(n check.Note) {
+			e.fileNote(file, "%s", n.Text)
+			if n.Bug {
+				fmt.Fprintln(e.stderr, "this is a bug in histcheck; please report it with the input file")
+			}
+		},
+		Progress: func(what, criterion string) func() {
+			if criterion == "" {
+				return e.progress.start(fmt.Sprintf("%s %s", what, file))
+			}
+			return e.progress.start(fmt.Sprintf("%s %s (%s)", what, history.Quote(file), criterion))
+		},
+	}
+}
+
 func printInputError(e *env, file string, err error) {
+	fmt.Fprintln(e.stderr, inputErrorLine(file, err))
+}
+
+// inputErrorLine is the line that says what is wrong with file's input:
+// "FILE:LINE: message" for an input error (history.InputError) that names
+// no file yet, else "FILE: message". It is escaped, as fileNote's lines.
+func inputErrorLine(file string, err error) string {
 	var ie *history.InputError
 	if errors.As(err, &ie) {
 		if ie.File == "" {
@@ -386,10 +438,9 @@ func printInputError(e *env, file string, err error) {
 				ie.File = stdinName
 			}
 		}
-		fmt.Fprintln(e.stderr, ie.Error()) // escapes the input it quotes
-		return
+		return ie.Error() // escapes the input it quotes
 	}
-	e.fileNote(file, "%v", err)
+	return noteLine(file, "%v", err)
 }
 
 // fileNote prints one line about file on stderr, "FILE: message". Messages
@@ -398,23 +449,41 @@ func printInputError(e *env, file string, err error) {
 // from the input: whatever the input holds, the note is one line and sends
 // no control sequence to the terminal.
 func (e *env) fileNote(file, format string, args ...any) {
-	fmt.Fprintf(e.stderr, "%s: %s\n", history.Quote(file), history.Escape(fmt.Sprintf(format, args...)))
+	fmt.Fprintln(e.stderr, noteLine(file, format, args...))
+}
+
+// noteLine is fileNote's line, without its newline.
+func noteLine(file, format string, args ...any) string {
+	return fmt.Sprintf("%s: %s", history.Quote(file), history.Escape(fmt.Sprintf(format, args...)))
 }
 
 func printCheckError(e *env, file string, err error) {
-	var we *suite.WitnessError
-	if errors.As(err, &we) {
-		e.fileNote(file, "internal error: %v", err)
+	fmt.Fprintln(e.stderr, checkErrorLine(file, err))
+	if errors.As(err, new(*suite.WitnessError)) {
 		fmt.Fprintln(e.stderr, "this is a bug in histcheck; please report it with the input file")
-		return
 	}
-	var ue *suite.UnsupportedError
-	if errors.As(err, &ue) {
-		e.fileNote(file, "%v", err)
-		return
-	}
-	printInputError(e, file, err)
 }
+
+// checkErrorLine is the line that says why check.Run refused file.
+func checkErrorLine(file string, err error) string {
+	if errors.As(err, new(*suite.WitnessError)) {
+		return noteLine(file, "internal error: %v", err)
+	}
+	if errors.As(err, new(*suite.UnsupportedError)) {
+		return noteLine(file, "%v", err)
+	}
+	return inputErrorLine(file, err)
+}
+
+// shownError is an error as it was shown on standard error, naming its
+// file: the report says why a file was refused in the same words.
+type shownError struct {
+	line string
+	err  error
+}
+
+func (e *shownError) Error() string { return e.line }
+func (e *shownError) Unwrap() error { return e.err }
 
 func contains(xs []string, x string) bool {
 	for _, y := range xs {

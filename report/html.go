@@ -74,6 +74,8 @@ type htmlHistory struct {
 	Model    string   `json:"model"`
 	Summary  string   `json:"summary"`
 	Warnings []string `json:"warnings"`
+	// Error says why the history could not be checked; "" when it was.
+	Error string `json:"error,omitempty"`
 	// T0 is the earliest call time, in full (times in Ops are offsets
 	// from it, which a JavaScript number holds exactly).
 	T0      string       `json:"t0"`
@@ -149,9 +151,13 @@ func newHTMLHistory(h *History) htmlHistory {
 		Summary: fmt.Sprintf("%d operations (%d ok, %d failed, %d unknown), %d processes, %d clients",
 			h.Ops, h.OK, h.Failed, h.Unknown, h.Processes, h.Clients),
 		Warnings: orNoStrings(h.Warnings),
+		Error:    h.Error,
 		Lanes:    []htmlLane{},
 		Results:  []htmlResult{},
 		Ladder:   h.Ladder,
+	}
+	if h.Order == "" && h.Error != "" {
+		out.Summary = "not read"
 	}
 	b := &htmlBuilder{out: &out, src: h.Source, byIndex: make(map[int64]int), lanes: make(map[string]int)}
 	if b.src != nil {

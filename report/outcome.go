@@ -18,20 +18,35 @@ type options struct{ textOnly bool }
 func TextOnly(yes bool) Option { return func(o *options) { o.textOnly = yes } }
 
 // NewHistoryOf is the report of one history and what check.Run found in
-// it; file names the history (a file name, "-" for standard input).
+// it; file names the history (a file name, "-" for standard input). h is
+// nil for a file that could not be read (o is then check.Refused's). A
+// refused outcome sets Error, and each criterion not checked says why.
 func NewHistoryOf(file string, h *history.History, o check.Outcome, opts ...Option) History {
 	var op options
 	for _, f := range opts {
 		f(&op)
 	}
-	hr := NewHistory(file, o.Model, h)
+	hr := History{File: file, Model: o.Model, Results: []Result{}}
+	if h != nil {
+		hr = NewHistory(file, o.Model, h)
+	} else {
+		h = &history.History{} // not read: no operation to show
+	}
 	hr.Init = InitJSON(o.Options.Init)
-	hr.NilRead = o.NilRead
+	if o.NilRead != "" {
+		hr.NilRead = o.NilRead
+	}
 	hr.TTL = o.Options.TTL
+	if o.Refused != nil {
+		hr.Error = o.Refused.Error()
+	}
 	for _, res := range o.Results {
 		cr, n := res.Result, 0
 		if op.textOnly {
 			cr.Witness, n = shownSteps(h, cr.Witness)
+		}
+		if res.NotChecked {
+			cr.Reason = notChecked(hr.Error)
 		}
 		r := NewResult(h, cr)
 		r.witnessLen = n
@@ -82,3 +97,7 @@ func shownSteps(h *history.History, witness []int) ([]int, int) {
 	}
 	return shown, n
 }
+
+// notChecked is the reason of a verdict left unknown because the history
+// was refused for reason.
+func notChecked(reason string) string { return "not checked: " + reason }

@@ -45,7 +45,8 @@ type History struct {
 	// Order is how the operations are ordered in real time: "events"
 	// (their events' places in the input; call and return are those
 	// places, and each op's recorded times are in its times) or "times"
-	// (call and return are the recorded times).
+	// (call and return are the recorded times); "" when the file could
+	// not be read.
 	Order     string   `json:"order"`
 	Ops       int      `json:"ops"`
 	OK        int      `json:"ok"`
@@ -56,7 +57,9 @@ type History struct {
 	Ignored   int      `json:"ignored"`
 	Warnings  []string `json:"warnings,omitempty"`
 	// Error says why the file could not be checked (it could not be read,
-	// or its model or settings are wrong); its results are then unknown.
+	// its model or settings are wrong, or its operations break the
+	// model's or the transaction checker's rules); each criterion not
+	// checked is then unknown, "not checked: " and this reason.
 	Error   string   `json:"error,omitempty"`
 	Results []Result `json:"results"`
 	// Ladder is present when every criterion was checked (-c all).
@@ -427,17 +430,6 @@ func NewHistory(file, modelName string, h *history.History) History {
 		Results:   []Result{},
 		Source:    h,
 	}
-}
-
-// Unread is the report of a file that could not be checked, for the reason
-// given: every criterion asked for is unknown, so that the file is in
-// every report form and the run's verdict is not true.
-func Unread(file string, criteria []string, reason string) History {
-	h := History{File: file, Error: reason, Results: []Result{}}
-	for _, c := range criteria {
-		h.Results = append(h.Results, Result{Consistency: c, Valid: checker.Unknown, Reason: "not checked: " + reason})
-	}
-	return h
 }
 
 // InitJSON encodes an initial value for History.Init; None gives nil (the

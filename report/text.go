@@ -255,13 +255,22 @@ func Interval(op Op) string {
 	return "[" + strconv.FormatInt(op.Call, 10) + ", " + ret + "]"
 }
 
-// Summary writes one line of counts for h, then its warnings, indented.
+// Summary writes one line of counts for h, then its warnings, indented,
+// and why it could not be checked when it could not; a file that could
+// not be read has that line alone.
 func Summary(w io.Writer, h *History) error {
 	bw := bufio.NewWriter(w)
+	if h.Order == "" && h.Error != "" {
+		fmt.Fprintf(bw, "%s: not read: %s\n", history.Quote(h.File), history.Escape(h.Error))
+		return bw.Flush()
+	}
 	fmt.Fprintf(bw, "%s: %d ops (%d ok, %d failed, %d unknown), %d processes, %d clients, %d ignored, %d warnings\n",
 		history.Quote(h.File), h.Ops, h.OK, h.Failed, h.Unknown, h.Processes, h.Clients, h.Ignored, len(h.Warnings))
 	for _, warn := range h.Warnings {
 		line(bw, indent, "warning: "+warn)
+	}
+	if h.Error != "" {
+		line(bw, indent, notChecked(h.Error))
 	}
 	return bw.Flush()
 }

@@ -576,6 +576,10 @@
   function side() {
     var H = S.H, h = H.h, box = $("side");
     box.textContent = "";
+    if (h.error) {
+      box.appendChild(el("h2", "", "Not checked"));
+      box.appendChild(el("p", "warn", h.error));
+    }
     if (h.warnings.length) {
       box.appendChild(el("h2", "", "Warnings"));
       h.warnings.forEach(function (w) { box.appendChild(el("p", "warn", w)); });
