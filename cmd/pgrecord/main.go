@@ -19,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 )
 
 func main() {
@@ -47,6 +48,7 @@ type config struct {
 	reads     float64
 	txns      int
 	seed      int64
+	kill      time.Duration // how often a random client's connection is terminated; 0 for never
 	out       string
 }
 
@@ -74,6 +76,7 @@ func parseFlags(args []string) (config, error) {
 	fs.Float64Var(&c.reads, "read-ratio", 0.5, "share of micro-operations that are reads")
 	fs.IntVar(&c.txns, "txns", 1000, "transactions to run")
 	fs.Int64Var(&c.seed, "seed", 1, "seed of the transactions' generator")
+	fs.DurationVar(&c.kill, "kill-interval", 0, "terminate a random client's connection this often (0: never), so that some outcomes are unknown")
 	fs.StringVar(&c.out, "out", "-", "history file (EDN; gzip when it ends in .gz; - for standard output)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -83,8 +86,8 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("-isolation %q: want serializable, repeatable-read, read-committed or read-uncommitted", *level)
 	}
 	switch {
-	case c.clients < 1, c.keys < 1, c.maxWrites < 1, c.maxMops < 1, c.txns < 0:
-		return c, fmt.Errorf("-clients, -keys, -max-writes-per-key and -max-txn-length must be positive, -txns not negative")
+	case c.clients < 1, c.keys < 1, c.maxWrites < 1, c.maxMops < 1, c.txns < 0, c.kill < 0:
+		return c, fmt.Errorf("-clients, -keys, -max-writes-per-key and -max-txn-length must be positive, -txns and -kill-interval not negative")
 	case c.reads < 0 || c.reads > 1:
 		return c, fmt.Errorf("-read-ratio %v: want 0 to 1", c.reads)
 	}

@@ -173,8 +173,12 @@ func record(c config, log io.Writer) error {
 			errs[i] = client(c, i, g, j, counts[i])
 		}()
 	}
+	stop := make(chan struct{})
+	killed := make(chan error, 1)
+	go func() { killed <- killer(c, stop) }()
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	close(stop)
+	if err := errors.Join(append(errs, <-killed)...); err != nil {
 		return err
 	}
 	if j.err == nil {
@@ -228,6 +232,36 @@ func client(c config, i int, g *generator, j *journal, counts map[outcome]int) e
 		}
 		if o == unknown {
 			process += c.clients
+		}
+	}
+}
+
+// killSQL terminates one client's connection, chosen at random, as a
+// crash would: its transaction's outcome is then unknown.
+const killSQL = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()" +
+	" AND backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY random() LIMIT 1;"
+
+// killer terminates a random client's connection every c.kill until stop
+// is closed; it does nothing when c.kill is 0.
+func killer(c config, stop <-chan struct{}) error {
+	if c.kill == 0 {
+		return nil
+	}
+	s, err := startSession(c)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	tick := time.NewTicker(c.kill)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return nil
+		case <-tick.C:
+			if _, err := s.run([]string{killSQL}); err != nil {
+				return fmt.Errorf("terminating a connection: %w", err)
+			}
 		}
 	}
 }
