@@ -129,3 +129,29 @@ func TestStatements(t *testing.T) {
 		t.Errorf("statements:\n%q\nwant\n%q", got, want)
 	}
 }
+
+func TestParseFlags(t *testing.T) {
+	tests := []struct {
+		args    []string
+		level   string
+		wantErr bool
+	}{
+		{nil, "SERIALIZABLE", false},
+		{[]string{"-isolation", "repeatable-read"}, "REPEATABLE READ", false},
+		{[]string{"-isolation", "read-committed", "-kill-interval", "50ms"}, "READ COMMITTED", false},
+		{[]string{"-isolation", "snapshot"}, "", true},
+		{[]string{"-clients", "0"}, "", true},
+		{[]string{"-kill-interval", "-1s"}, "", true},
+		{[]string{"-read-ratio", "1.5"}, "", true},
+	}
+	for _, tc := range tests {
+		c, err := parseFlags(tc.args)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("%q: error %v, want error %v", tc.args, err, tc.wantErr)
+			continue
+		}
+		if err == nil && c.level != tc.level {
+			t.Errorf("%q: level %q, want %q", tc.args, c.level, tc.level)
+		}
+	}
+}
