@@ -139,8 +139,12 @@ func TestPostgresLevels(t *testing.T) {
 	}
 }
 
-// pgLevelOf returns the level a recording's name begins with.
+// pgLevelOf returns the level a recording's name begins with. PostgreSQL's
+// READ UNCOMMITTED is its READ COMMITTED.
 func pgLevelOf(name string) (string, pgLevel) {
+	if rest, ok := strings.CutPrefix(name, "read-uncommitted-"); ok {
+		name = "read-committed-" + rest
+	}
 	for level, lv := range pgLevels {
 		if strings.HasPrefix(name, level+"-") {
 			return level, lv
