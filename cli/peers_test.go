@@ -42,11 +42,31 @@ type peerCase struct {
 	Note    string `json:"note,omitempty"`
 }
 
+// verdictWant is a verdict as a case gives it: "true", "false" or
+// "unknown", or the JSON booleans.
+type verdictWant string
+
+func (v *verdictWant) UnmarshalJSON(b []byte) error {
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	switch x := x.(type) {
+	case bool:
+		*v = verdictWant(strconv.FormatBool(x))
+	case string:
+		*v = verdictWant(x)
+	default:
+		return fmt.Errorf("verdict %s is not true, false or \"unknown\"", b)
+	}
+	return nil
+}
+
 // peerOut is what a command answers, each part compared only when given.
 type peerOut struct {
 	Exit           *int                       `json:"exit,omitempty"`
-	Valid          *string                    `json:"valid,omitempty"`
-	Verdicts       map[string]string          `json:"verdicts,omitempty"`
+	Valid          *verdictWant               `json:"valid,omitempty"`
+	Verdicts       map[string]verdictWant     `json:"verdicts,omitempty"`
 	Anomalies      []string                   `json:"anomalies,omitempty"`
 	AnomalyCounts  map[string]int             `json:"anomaly_counts,omitempty"`
 	Fields         map[string]json.RawMessage `json:"fields,omitempty"`
@@ -152,8 +172,8 @@ func readCases(file string) ([]peerCase, error) {
 
 func (c peerCase) validate() error {
 	switch {
-	case c.Name == "" || strings.ContainsAny(c.Name, "/ \t"):
-		return errors.New("name must be non-empty, without spaces or slashes")
+	case c.Name == "":
+		return errors.New("no name")
 	case c.Source == "":
 		return errors.New("no source")
 	case c.File == "":
@@ -179,21 +199,29 @@ func (o *peerOut) verdictStrings() []string {
 	}
 	var vs []string
 	if o.Valid != nil {
-		vs = append(vs, *o.Valid)
+		vs = append(vs, string(*o.Valid))
 	}
 	for _, v := range o.Verdicts {
-		vs = append(vs, v)
+		vs = append(vs, string(v))
 	}
 	return vs
 }
 
-// unusedFiles lists the files in dir (recursively) that no case names,
-// besides cases.json and READMEs.
+// unusedFiles lists the files in dir (recursively, but for folders with
+// a cases.json of their own) that no case names, besides cases.json and
+// READMEs.
 func unusedFiles(dir string, used map[string]bool) []string {
 	var out []string
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil {
 			return err
+		}
+		if d.IsDir() {
+			// A folder with cases of its own is checked on its own.
+			if _, err := os.Stat(filepath.Join(path, "cases.json")); err == nil && path != dir {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		rel, _ := filepath.Rel(dir, path)
 		if d.Name() == "cases.json" || strings.HasSuffix(d.Name(), ".md") || used[rel] || usedUnder(rel, used) {
@@ -229,7 +257,10 @@ type peerGot struct {
 }
 
 func runPeerCase(t *testing.T, dir string, c peerCase) {
-	path := filepath.Join(dir, c.File)
+	path := c.File
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("history file: %v", err)
 	}
@@ -400,11 +431,11 @@ func comparePeer(want *peerOut, got peerGot) []string {
 	if want.Exit != nil && *want.Exit != got.exit {
 		p = append(p, fmt.Sprintf("exit %d, want %d", got.exit, *want.Exit))
 	}
-	if want.Valid != nil && *want.Valid != got.valid {
+	if want.Valid != nil && string(*want.Valid) != got.valid {
 		p = append(p, fmt.Sprintf("valid %q, want %q", got.valid, *want.Valid))
 	}
 	for _, name := range sortedKeys(want.Verdicts) {
-		if g, ok := got.verdicts[name]; !ok || g != want.Verdicts[name] {
+		if g, ok := got.verdicts[name]; !ok || g != string(want.Verdicts[name]) {
 			p = append(p, fmt.Sprintf("%s %q, want %q", name, g, want.Verdicts[name]))
 		}
 	}
@@ -486,4 +517,52 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// TestComparePeer holds the comparison of TestPeers to its rules: each
+// part of want given is compared, and a difference in any is reported.
+func TestComparePeer(t *testing.T) {
+	var report any
+	if err := json.Unmarshal([]byte(`{"valid": false, "histories": [{"ops": 3, "results": [{"consistency": "serializable", "valid": false,
+		"violations": [{"pattern": "G2-item", "explanation": "a"}, {"pattern": "G2-item", "explanation": "b"}]}]}]}`), &report); err != nil {
+		t.Fatal(err)
+	}
+	var got peerGot
+	got.readJSON("check", mustJSON(t, report))
+	got.exit = 1
+	got.stdout, got.stderr = "out", "err"
+	exit0, exit1 := 0, 1
+	vf, vt := verdictWant("false"), verdictWant("true")
+	for _, c := range []struct {
+		name string
+		want peerOut
+		bad  int
+	}{
+		{"all agree", peerOut{Exit: &exit1, Valid: &vf, Verdicts: map[string]verdictWant{"serializable": "false"},
+			Anomalies: []string{"G2-item"}, AnomalyCounts: map[string]int{"G2-item": 2},
+			Fields: map[string]json.RawMessage{"histories.0.ops": json.RawMessage("3")}, StdoutContains: []string{"out"}, StderrContains: []string{"err"}}, 0},
+		{"exit", peerOut{Exit: &exit0}, 1},
+		{"valid", peerOut{Valid: &vt}, 1},
+		{"verdict of a criterion not checked", peerOut{Verdicts: map[string]verdictWant{"read-committed": "false"}}, 1},
+		{"anomalies as a set", peerOut{Anomalies: []string{"G2-item", "G2-item"}}, 0},
+		{"an anomaly missing", peerOut{Anomalies: []string{"G2-item", "G0"}}, 1},
+		{"no anomalies", peerOut{Anomalies: []string{}}, 1},
+		{"count", peerOut{AnomalyCounts: map[string]int{"G2-item": 1}}, 1},
+		{"field value", peerOut{Fields: map[string]json.RawMessage{"histories.0.ops": json.RawMessage("4")}}, 1},
+		{"field absent", peerOut{Fields: map[string]json.RawMessage{"histories.1.ops": json.RawMessage("3")}}, 1},
+		{"output", peerOut{StdoutContains: []string{"nope"}, StderrContains: []string{"nope"}}, 2},
+	} {
+		if p := comparePeer(&c.want, got); len(p) != c.bad {
+			t.Errorf("%s: %d differences %q, want %d", c.name, len(p), p, c.bad)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -7,7 +7,8 @@ var shortNames = map[string]string{"read": "r", "write": "w", "r": "r", "w": "w"
 
 // Label renders the operation in the textbook's form, "B:r(0)", "A:w(1)",
 // "C:cas(1, 2)", with the key when there is one ("A:w(x, 1)"), and "?" for a
-// read whose result is unknown. A read or write of nil shows nil. The
+// read whose result is unknown. A read or write of nil shows nil, as does a
+// completed dequeue that returned nil (a violation of the queue models). The
 // process and operation names are shown through Quote and the values
 // through Value.String, so a label is always one line of printable text.
 func (o *Op) Label() string {
@@ -40,9 +41,10 @@ func (o *Op) Label() string {
 			arg(e.String())
 		}
 	case o.Value.IsNone():
-	case o.Value.IsNil() && f != "r" && f != "get" && f != "w" && f != "put":
+	case o.Value.IsNil() && f != "r" && f != "get" && f != "w" && f != "put" && (f != "dequeue" || o.Status != OK):
 		// An operation with nothing to say (an acquire, a dequeue's
-		// invocation) carries nil; a register's nil is a value.
+		// invocation) carries nil; a register's nil is a value, and so
+		// is what a completed dequeue returned.
 	default:
 		arg(o.Value.String())
 	}

@@ -18,6 +18,8 @@ func TestLabel(t *testing.T) {
 		{"write of nil", Op{Client: "A", F: "write", Value: NilValue, Status: OK}, "A:w(nil)"},
 		{"put of nil", Op{Client: "A", F: "put", Key: s("k"), Value: NilValue, Status: OK}, "A:put(k, nil)"},
 		{"acquire", Op{Client: "A", F: "acquire", Value: NilValue, Status: OK}, "A:acquire()"},
+		{"dequeue that returned nil", Op{Client: "A", F: "dequeue", Value: NilValue, Status: OK}, "A:dequeue(nil)"},
+		{"dequeue of unknown outcome", Op{Client: "A", F: "dequeue", Value: NilValue, Status: Info}, "A:dequeue()"},
 		{"forged verdict in a process name",
 			Op{Client: "A\nx.json\tlinearizable\ttrue", F: "write", Value: IntValue(1), Status: OK},
 			`"A\nx.json\tlinearizable\ttrue":w(1)`},

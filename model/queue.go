@@ -16,7 +16,7 @@ const (
 // multiset). A state is the Table ids of the elements, each written as a
 // uvarint: head first for the FIFO queue, sorted for the unordered one. A
 // compiled enqueue has A = the element's id; a completed dequeue has A =
-// the id of the element it returned, or 0 when it found the queue empty.
+// the id of the element it returned, or 0 when it returned nil.
 type queue struct {
 	info      Info
 	unordered bool
@@ -28,10 +28,13 @@ type queue struct {
 // adds a value at the tail, dequeue removes and returns the head. It starts
 // empty, or holding the elements of opts.Init (a list, head first).
 //
-// A dequeue that completed with nil found the queue empty; Jepsen's queue
-// tests record that as a failed dequeue instead, which did nothing. A
-// dequeue of unknown outcome, if it took effect, removed the head: the
-// model needs no value for it.
+// As in Knossos, a completed dequeue returned an element: one that
+// completed with nil is illegal in every state, a queue empty or not.
+// Jepsen's queue tests record a dequeue that found the queue empty as
+// failed, which did nothing. A dequeue of unknown outcome, if it took
+// effect, removed the head: the model needs no value for it. (Knossos
+// steps it with its invocation's value, usually nil, so there it never
+// takes effect; see docs/models.md.)
 func NewFIFOQueue(opts Options) Model[string] {
 	return newQueue(opts, false)
 }
@@ -41,12 +44,12 @@ func NewFIFOQueue(opts Options) Model[string] {
 // queue is a multiset. It starts empty, or holding the elements of
 // opts.Init.
 //
-// A dequeue that completed with nil found the queue empty. A dequeue of
-// unknown outcome, if it took effect, removed some element; the model
-// removes the least by Table id. That choice loses nothing: such a dequeue
-// may take effect at any time after its call, so an order that needs it
-// can delay it until just before a dequeue that found the queue empty,
-// and there whichever element it removes, the queue must then be empty.
+// As for the FIFO queue, a dequeue that completed with nil is illegal. A
+// dequeue of unknown outcome, if it took effect, removed some element; the
+// model removes the least by Table id. That choice loses nothing: removing
+// an element never helps a later dequeue of this queue (each needs its
+// element present, and none may find the queue empty), so an order that
+// holds such a dequeue stays legal without it.
 func NewUnorderedQueue(opts Options) Model[string] {
 	return newQueue(opts, true)
 }
@@ -59,8 +62,8 @@ func newQueue(opts Options, unordered bool) *queue {
 		Doc:  "A first-in first-out queue; it starts empty (or with the elements of an initial list, head first).",
 		Ops: []OpInfo{
 			{Names: []string{"enqueue"}, Value: "any but nil (the element)", Doc: "adds the element at the tail"},
-			{Names: []string{"dequeue"}, Value: "any (the element removed), nil if the queue was empty",
-				Doc: "removes and returns the head; nil is legal only on an empty queue"},
+			{Names: []string{"dequeue"}, Value: "any (the element removed); record one that found the queue empty as failed",
+				Doc: "removes and returns the head; a completed dequeue of nil is illegal, as in Knossos"},
 		},
 	}
 	if unordered {
@@ -68,7 +71,7 @@ func newQueue(opts Options, unordered bool) *queue {
 		m.info.Name = name
 		m.info.Doc = "A queue that hands out its elements in any order (a multiset); it starts empty (or with the elements of an initial list)."
 		m.info.Ops[0].Doc = "adds the element"
-		m.info.Ops[1].Doc = "removes and returns any element present; nil is legal only on an empty queue"
+		m.info.Ops[1].Doc = "removes and returns any element present; a completed dequeue of nil is illegal, as in Knossos"
 	}
 	m.init, m.initErr = initElems(name, opts.Init)
 	return m
@@ -89,7 +92,7 @@ func (m *queue) Compile(op *history.Op, t *Table) (Op, error) {
 		case op.Value.IsNone():
 			return Op{}, fmt.Errorf("enqueue needs the element enqueued")
 		case op.Value.IsNil():
-			return Op{}, fmt.Errorf("enqueue of nil: nil is what a dequeue from an empty queue returns, so it cannot be an element")
+			return Op{}, fmt.Errorf("enqueue of nil: a queue's elements are values other than nil")
 		}
 		return Op{Kind: queueEnqueue, A: t.ID(op.Value)}, nil
 	case "dequeue":
@@ -97,7 +100,7 @@ func (m *queue) Compile(op *history.Op, t *Table) (Op, error) {
 		switch {
 		case op.Status == history.Info:
 		case op.Value.IsNone():
-			return Op{}, fmt.Errorf("dequeue needs the element it returned (nil if the queue was empty)")
+			return Op{}, fmt.Errorf("dequeue needs the element it returned")
 		case !op.Value.IsNil():
 			o.A = t.ID(op.Value)
 		}
@@ -144,7 +147,8 @@ func (m *queue) Step(s string, op *Op) (string, bool) {
 			_, n := nextID(s)
 			return s[n:], true
 		case op.A == 0:
-			return s, s == ""
+			// Knossos: no dequeue returns nil, from an empty queue or not.
+			return s, false
 		case m.unordered:
 			return removeID(s, op.A)
 		}
@@ -167,16 +171,18 @@ func (m *queue) Describe(s string, t *Table) string {
 	return "[" + joinValues(decodeIDs(s), t, m.unordered) + "]"
 }
 
-// Explain says why a dequeue is illegal: the queue was empty, held another
-// head, did not hold the element, or was not empty.
+// Explain says why a dequeue is illegal: it returned nil, the queue was
+// empty, held another head, or did not hold the element.
 func (m *queue) Explain(s string, op *Op, t *Table) string {
 	if op.Kind != queueDequeue || op.Unknown {
 		return ""
 	}
 	v := describeValue(t.Value(op.A))
 	switch {
+	case op.A == 0 && s == "":
+		return "dequeue returned nil from the empty queue: a dequeue that finds the queue empty must be recorded as failed"
 	case op.A == 0:
-		return fmt.Sprintf("dequeue found the queue empty but it holds %s", m.Describe(s, t))
+		return fmt.Sprintf("dequeue returned nil but the queue holds %s", m.Describe(s, t))
 	case s == "":
 		return fmt.Sprintf("dequeued %s but the queue is empty", v)
 	case m.unordered:
@@ -188,38 +194,33 @@ func (m *queue) Explain(s string, op *Op, t *Table) string {
 
 // Keep drops enqueues of unknown outcome whose element no completed dequeue
 // returned, and dequeues of unknown outcome when no completed dequeue could
-// notice them: for the unordered queue, when none found the queue empty;
-// for the FIFO queue, when there is no completed dequeue at all.
+// notice them: always for the unordered queue; for the FIFO queue, when
+// there is no completed dequeue at all.
 //
 // Why this is exact: dropping optional operations only removes orders, so a
 // valid verdict stays valid. Conversely, take a legal order. An enqueue of x
 // whose x no completed dequeue returned: either x stays in the queue to the
 // end, and without it every dequeue still finds what it found (for the FIFO
 // queue nothing behind x was ever dequeued), or a dequeue of unknown outcome
-// removed x, and leaving out both keeps every later state. A dequeue of
-// unknown outcome in an unordered queue can be delayed until just before
-// the next dequeue that found the queue empty (see NewUnorderedQueue), or
-// to the end, where it is left out; with no such dequeue, it is left out.
-// In a FIFO queue with no completed dequeue, every order is legal.
+// removed x, and leaving out both keeps every later state. In an unordered
+// queue a dequeue of unknown outcome only takes an element away, and no
+// completed dequeue is legal on fewer elements than it needs (none may find
+// the queue empty), so leaving it out keeps the order legal. In a FIFO queue
+// with no completed dequeue, every order is legal.
 func (m *queue) Keep(ops []Op) []bool {
 	returned := make(map[int64]bool)
-	sawEmpty, sawDequeue := false, false
+	sawDequeue := false
 	for i := range ops {
 		o := &ops[i]
 		if o.Kind != queueDequeue || o.Unknown {
 			continue
 		}
 		sawDequeue = true
-		if o.A == 0 {
-			sawEmpty = true
-		} else {
+		if o.A != 0 {
 			returned[o.A] = true
 		}
 	}
-	keepDequeues := sawDequeue
-	if m.unordered {
-		keepDequeues = sawEmpty
-	}
+	keepDequeues := sawDequeue && !m.unordered
 	keep := make([]bool, len(ops))
 	for i := range ops {
 		o := &ops[i]

@@ -9,12 +9,14 @@ import (
 func TestFIFOQueueStep(t *testing.T) {
 	info, null := history.Info, history.NilValue
 	runSteps(t, NewFIFOQueue, []stepCase{
-		{name: "empty dequeue", ops: []*history.Op{hop("dequeue", null)}, legal: true, state: "empty"},
+		{name: "nil from empty", ops: []*history.Op{hop("dequeue", null)},
+			why: "dequeue returned nil from the empty queue: a dequeue that finds the queue empty must be recorded as failed"},
 		{name: "first in first out", ops: []*history.Op{hop("enqueue", v1), hop("enqueue", v2), hop("dequeue", v1)}, legal: true, state: "[2]"},
 		{name: "out of order", ops: []*history.Op{hop("enqueue", v1), hop("enqueue", v2), hop("dequeue", v2)},
 			why: "dequeued 2 but the head of the queue is 1: [1 2]"},
 		{name: "from empty", ops: []*history.Op{hop("dequeue", v1)}, why: "dequeued 1 but the queue is empty"},
-		{name: "empty but not", ops: []*history.Op{hop("enqueue", v1), hop("dequeue", null)}, why: "dequeue found the queue empty but it holds [1]"},
+		{name: "nil from a queue that holds", ops: []*history.Op{hop("enqueue", v1), hop("dequeue", null)},
+			why: "dequeue returned nil but the queue holds [1]"},
 		{name: "twice", ops: []*history.Op{hop("enqueue", v1), hop("dequeue", v1), hop("dequeue", v1)}, why: "dequeued 1 but the queue is empty"},
 		{name: "duplicates", ops: []*history.Op{hop("enqueue", v1), hop("enqueue", v1), hop("dequeue", v1), hop("dequeue", v1)}, legal: true, state: "empty"},
 		{name: "initial list head first", opts: Options{Init: listOf(v2, v0)}, ops: []*history.Op{hop("dequeue", v2)}, legal: true, state: "[0]"},
@@ -36,10 +38,14 @@ func TestUnorderedQueueStep(t *testing.T) {
 		{name: "dequeued twice", ops: []*history.Op{hop("enqueue", v1), hop("enqueue", v2), hop("dequeue", v1), hop("dequeue", v1)},
 			why: "dequeued 1 but the queue holds no 1: [2]"},
 		{name: "from empty", ops: []*history.Op{hop("dequeue", v1)}, why: "dequeued 1 but the queue is empty"},
-		{name: "empty but not", ops: []*history.Op{hop("enqueue", v1), hop("dequeue", null)}, why: "dequeue found the queue empty but it holds [1]"},
+		{name: "nil from a queue that holds", ops: []*history.Op{hop("enqueue", v1), hop("dequeue", null)},
+			why: "dequeue returned nil but the queue holds [1]"},
+		{name: "nil from empty", ops: []*history.Op{hop("dequeue", null)},
+			why: "dequeue returned nil from the empty queue: a dequeue that finds the queue empty must be recorded as failed"},
 		{name: "initial elements", opts: Options{Init: setOf(v0, v1)}, ops: []*history.Op{hop("dequeue", v1), hop("dequeue", v0)}, legal: true, state: "empty"},
 		{name: "unknown dequeue removes one", ops: []*history.Op{hop("enqueue", v1), hop("enqueue", v2), hop("dequeue", null, info)}, legal: true, state: "[2]"},
-		{name: "unknown dequeue then empty", ops: []*history.Op{hop("enqueue", v2), hop("dequeue", null, info), hop("dequeue", null)}, legal: true, state: "empty"},
+		{name: "unknown dequeue then nil", ops: []*history.Op{hop("enqueue", v2), hop("dequeue", null, info), hop("dequeue", null)},
+			why: "dequeue returned nil from the empty queue: a dequeue that finds the queue empty must be recorded as failed"},
 	})
 }
 
@@ -52,9 +58,9 @@ func TestQueueCompileErrors(t *testing.T) {
 	}{
 		{"unknown op", NewFIFOQueue(Options{}), hop("push", v1), `model fifo-queue has no operation "push" (it knows [enqueue dequeue])`},
 		{"enqueue nil", NewFIFOQueue(Options{}), hop("enqueue", history.NilValue),
-			"enqueue of nil: nil is what a dequeue from an empty queue returns, so it cannot be an element"},
+			"enqueue of nil: a queue's elements are values other than nil"},
 		{"enqueue nothing", NewUnorderedQueue(Options{}), hop("enqueue", history.Value{}), "enqueue needs the element enqueued"},
-		{"dequeue nothing", NewUnorderedQueue(Options{}), hop("dequeue", history.Value{}), "dequeue needs the element it returned (nil if the queue was empty)"},
+		{"dequeue nothing", NewUnorderedQueue(Options{}), hop("dequeue", history.Value{}), "dequeue needs the element it returned"},
 		{"scalar init", NewUnorderedQueue(Options{Init: v0}), hop("dequeue", v0),
 			"the unordered-queue model's initial value must be a list of elements or nil (empty), got int 0; give --init nil (or init: nil in the file) to start empty"},
 	}
@@ -85,12 +91,12 @@ func TestQueueKeep(t *testing.T) {
 		{name: "unknown enqueue not returned",
 			ops:  []*history.Op{hop("enqueue", v1, info), hop("enqueue", v2), hop("dequeue", v2)},
 			fifo: []bool{false, true, true}, unordered: []bool{false, true, true}},
-		{name: "unknown dequeue, no empty dequeue",
+		{name: "unknown dequeue, completed dequeue",
 			ops:  []*history.Op{hop("enqueue", v1), hop("dequeue", null, info), hop("dequeue", v1)},
 			fifo: []bool{true, true, true}, unordered: []bool{true, false, true}},
-		{name: "unknown dequeue and an empty dequeue",
+		{name: "unknown dequeue and a nil dequeue",
 			ops:  []*history.Op{hop("enqueue", v1), hop("dequeue", null, info), hop("dequeue", null)},
-			fifo: []bool{true, true, true}, unordered: []bool{true, true, true}},
+			fifo: []bool{true, true, true}, unordered: []bool{true, false, true}},
 		{name: "no completed dequeue",
 			ops:  []*history.Op{hop("enqueue", v1), hop("dequeue", null, info), hop("dequeue", v1, info)},
 			fifo: []bool{true, false, false}, unordered: []bool{true, false, false}},

@@ -19,7 +19,8 @@ const (
 // elements, each written as a uvarint: a string, so states are comparable
 // and exact for any number of elements. A compiled add has A = the
 // element's id; a read has A = the id, in reads, of the encoding of the
-// elements it returned (or B = anyRead).
+// elements it returned (or B = anyRead), and B = repeatedRead, C = the
+// element's id, when it returned an element more than once.
 type set struct {
 	info    Info
 	init    []history.Value
@@ -28,9 +29,18 @@ type set struct {
 	reads   *Interner[string]
 }
 
+// repeatedRead, in Op.B of a compiled set read, marks a read that returned
+// an element twice: no state of a set holds it, so it is never legal.
+const repeatedRead = 2
+
 // NewSet returns the set model (Knossos's set): add puts a value in the
 // set, read returns the whole set. It starts empty, or with the elements of
 // opts.Init when that is a list or set.
+//
+// A read may be a list in any order, but a list that holds an element twice
+// is illegal in every state, as Porcupine's set test has it: a set holds
+// each element once, so such a read shows a fault (a duplicated delivery,
+// say) that a verdict must not hide.
 func NewSet(opts Options) Model[string] {
 	m := &set{nilAny: opts.NilRead == NilIsAny, reads: new(Interner[string])}
 	m.init, m.initErr = initElems("set", opts.Init)
@@ -39,7 +49,7 @@ func NewSet(opts Options) Model[string] {
 		Doc:  "A set of values that only grows; it starts empty (or with the elements of an initial list or set).",
 		Ops: []OpInfo{
 			{Names: []string{"add"}, Value: "any (the element added)", Doc: "adds the element; adding one already present changes nothing"},
-			{Names: []string{"read", "r"}, Value: "list or set (every element read; order and repeats do not matter)", Doc: "returns the whole set", Class: ReadOp},
+			{Names: []string{"read", "r"}, Value: "list or set (every element read, in any order; an element read twice is a violation)", Doc: "returns the whole set", Class: ReadOp},
 		},
 	}
 	if m.nilAny {
@@ -74,6 +84,9 @@ func (m *set) Compile(op *history.Op, t *Table) (Op, error) {
 			for _, e := range v.Elems() {
 				ids = append(ids, t.ID(e))
 			}
+			if dup, ok := firstRepeat(ids); ok {
+				o.B, o.C = repeatedRead, dup
+			}
 			o.A = m.reads.ID(encodeSet(ids))
 		default:
 			return Op{}, fmt.Errorf("read needs a list or set of the elements read, got %s", describeShape(v))
@@ -97,7 +110,7 @@ func (m *set) Step(s string, op *Op) (string, bool) {
 		next, _ := insertID(s, op.A, true)
 		return next, true
 	case setRead:
-		return s, op.Unknown || op.B == anyRead || m.reads.At(op.A) == s
+		return s, op.Unknown || op.B == anyRead || op.B != repeatedRead && m.reads.At(op.A) == s
 	}
 	return s, false
 }
@@ -111,7 +124,13 @@ func (m *set) Explain(s string, op *Op, t *Table) string {
 	if op.Kind != setRead {
 		return ""
 	}
+	if op.Unknown || op.B == anyRead {
+		return ""
+	}
 	got := m.reads.At(op.A)
+	if op.B == repeatedRead {
+		return fmt.Sprintf("read %s twice, but a set holds each element once (read %s)", describeValue(t.Value(op.C)), m.Describe(got, t))
+	}
 	missing, extra := diffSorted(decodeIDs(s), decodeIDs(got))
 	var why []string
 	if len(missing) > 0 {
@@ -136,6 +155,9 @@ func (m *set) Keep(ops []Op) []bool {
 	for i := range ops {
 		o := &ops[i]
 		if o.Kind == setRead && !o.Unknown && o.B != anyRead {
+			// A read with a repeat is never legal, so it needs no add
+			// kept for it; counting its elements keeps more than needed,
+			// which is still exact.
 			for _, id := range decodeIDs(m.reads.At(o.A)) {
 				observed[id] = true
 			}
@@ -152,6 +174,18 @@ func (m *set) Keep(ops []Op) []bool {
 		}
 	}
 	return keep
+}
+
+// firstRepeat returns the first id of ids that an earlier one equals.
+func firstRepeat(ids []int64) (int64, bool) {
+	seen := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		if seen[id] {
+			return id, true
+		}
+		seen[id] = true
+	}
+	return 0, false
 }
 
 // initElems reads the initial contents of a collection model: none or nil

@@ -15,8 +15,8 @@ import (
 // operation is reported as completed.
 
 // Set generates a history of adds of integers and reads of the whole set.
-// Reads return an EDN-style set or, now and then, a list in any order with
-// repeats, which must be compared as a set.
+// Reads return an EDN-style set or, now and then, a list in any order,
+// which must be compared as a set.
 func Set(r *rand.Rand, cfg Config) *history.History {
 	g := newGen(r, cfg)
 	var elems []history.Value // in the set, in order of addition
@@ -40,13 +40,14 @@ func Set(r *rand.Rand, cfg Config) *history.History {
 }
 
 // FIFOQueue generates a history of enqueues of integers and dequeues, which
-// return the head, or nil from an empty queue.
+// return the head; one that finds the queue empty fails, as Jepsen records
+// it.
 func FIFOQueue(r *rand.Rand, cfg Config) *history.History {
 	return queueHistory(r, cfg, false)
 }
 
 // UnorderedQueue generates a history of enqueues of integers and dequeues,
-// which return any element present, or nil from an empty queue.
+// which return any element present; one that finds the queue empty fails.
 func UnorderedQueue(r *rand.Rand, cfg Config) *history.History {
 	return queueHistory(r, cfg, true)
 }
@@ -63,7 +64,13 @@ func queueHistory(r *rand.Rand, cfg Config, unordered bool) *history.History {
 			return
 		}
 		op.F, op.Value = "dequeue", history.NilValue
-		if !g.applies(op) || len(q) == 0 {
+		if !g.applies(op) {
+			return
+		}
+		if len(q) == 0 {
+			if op.Status == history.OK {
+				op.Status = history.Fail
+			}
 			return
 		}
 		i := 0
@@ -129,21 +136,18 @@ func Counter(r *rand.Rand, cfg Config) *history.History {
 }
 
 // collection renders elements as a read returns them: mostly a set,
-// sometimes a shuffled list, perhaps with a repeat.
+// sometimes a shuffled list.
 func (g *gen) collection(elems []history.Value) history.Value {
 	if g.r.IntN(4) != 0 {
 		return history.SetValue(elems...)
 	}
 	l := append([]history.Value(nil), elems...)
-	if len(l) > 0 && g.r.IntN(2) == 0 {
-		l = append(l, l[g.r.IntN(len(l))])
-	}
 	g.r.Shuffle(len(l), func(i, j int) { l[i], l[j] = l[j], l[i] })
 	return history.ListValue(l...)
 }
 
-// corruptSet alters one read (an element left out or one too many) or
-// reports a failed add as completed.
+// corruptSet alters one read (an element left out, one too many, or one
+// read twice) or reports a failed add as completed.
 func (g *gen) corruptSet(ops []history.Op) {
 	var changes []func()
 	for i := range ops {
@@ -152,6 +156,11 @@ func (g *gen) corruptSet(ops []history.Op) {
 		case op.Status == history.OK && op.F == "read":
 			changes = append(changes, func() {
 				es := op.Value.Elems()
+				if len(es) > 0 && g.r.IntN(8) == 0 {
+					// A set holds each element once.
+					op.Value = history.ListValue(append(es[:len(es):len(es)], es[g.r.IntN(len(es))])...)
+					return
+				}
 				x := history.IntValue(int64(g.r.IntN(g.cfg.Values + 1)))
 				out := es[:0:0]
 				for _, e := range es {
@@ -175,17 +184,24 @@ func (g *gen) corruptSet(ops []history.Op) {
 
 // corruptQueue alters one dequeue: another result (an element enqueued
 // elsewhere, nil, or a value never enqueued), or two dequeues swap results;
-// or reports a failed operation as completed.
+// or reports a failed operation as completed (a failed dequeue with an
+// element enqueued somewhere).
 func (g *gen) corruptQueue(ops []history.Op) {
 	var changes []func()
 	var deqs []int
+	var enqueued []history.Value
+	for i := range ops {
+		if ops[i].F == "enqueue" && ops[i].Status != history.Fail {
+			enqueued = append(enqueued, ops[i].Value)
+		}
+	}
 	for i := range ops {
 		op := &ops[i]
 		switch {
 		case op.Status == history.OK && op.F == "dequeue":
 			deqs = append(deqs, i)
 			changes = append(changes, func() {
-				switch g.r.IntN(3) {
+				switch g.r.IntN(6) {
 				case 0:
 					op.Value = history.NilValue
 				default:
@@ -195,7 +211,14 @@ func (g *gen) corruptQueue(ops []history.Op) {
 		case op.Status == history.Fail && op.F == "enqueue":
 			changes = append(changes, func() { op.Status = history.OK })
 		case op.Status == history.Fail && op.F == "dequeue":
-			changes = append(changes, func() { op.Status = history.OK })
+			// A failed dequeue found the queue empty, or did nothing: now
+			// it returned an element.
+			changes = append(changes, func() {
+				op.Status, op.Value = history.OK, history.IntValue(int64(g.r.IntN(g.cfg.Values+1)))
+				if len(enqueued) > 0 {
+					op.Value = enqueued[g.r.IntN(len(enqueued))]
+				}
+			})
 		}
 	}
 	if len(deqs) >= 2 {

@@ -16,8 +16,8 @@ var collectionGens = map[string]func(*rand.Rand, Config) *history.History{
 }
 
 // TestCollectionsValid checks the pairing rules and that the generators
-// produce what the models read: every operation, failures, crashes, empty
-// dequeues and reads returned as lists.
+// produce what the models read: every operation, failures, crashes, failed
+// (empty) dequeues and reads returned as lists.
 func TestCollectionsValid(t *testing.T) {
 	want := map[string][]string{
 		"set":             {"add", "read", "fail", "info", "list"},
@@ -48,7 +48,7 @@ func TestCollectionsValid(t *testing.T) {
 				switch {
 				case o.Status == history.OK && o.F == "read" && o.Value.Kind() == history.List:
 					seen["list"]++
-				case o.Status == history.OK && o.F == "dequeue" && o.Value.IsNil():
+				case o.Status == history.Fail && o.F == "dequeue" && o.Value.IsNil():
 					seen["empty"]++
 				case o.F == "add" && o.Value.Kind() == history.Int && o.Value.Text()[0] == '-':
 					seen["negative"]++
