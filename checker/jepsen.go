@@ -13,13 +13,15 @@ import "github.com/histcheck/histcheck/history"
 // its parts is set, the one of Checker.
 type JepsenTally struct {
 	// Checker is the model's name (jepsen-counter, jepsen-set, set-full,
-	// bank, long-fork).
+	// bank, long-fork, total-queue, unique-ids).
 	Checker  string
 	Counter  *CounterTally
 	Set      *SetTally
 	SetFull  *SetFullTally
 	Bank     *BankTally
 	LongFork *LongForkTally
+	Queue    *QueueTally
+	IDs      *UniqueIDsTally
 }
 
 // JepsenFact is what one violation found by a Jepsen checker rests on;
@@ -174,4 +176,30 @@ type LongForkTally struct {
 	Reads, EarlyReads, LateReads int
 	Forks                        []Fork
 	MultipleWrites               history.Value
+}
+
+// QueueTally is the total-queue checker's result, each a multiset of
+// elements written as a sorted list that holds an element as many times
+// as the multiset does: Attempts are every enqueue's element (failed ones
+// included), Enqueued the acknowledged ones, Dequeued what ok dequeues
+// (and drains) returned; OK the dequeued elements that were attempted,
+// Unexpected those never attempted, Duplicated those dequeued more often
+// than attempted, Lost the acknowledged ones never dequeued, Recovered the
+// dequeued ones not acknowledged.
+type QueueTally struct {
+	Attempts, Enqueued, Dequeued []history.Value
+	OK, Unexpected, Duplicated   []history.Value
+	Lost, Recovered              []history.Value
+}
+
+// UniqueIDsTally is the unique-ids checker's result: the generate
+// operations attempted and acknowledged, the identifiers returned more
+// than once (DuplicatedCount of them; Duplicated lists at most 48, the
+// most frequent, sorted by identifier) and the least and greatest
+// identifier acknowledged (None when none was).
+type UniqueIDsTally struct {
+	Attempted, Acknowledged int
+	DuplicatedCount         int
+	Duplicated              []Duplicate
+	Lowest, Highest         history.Value
 }

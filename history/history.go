@@ -113,8 +113,31 @@ type Op struct {
 	// Status is OK (took effect, value as observed), Fail (did not happen) or
 	// Info (unknown: may take effect any time after Call, or never).
 	Status Type
-	Extra  []Field
-	Line   int // source line of the invocation, 0 if unknown
+	// HasDone says DoneIndex is set: the operation's completion event
+	// gave its own index.
+	HasDone bool
+	// DoneIndex is the index of the operation's completion event (see
+	// History.CompletionIndex).
+	DoneIndex int64
+	Extra     []Field
+	Line      int // source line of the invocation, 0 if unknown
+}
+
+// CompletionIndex is the index of the completion event of operation i:
+// the input's own index when the completion gave one, else its position
+// in the input (0-based) in a history in file order, as for an
+// invocation; else the operation's Index. Jepsen's
+// checkers name an operation by its completion where the completion is
+// what they saw (set-full's known, a long fork's reads, a bank error).
+func (h *History) CompletionIndex(i int) int64 {
+	o := &h.Ops[i]
+	switch {
+	case o.HasDone:
+		return o.DoneIndex
+	case h.Order == FileOrder && o.Status != Info:
+		return o.Return
+	}
+	return o.Index
 }
 
 // Pending reports whether the operation's outcome is unknown.

@@ -293,6 +293,9 @@ func (p *Pairer) complete(e *Event, pos int) error {
 	}
 	at := int64(pos)
 	o.Status = e.Type
+	if e.HasIdx {
+		o.HasDone, o.DoneIndex = true, e.Index
+	}
 	switch e.Type {
 	case OK:
 		o.Value = orValue(o.Value, e.Value)
@@ -694,7 +697,7 @@ func (h *History) Events() []Event {
 		inv := Event{Process: o.Client, Type: Invoke, F: o.F, Value: o.Value, Key: o.Key, Version: o.Version,
 			Token: o.Token, Time: call, HasTime: true, Index: o.Index, HasIdx: true, Extra: o.Extra}
 		done := inv
-		done.Type, done.HasIdx, done.Index = o.Status, false, 0
+		done.Type, done.HasIdx, done.Index = o.Status, o.HasDone, o.DoneIndex
 		inv.Extra = nil // the completion carries them; pairing merges them back
 		sp := rt.Spans[i]
 		ks = append(ks, keyed{at: sp.Call, seq: i, event: inv})

@@ -38,6 +38,19 @@ func (w *words) jepsen() string {
 			isAre(len(parts), "1 element was", fmt.Sprintf("%d elements were", len(parts))), elide(parts, maxElements, ", "))
 	case "long-fork":
 		return w.fork(f.Fork)
+	case "total-queue-lost":
+		return fmt.Sprintf("%s acknowledged as enqueued but never dequeued: %s",
+			isAre(len(f.Elements), "1 element was", fmt.Sprintf("%d elements were", len(f.Elements))), elements(f.Elements))
+	case "total-queue-unexpected":
+		return fmt.Sprintf("%s dequeued that no enqueue attempted: %s",
+			isAre(len(f.Elements), "1 element was", fmt.Sprintf("%d elements were", len(f.Elements))), elements(f.Elements))
+	case "unique-ids-duplicated":
+		parts := make([]string, 0, len(f.Duplicates))
+		for _, d := range f.Duplicates {
+			parts = append(parts, fmt.Sprintf("%s (%d times)", d.Element, d.Count))
+		}
+		return fmt.Sprintf("%s generated more than once: %s",
+			isAre(len(parts), "1 identifier was", fmt.Sprintf("%d identifiers were", len(parts))), elide(parts, maxElements, ", "))
 	}
 	if f.Bank != nil {
 		return w.bank(f.Bank)

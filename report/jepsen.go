@@ -11,7 +11,8 @@ import (
 
 // Jepsen is what one of Jepsen's own checkers counted (the models
 // jepsen-counter, jepsen-set, set-full, bank and long-fork), with the
-// counts and sets that checker reports, named as Jepsen names them
+// counts and sets that checker reports (and total-queue and unique-ids),
+// named as Jepsen names them
 // (underscores for dashes). Operations are named by their index
 // (Op.Index). Exactly one part besides Checker is present.
 type Jepsen struct {
@@ -21,6 +22,34 @@ type Jepsen struct {
 	SetFull  *JepsenSetFull  `json:"set_full,omitempty"`
 	Bank     *JepsenBank     `json:"bank,omitempty"`
 	LongFork *JepsenLongFork `json:"long_fork,omitempty"`
+	Queue    *JepsenQueue    `json:"total_queue,omitempty"`
+	IDs      *JepsenIDs      `json:"unique_ids,omitempty"`
+}
+
+// JepsenQueue is the total-queue checker's result. The element lists
+// are multisets: sorted, an element as many times as it counts.
+type JepsenQueue struct {
+	AttemptCount      int   `json:"attempt_count"`
+	AcknowledgedCount int   `json:"acknowledged_count"`
+	OKCount           int   `json:"ok_count"`
+	UnexpectedCount   int   `json:"unexpected_count"`
+	DuplicatedCount   int   `json:"duplicated_count"`
+	LostCount         int   `json:"lost_count"`
+	RecoveredCount    int   `json:"recovered_count"`
+	Lost              []any `json:"lost"`
+	Unexpected        []any `json:"unexpected"`
+	Duplicated        []any `json:"duplicated"`
+	Recovered         []any `json:"recovered"`
+}
+
+// JepsenIDs is the unique-ids checker's result: Range is the least and
+// greatest identifier acknowledged ([null, null] when none was).
+type JepsenIDs struct {
+	AttemptedCount    int         `json:"attempted_count"`
+	AcknowledgedCount int         `json:"acknowledged_count"`
+	DuplicatedCount   int         `json:"duplicated_count"`
+	Duplicated        []Duplicate `json:"duplicated"`
+	Range             [2]any      `json:"range"`
 }
 
 // CounterRead is a counter read with its bounds.
@@ -55,14 +84,15 @@ type JepsenSet struct {
 	Recovered         []any  `json:"recovered"`
 }
 
-// SetFullElement is one element's timeline: the operations (by index)
-// by which it was known, and the latest-invoked reads that saw it and
-// missed it; latencies in milliseconds.
+// SetFullElement is one element's timeline, as Jepsen's set-full gives
+// it: Known is the completion (by index) by which the element was known
+// (its add's ok, or the first read that saw it), LastAbsent the
+// invocation of the latest-invoked read that missed it; latencies in
+// milliseconds.
 type SetFullElement struct {
 	Element       any    `json:"element"`
 	Outcome       string `json:"outcome"`
 	Known         *int64 `json:"known"`
-	LastPresent   *int64 `json:"last_present"`
 	LastAbsent    *int64 `json:"last_absent"`
 	StableLatency *int64 `json:"stable_latency"`
 	LostLatency   *int64 `json:"lost_latency"`
@@ -163,6 +193,31 @@ func newJepsen(h *history.History, t *checker.JepsenTally) *Jepsen {
 		out.Bank = c.bank(t.Bank)
 	case t.LongFork != nil:
 		out.LongFork = c.longFork(t.LongFork)
+	case t.Queue != nil:
+		out.Queue = queue(t.Queue)
+	case t.IDs != nil:
+		out.IDs = uniqueIDs(t.IDs)
+	}
+	return out
+}
+
+func queue(t *checker.QueueTally) *JepsenQueue {
+	return &JepsenQueue{AttemptCount: len(t.Attempts), AcknowledgedCount: len(t.Enqueued), OKCount: len(t.OK),
+		UnexpectedCount: len(t.Unexpected), DuplicatedCount: len(t.Duplicated), LostCount: len(t.Lost),
+		RecoveredCount: len(t.Recovered), Lost: values(t.Lost), Unexpected: values(t.Unexpected),
+		Duplicated: values(t.Duplicated), Recovered: values(t.Recovered)}
+}
+
+func uniqueIDs(t *checker.UniqueIDsTally) *JepsenIDs {
+	out := &JepsenIDs{AttemptedCount: t.Attempted, AcknowledgedCount: t.Acknowledged, DuplicatedCount: t.DuplicatedCount,
+		Duplicated: []Duplicate{}}
+	for _, d := range t.Duplicated {
+		out.Duplicated = append(out.Duplicated, Duplicate{Element: d.Element.JSON(), Count: d.Count})
+	}
+	for i, v := range []history.Value{t.Lowest, t.Highest} {
+		if !v.IsNone() {
+			out.Range[i] = v.JSON()
+		}
 	}
 	return out
 }
@@ -177,6 +232,24 @@ func (c *jconv) index(p int) *int64 {
 	}
 	i := c.h.Ops[p].Index
 	return &i
+}
+
+// done is the index of the completion of the operation at position p,
+// nil for none: Jepsen names the completion where it is what its checker
+// saw.
+func (c *jconv) done(p int) *int64 {
+	if p < 0 || p >= len(c.h.Ops) {
+		return nil
+	}
+	i := c.h.CompletionIndex(p)
+	return &i
+}
+
+func (c *jconv) doneIdx(p int) int64 {
+	if i := c.done(p); i != nil {
+		return *i
+	}
+	return -1
 }
 
 func (c *jconv) idx(p int) int64 {
@@ -219,8 +292,8 @@ func latency(ms int64) *int64 {
 }
 
 func (c *jconv) element(e checker.SetFullElement) SetFullElement {
-	return SetFullElement{Element: e.Element.JSON(), Outcome: e.Outcome, Known: c.index(e.Known),
-		LastPresent: c.index(e.LastPresent), LastAbsent: c.index(e.LastAbsent),
+	return SetFullElement{Element: e.Element.JSON(), Outcome: e.Outcome, Known: c.done(e.Known),
+		LastAbsent:    c.index(e.LastAbsent),
 		StableLatency: latency(e.StableLatency), LostLatency: latency(e.LostLatency)}
 }
 
@@ -250,7 +323,7 @@ func (c *jconv) setFull(t *checker.SetFullTally) *JepsenSetFull {
 }
 
 func (c *jconv) bankError(e checker.BankError) BankError {
-	out := BankError{Index: c.idx(e.Op), Type: e.Type, Balances: e.Balances}
+	out := BankError{Index: c.doneIdx(e.Op), Type: e.Type, Balances: e.Balances}
 	if e.Type == checker.BankWrongTotal || e.Type == checker.BankNegativeValue {
 		out.Total = e.Total
 	}
@@ -285,7 +358,7 @@ func (c *jconv) longFork(t *checker.LongForkTally) *JepsenLongFork {
 	out := &JepsenLongFork{GroupSize: t.GroupSize, ReadsCount: t.Reads, EarlyReadCount: t.EarlyReads,
 		LateReadCount: t.LateReads, Forks: []Fork{}}
 	for _, f := range t.Forks {
-		out.Forks = append(out.Forks, Fork{A: c.idx(f.A), B: c.idx(f.B), OnlyA: values(f.OnlyA), OnlyB: values(f.OnlyB)})
+		out.Forks = append(out.Forks, Fork{A: c.doneIdx(f.A), B: c.doneIdx(f.B), OnlyA: values(f.OnlyA), OnlyB: values(f.OnlyB)})
 	}
 	if !t.MultipleWrites.IsNone() {
 		out.MultipleWrites = t.MultipleWrites.JSON()
@@ -319,6 +392,13 @@ func jepsenCounts(j *Jepsen) string {
 		l := j.LongFork
 		return fmt.Sprintf("group size %d, reads: %d (early %d, late %d), forks: %d",
 			l.GroupSize, l.ReadsCount, l.EarlyReadCount, l.LateReadCount, len(l.Forks))
+	case j.Queue != nil:
+		q := j.Queue
+		return fmt.Sprintf("attempted %d, acknowledged %d, dequeued %d (ok), lost %d, recovered %d, unexpected %d, duplicated %d",
+			q.AttemptCount, q.AcknowledgedCount, q.OKCount, q.LostCount, q.RecoveredCount, q.UnexpectedCount, q.DuplicatedCount)
+	case j.IDs != nil:
+		u := j.IDs
+		return fmt.Sprintf("attempted %d, acknowledged %d, duplicated %d", u.AttemptedCount, u.AcknowledgedCount, u.DuplicatedCount)
 	}
 	return ""
 }

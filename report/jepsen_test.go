@@ -64,6 +64,13 @@ func TestExplainJepsen(t *testing.T) {
 		{jepsen.LongFork, nil, []string{"0 invoke read [[:r 0 nil] [:r 1 nil]]", "0 ok read [[:r 0 1] [:r 1 nil]]",
 			"1 invoke read [[:r 0 nil] [:r 1 nil]]", "1 ok read [[:r 0 nil] [:r 1 1]]"},
 			"long-fork", []string{"the first saw the write of key 0", "the second saw the write of key 1"}},
+		{jepsen.TotalQueue, nil, []string{"0 invoke enqueue 1", "0 ok enqueue 1", "0 invoke enqueue 2", "0 ok enqueue 2",
+			"1 invoke dequeue nil", "1 ok dequeue 2"},
+			"total-queue-lost", []string{"1 element was acknowledged as enqueued but never dequeued: 1"}},
+		{jepsen.TotalQueue, nil, []string{"1 invoke dequeue nil", "1 ok dequeue 7"},
+			"total-queue-unexpected", []string{"1 element was dequeued that no enqueue attempted: 7"}},
+		{jepsen.UniqueIDs, nil, []string{"0 invoke generate nil", "0 ok generate 3", "1 invoke generate nil", "1 ok generate 3"},
+			"unique-ids-duplicated", []string{"1 identifier was generated more than once: 3 (2 times)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {
@@ -121,5 +128,72 @@ func TestJepsenJSON(t *testing.T) {
 	}
 	if strings.Contains(text.String(), "\x1b") || !strings.Contains(text.String(), "lost 1") {
 		t.Errorf("text:\n%s", text.String())
+	}
+}
+
+// TestJepsenCompletionIndexes: where Jepsen's checkers name an operation
+// by its completion (set-full's known, a long fork's reads, a bank
+// error's read), the JSON report gives the completion's index: its own
+// :index when the events carry one, else its place in the input.
+func TestJepsenCompletionIndexes(t *testing.T) {
+	// Jepsen's set-full flutter case: element 1 is known by the read
+	// that completes at event 4 (invoked at 3), last missed by the read
+	// invoked at 6.
+	flutter := []string{"0 invoke add 0", "0 ok add 0", "1 invoke add 1", "2 invoke read nil",
+		"2 ok read #{1}", "1 ok add 1", "2 invoke read nil", "3 invoke read nil", "3 ok read #{1}", "2 ok read #{0}"}
+	fork := []string{"0 invoke read [[:r 0 nil] [:r 1 nil]]", "1 invoke read [[:r 0 nil] [:r 1 nil]]",
+		"0 ok read [[:r 0 1] [:r 1 nil]]", "1 ok read [[:r 0 nil] [:r 1 1]]"}
+	bank := []string{"0 invoke read nil", "0 ok read {0 5 1 5}", "0 invoke read nil", "1 invoke read nil",
+		"1 ok read {0 5 1 5}", "0 ok read {0 5 1 8}"}
+	tests := []struct {
+		name   string
+		model  string
+		events []string
+		offset int64 // an :index of offset+position on every event; -1 for none
+		want   func(j *Jepsen) []int64
+		wants  []int64
+	}{
+		{"set-full known and last absent", jepsen.SetFull, flutter, -1, func(j *Jepsen) []int64 {
+			w := j.SetFull.WorstStale[0]
+			return []int64{*w.Known, *w.LastAbsent}
+		}, []int64{4, 6}},
+		{"set-full with indexes", jepsen.SetFull, flutter, 100, func(j *Jepsen) []int64 {
+			w := j.SetFull.WorstStale[0]
+			return []int64{*w.Known, *w.LastAbsent}
+		}, []int64{104, 106}},
+		{"long fork", jepsen.LongFork, fork, -1, func(j *Jepsen) []int64 {
+			return []int64{j.LongFork.Forks[0].A, j.LongFork.Forks[0].B}
+		}, []int64{2, 3}},
+		{"long fork with indexes", jepsen.LongFork, fork, 10, func(j *Jepsen) []int64 {
+			return []int64{j.LongFork.Forks[0].A, j.LongFork.Forks[0].B}
+		}, []int64{12, 13}},
+		{"bank error", jepsen.Bank, bank, -1, func(j *Jepsen) []int64 {
+			return []int64{j.Bank.FirstError.Index}
+		}, []int64{5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var sb strings.Builder
+			for i, e := range tt.events {
+				p := strings.SplitN(e, " ", 4)
+				fmt.Fprintf(&sb, "{:process %s, :type :%s, :f :%s, :value %s, :time %d", p[0], p[1], p[2], p[3], int64(i)*1_000_000)
+				if tt.offset >= 0 {
+					fmt.Fprintf(&sb, ", :index %d", tt.offset+int64(i))
+				}
+				sb.WriteString("}\n")
+			}
+			h, err := format.Read("t.edn", strings.NewReader(sb.String()), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := jepsen.Check(context.Background(), tt.model, h, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := NewResult(h, res).Jepsen
+			if got := tt.want(j); fmt.Sprint(got) != fmt.Sprint(tt.wants) {
+				t.Errorf("indexes %v, want %v", got, tt.wants)
+			}
+		})
 	}
 }

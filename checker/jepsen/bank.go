@@ -34,12 +34,18 @@ func checkBank(h *history.History, opts Options) checker.Result {
 		if err != nil {
 			return unknown(err.Error(), tally)
 		}
+		var sum int64
 		for _, b := range first {
 			accounts[b.account] = true
-			if !opts.HasTotal && b.ok {
-				t.Total += b.n
+			if !opts.HasTotal && !b.ok {
+				// Jepsen's checker sums the first read to find the total
+				// and fails on a nil balance.
+				return unknown(fmt.Sprintf("the first read %s has no balance (nil) for account %s, so the total cannot be taken from it; give the total-amount option",
+					h.Ops[reads[0]].Label(), b.account), tally)
 			}
+			sum += b.n
 		}
+		t.Total = sum
 	}
 	if opts.HasTotal {
 		t.Total = opts.TotalAmount

@@ -49,6 +49,10 @@ func TestBank(t *testing.T) {
 			nil, checker.False, 20, "nil-balance@2 0 [1]"},
 		{"total given", []string{first, "0 ok read {0 10 1 10}"}, map[string]string{"total-amount": "30"},
 			checker.False, 30, "wrong-total@0 20 []"},
+		{"first read with a nil balance and no total", []string{first, "0 ok read {0 10 1 nil}", "0 invoke read",
+			"0 ok read {0 5 1 10}"}, nil, checker.Unknown, 0, ""},
+		{"first read with a nil balance, total given", []string{first, "0 ok read {0 20 1 nil}"},
+			map[string]string{"total-amount": "20"}, checker.False, 20, "nil-balance@0 0 [1]"},
 		{"failed and crashed reads are not judged", []string{first, "0 ok read {0 10 1 10}", "0 invoke read",
 			"0 fail read {0 1 1 1}", "1 invoke read", "1 info read"}, nil, checker.True, 20, ""},
 	}

@@ -1,11 +1,13 @@
 // Package jepsen holds Jepsen's own checkers as histcheck models: the
 // counter (each read within the adds that completed before it and the
 // adds that may have happened), the set (the final read judged), set-full
-// (each element followed over time), the bank (every read keeps the total)
-// and long-fork (reads of a group of keys that saw writes in incompatible
-// orders). Each judges the history by its own rule, with Jepsen's verdict
-// and Jepsen's counts, as facts (checker.JepsenTally and
-// checker.JepsenFact); package report says them in words.
+// (each element followed over time), the bank (every read keeps the
+// total), long-fork (reads of a group of keys that saw writes in
+// incompatible orders), the total queue (what goes in must come out) and
+// unique ids (no identifier generated twice). Each judges the history by
+// its own rule, with Jepsen's verdict and Jepsen's counts, as facts
+// (checker.JepsenTally and checker.JepsenFact); package report says them
+// in words.
 //
 // Events are taken in the history's order: their places in the file for
 // Jepsen's events (what Jepsen's :index gives), else their times, an
@@ -29,15 +31,17 @@ const Criterion = "jepsen"
 
 // The models, named apart from the linearizable objects (counter, set).
 const (
-	Counter  = "jepsen-counter"
-	Set      = "jepsen-set"
-	SetFull  = "set-full"
-	Bank     = "bank"
-	LongFork = "long-fork"
+	Counter    = "jepsen-counter"
+	Set        = "jepsen-set"
+	SetFull    = "set-full"
+	Bank       = "bank"
+	LongFork   = "long-fork"
+	TotalQueue = "total-queue"
+	UniqueIDs  = "unique-ids"
 )
 
 // Names lists the models in the order the model list shows them.
-var Names = []string{Counter, Set, SetFull, Bank, LongFork}
+var Names = []string{Counter, Set, SetFull, Bank, LongFork, TotalQueue, UniqueIDs}
 
 // defaultMaxViolations bounds the violations reported per check when
 // the caller gives no bound; the tally always counts them all.
@@ -68,6 +72,10 @@ func Check(ctx context.Context, name string, h *history.History, settings map[st
 		res = checkBank(h, opts)
 	case LongFork:
 		res = checkLongFork(h, opts)
+	case TotalQueue:
+		res = checkTotalQueue(h)
+	case UniqueIDs:
+		res = checkUniqueIDs(h)
 	default:
 		return checker.Result{}, fmt.Errorf("no Jepsen checker is named %q", name)
 	}

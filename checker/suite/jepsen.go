@@ -58,4 +58,12 @@ var jepsenDocs = map[string]jepsenDoc{
 	jepsen.LongFork: {"Jepsen's long-fork checker: one write per key, reads of groups of keys; two reads of a group fork " +
 		"when each saw a write the other did not (option group-size, default the first read's)", []model.OpInfo{
 		{Names: []string{"txn", "read", "write"}, Value: "[[r k v] ...] or [[w k v]]", Doc: "a read of a group of keys, or one write"}}},
+	jepsen.TotalQueue: {"Jepsen's total-queue checker: what goes in must come out; every acknowledged enqueue's element " +
+		"dequeued (else lost), nothing dequeued that no enqueue attempted (else unexpected); duplicates and recovered " +
+		"elements counted (not the linearizable queue)", []model.OpInfo{
+		{Names: []string{"enqueue"}, Value: "element", Doc: "enqueues an element"},
+		{Names: []string{"dequeue"}, Value: "element (the one dequeued)", Doc: "dequeues an element"},
+		{Names: []string{"drain"}, Value: "[element ...] (those dequeued)", Doc: "dequeues every element"}}},
+	jepsen.UniqueIDs: {"Jepsen's unique-ids checker: every generate that completed ok returned an identifier no other did",
+		[]model.OpInfo{{Names: []string{"generate"}, Value: "identifier (the one returned)", Doc: "generates an identifier"}}},
 }
