@@ -46,6 +46,19 @@ var targets = map[string]target{
 	"sequential":   {},
 }
 
+// checkedNames are elle-cli's model names histcheck checks, sorted: all
+// but its experimental checkers.
+func checkedNames() []string {
+	var out []string
+	for _, n := range modelNames() {
+		if targets[n].model != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// modelNames are every model name elle-cli accepts, sorted.
 func modelNames() []string {
 	names := make([]string, 0, len(targets))
 	for n := range targets {
@@ -227,6 +240,21 @@ func (e *mismatchError) Error() string {
 	return fmt.Sprintf("Model %q does not match this history: %v - wrong model selected?", e.model, e.err)
 }
 
+// raisedError is a history Elle refuses with an error: elle-cli prints an
+// empty line, the error on standard error, and exits 255.
+type raisedError struct{ err error }
+
+// Error is Elle's message when histcheck knows it, then histcheck's.
+func (e *raisedError) Error() string {
+	var re *elle.RefusedError
+	if errors.As(e.err, &re) {
+		return fmt.Sprintf("%s (%s: %v)", re.Elle, re.Type, re.Err)
+	}
+	return e.err.Error()
+}
+
+func (e *raisedError) Unwrap() error { return e.err }
+
 // check checks one history as planned.
 func (p *planned) check(ctx context.Context, h *history.History, file string, events bool) (check.Outcome, error) {
 	if p.model == "" {
@@ -251,6 +279,12 @@ func (p *planned) check(ctx context.Context, h *history.History, file string, ev
 	var we *suite.WitnessError
 	if out.Internal || errors.As(err, &ie) || errors.As(err, &we) {
 		return out, fmt.Errorf("checking %s: %w", history.Quote(file), err)
+	}
+	if p.txn {
+		// Elle raises an error on every history its checkers refuse (a
+		// value appended twice, a micro-operation it does not know), and
+		// elle-cli exits 255 on it.
+		return out, &raisedError{err: err}
 	}
 	// The model or its settings do not fit the history's operations.
 	return out, &mismatchError{model: p.name, err: err}
