@@ -176,7 +176,7 @@ func checkFile(ctx context.Context, env Env, o *options, p *planned, file string
 	}
 	out, err := p.check(ctx, h, file, events)
 	if err != nil {
-		return checker.Unknown, err
+		return checker.Unknown, named(file, err)
 	}
 	hr := report.NewHistoryOf(file, h, out)
 	v := verdict(p, out)
@@ -190,6 +190,17 @@ func checkFile(ctx context.Context, env Env, o *options, p *planned, file string
 		}
 	}
 	return v, nil
+}
+
+// named gives an input error found after reading (a transaction the
+// model cannot parse) the file it is about, which the checks that found
+// it do not know, so that the message names file rather than no file.
+func named(file string, err error) error {
+	var ie *history.InputError
+	if errors.As(err, &ie) && ie.File == "" {
+		ie.File = file
+	}
+	return err
 }
 
 // verdict is the file's one verdict: false if any result is, else unknown

@@ -12,6 +12,7 @@ import (
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/elle"
 	"github.com/histcheck/histcheck/checker/suite"
+	"github.com/histcheck/histcheck/history"
 )
 
 // TestLine checks elle-cli's line byte for byte, and that a file name that
@@ -170,6 +171,25 @@ func TestReportable(t *testing.T) {
 			if got[a] {
 				t.Errorf("%v: %s reported", c.asked, a)
 			}
+		}
+	}
+}
+
+// TestInputErrorNamesFile checks that a history the model refuses after
+// it was read (a micro-operation it does not know) is reported with the
+// file's name and line, as a history the reader refuses is.
+func TestInputErrorNamesFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "frob.edn")
+	write(t, file, `{:type :invoke, :f :txn, :value [[:append :x 1] [:frob :y]], :process 0}
+{:type :ok, :f :txn, :value [[:append :x 1] [:frob :y]], :process 0}
+`)
+	for _, model := range []string{"list-append", "rw-register"} {
+		var out, errb bytes.Buffer
+		o := &options{model: model, consistency: "strict-serializable", anomalies: "G0", output: "text", plotFormat: "svg", cycleSearchTimeout: 1000}
+		code := run(context.Background(), Env{Stdout: &out, Stderr: &errb, Models: suite.Builtin()}, o, []string{file})
+		want := "elle-cli: " + history.Quote(file) + ":1: operation txn: micro-operation 2: unknown micro-operation frob"
+		if code != ExitException || !strings.HasPrefix(errb.String(), want) {
+			t.Errorf("%s: exit %d, stderr %q; want 255 and %q…", model, code, errb.String(), want)
 		}
 	}
 }
