@@ -367,6 +367,9 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 	for _, w := range h.Warnings {
 		e.fileNote(file, "warning: %s", w)
 	}
+	if hint := jepsenHint(strings.Join(o.model, ","), in); hint != "" {
+		e.fileNote(file, "%s", hint)
+	}
 	out, err := check.Run(ctx, h, req)
 	if out.Refused != nil {
 		return refuseFile(e, o, file, h, out)
