@@ -26,7 +26,8 @@ const logShape = "INFO  jepsen.util - <process> <:type> <:f> <value>"
 // sniffJepsenLog claims input with a history line of a Jepsen log anywhere
 // in its head, before any other format: logs start with other lines.
 func sniffJepsenLog(head []byte) int {
-	if logMarker.Match(head) {
+	// The literal is found far faster than the expression runs.
+	if bytes.Contains(head, []byte("jepsen.util")) && logMarker.Match(head) {
 		return 5
 	}
 	return 0

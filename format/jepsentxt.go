@@ -30,7 +30,9 @@ var txtLine = regexp.MustCompile(`^([^\t]+)\t:(invoke|ok|fail|info)\t([^\t]+)(?:
 // sniffJepsenTxt claims input whose first line is a history.txt line.
 func sniffJepsenTxt(head []byte) int {
 	first, _, _ := bytes.Cut(bytes.TrimLeft(head, "\r\n"), []byte("\n"))
-	if txtLine.Match(bytes.TrimSuffix(first, []byte("\r"))) {
+	// A history.txt line has a tab before its :type; the expression would
+	// otherwise run over a first line as long as the head.
+	if bytes.Contains(first, []byte("\t:")) && txtLine.Match(bytes.TrimSuffix(first, []byte("\r"))) {
 		return 5
 	}
 	return 0
