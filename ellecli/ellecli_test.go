@@ -43,6 +43,9 @@ func TestPlan(t *testing.T) {
 		criteria, anoms                []string
 		nothing                        bool
 		msg                            string
+		// unknown are the consistency models Elle does not know, raised
+		// when a history is checked, not as a flag's complaint.
+		unknown []string
 	}{
 		{name: "defaults: G0 is ruled out by strict serializability", model: "list-append", levels: "strict-serializable", anomalies: "G0",
 			criteria: []string{elle.StrictSerializable}},
@@ -52,7 +55,10 @@ func TestPlan(t *testing.T) {
 			criteria: []string{elle.CursorStability}, anoms: []string{"G-single", "G0"}},
 		{name: "alias", model: "list-append", levels: "strong-serializable,conflict-serializable",
 			criteria: []string{elle.StrictSerializable, elle.Serializable}},
-		{name: "unknown level", model: "list-append", levels: "sometimes", msg: "Unknown consistency model"},
+		{name: "unknown level", model: "list-append", levels: "sometimes", unknown: []string{"sometimes"}},
+		{name: "unknown levels beside known ones", model: "rw-register", levels: "serializable,all,pram,PL-3", anomalies: "",
+			criteria: []string{elle.Serializable, elle.Serializable}, unknown: []string{"all", "pram"}},
+		{name: "unknown level, nothing else", model: "list-append", levels: "often", anomalies: "", unknown: []string{"often"}},
 		{name: "unknown anomaly", model: "list-append", anomalies: "G9", msg: "unknown anomaly"},
 		{name: "unknown model", model: "nope", msg: `Failed to validate "--model nope"`},
 		{name: "knossos ignores -c", model: "cas-register", levels: "sometimes"},
@@ -71,6 +77,9 @@ func TestPlan(t *testing.T) {
 			slices.Sort(tt.anoms)
 			if !slices.Equal(p.criteria, tt.criteria) || !slices.Equal(p.anoms, tt.anoms) || p.nothing != tt.nothing {
 				t.Errorf("criteria %v, anomalies %v, nothing %v; want %v, %v, %v", p.criteria, p.anoms, p.nothing, tt.criteria, tt.anoms, tt.nothing)
+			}
+			if !slices.Equal(p.unknownLevels, tt.unknown) {
+				t.Errorf("unknown consistency models %v, want %v", p.unknownLevels, tt.unknown)
 			}
 		})
 	}
