@@ -41,10 +41,13 @@ var table = func() []Criterion {
 	local := map[string]bool{checker.Linearizable: true}
 	witness := map[string]bool{checker.Linearizable: true, checker.Sequential: true}
 	names := append(append([]string(nil), checker.AllCriteria...), elle.Levels...)
+	// The edges are listed once: copying them for every name was most of
+	// the package's start-up.
+	edges := append(ladder.Implies(), ladder.IsolationImplies()...)
 	out := make([]Criterion, 0, len(names))
 	for _, name := range names {
 		c := Criterion{Name: name, Local: local[name], Witness: witness[name], Cores: witness[name]}
-		for _, e := range append(ladder.Implies(), ladder.IsolationImplies()...) {
+		for _, e := range edges {
 			if e.Strong == name {
 				c.Implies = append(c.Implies, e.Weak)
 			}

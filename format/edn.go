@@ -34,7 +34,7 @@ func sniffEDN(head []byte) int {
 	case '(', '#', '^':
 		return 4
 	case '[', '{':
-		if ednKeywordRe.Match(rest) {
+		if hasEDNKeyword(rest) {
 			return 4
 		}
 	}

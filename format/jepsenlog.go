@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/histcheck/histcheck/history"
@@ -26,16 +27,21 @@ const logShape = "INFO  jepsen.util - <process> <:type> <:f> <value>"
 // sniffJepsenLog claims input with a history line of a Jepsen log anywhere
 // in its head, before any other format: logs start with other lines.
 func sniffJepsenLog(head []byte) int {
-	if logMarker.Match(head) {
+	// The literal is found far faster than the expression runs.
+	if bytes.Contains(head, []byte("jepsen.util")) && logMarkerRe().Match(head) {
 		return 5
 	}
 	return 0
 }
 
-// logLine matches a history line of a Jepsen log:
+// logLineRe matches a history line of a Jepsen log:
 // "INFO  jepsen.util - <process> <:type> <:f> <value>", fields separated by
 // tabs or runs of spaces.
-var logLine = regexp.MustCompile(`^\S*\s*INFO\s+jepsen\.util\s+-\s+(\S+)\s+:(invoke|ok|fail|info)\s+(\S+)(?:\s+(.*?))?\s*$`)
+// It is compiled on first use, as are the package's other expressions,
+// so that a process that reads another format does not compile it.
+var logLineRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\S*\s*INFO\s+jepsen\.util\s+-\s+(\S+)\s+:(invoke|ok|fail|info)\s+(\S+)(?:\s+(.*?))?\s*$`)
+})
 
 // matchLogLine is logLine.FindSubmatch, with the common shape of the line
 // read without the regular expression, which dominated reading a log.
@@ -43,7 +49,7 @@ func matchLogLine(b []byte) [][]byte {
 	if m, ok := fastLogLine(b); ok {
 		return m
 	}
-	return logLine.FindSubmatch(b)
+	return logLineRe().FindSubmatch(b)
 }
 
 // fastLogLine reads "PREFIX INFO jepsen.util - PROCESS :TYPE F VALUE" as
@@ -116,8 +122,10 @@ func isRESpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
-// logMarker finds candidate lines cheaply when sniffing.
-var logMarker = regexp.MustCompile(`INFO\s+jepsen\.util\s+-\s+\S+\s+:(invoke|ok|fail|info)\b`)
+// logMarkerRe finds candidate lines cheaply when sniffing.
+var logMarkerRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`INFO\s+jepsen\.util\s+-\s+\S+\s+:(invoke|ok|fail|info)\b`)
+})
 
 // readEventLines reads the lines of r that match finds, one event each
 // (its groups: process, type, f, value); other lines are skipped. Values

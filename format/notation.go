@@ -29,7 +29,7 @@ func sniffNotation(head []byte) int {
 	if k, _ := lead(head); k == leadNotation {
 		return 4
 	}
-	if notationLine.Match(head) {
+	if hasNotationLine(head) {
 		return 1
 	}
 	return 0

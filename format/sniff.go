@@ -3,13 +3,81 @@ package format
 import (
 	"bytes"
 	"regexp"
+	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
-var (
-	// ednKeywordRe finds an EDN keyword where a map key or value starts.
-	ednKeywordRe = regexp.MustCompile(`[{\[(\s,]:[A-Za-z]`)
-	notationLine = regexp.MustCompile(`(?m)^\s*[\p{L}\p{N}_.-]+\s*:\s*[\p{L}_][\p{L}\p{N}_-]*\s*(\(.*\))?\s*((->|→)\s*\S+)?\s*\[`)
-)
+// notationLineRe matches a line of the notation at the start of its input,
+// A: w(1) [ up to the bracket of its times. It is compiled on first use:
+// most inputs never reach it (see hasNotationLine).
+var notationLineRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*[\p{L}\p{N}_.-]+\s*:\s*[\p{L}_][\p{L}\p{N}_-]*\s*(\(.*\))?\s*((->|→)\s*\S+)?\s*\[`)
+})
+
+// hasNotationLine reports whether a line of b starts a notation line, as
+// the multi-line form of notationLineRe, (?m)^\s*..., would find anywhere
+// in b. That search ran over all of b for every input; here only a line
+// whose first character after spaces can start a name is tried, anchored.
+// A match that begins with blank lines (\s takes newlines) is also a
+// match from the line where its name starts, so trying those lines alone
+// finds every match.
+func hasNotationLine(b []byte) bool {
+	for rest := b; ; {
+		if nameStart(rest) >= 0 && notationLineRe().Match(rest) {
+			return true
+		}
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			return false
+		}
+		rest = rest[nl+1:]
+	}
+}
+
+// nameStart is the offset of line's first byte after \s other than a
+// newline, when that byte begins a character of a notation name
+// ([\p{L}\p{N}_.-]); else -1.
+func nameStart(line []byte) int {
+	i := 0
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\f') {
+		i++
+	}
+	if i == len(line) {
+		return -1
+	}
+	c := line[i]
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '.', c == '-':
+		return i
+	case c < utf8.RuneSelf:
+		return -1
+	}
+	if r, _ := utf8.DecodeRune(line[i:]); unicode.IsLetter(r) || unicode.IsNumber(r) {
+		return i
+	}
+	return -1
+}
+
+// hasEDNKeyword reports whether b holds an EDN keyword where a map key or
+// value starts: one of {[( , or \s, then a colon and an ASCII letter, as
+// the regular expression [{\[(\s,]:[A-Za-z] finds, without running one.
+func hasEDNKeyword(b []byte) bool {
+	for i := 1; i+1 < len(b); i++ {
+		j := bytes.IndexByte(b[i:len(b)-1], ':')
+		if j < 0 {
+			return false
+		}
+		i += j
+		switch b[i-1] {
+		case '{', '[', '(', ',', ' ', '\t', '\n', '\f', '\r':
+			if c := b[i+1] | 0x20; c >= 'a' && c <= 'z' {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // sniffLimit is how much of the input content detection looks at.
 const sniffLimit = 64 << 10
@@ -41,7 +109,7 @@ func lead(head []byte) (leadKind, []byte) {
 			} else {
 				rest = rest[i+1:]
 			}
-			if notationLine.Match(rest) {
+			if hasNotationLine(rest) {
 				return leadNotation, rest
 			}
 			continue

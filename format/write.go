@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/histcheck/histcheck/history"
@@ -206,10 +207,13 @@ func isInt(s string) bool {
 }
 
 // keywordText matches names that can be written as EDN keywords.
-var keywordText = regexp.MustCompile(`^[A-Za-z*!_?<>=][A-Za-z0-9*+!_?<>=.-]*$`)
+// It is compiled on first use: most runs write no EDN.
+var keywordText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z*!_?<>=][A-Za-z0-9*+!_?<>=.-]*$`)
+})
 
 func ednKeywordOrString(s string) string {
-	if keywordText.MatchString(s) && s != "nil" && s != "true" && s != "false" {
+	if keywordText().MatchString(s) && s != "nil" && s != "true" && s != "false" {
 		return ":" + s
 	}
 	return ednQuote(s)

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"strconv"
+	"sync"
 
 	"github.com/histcheck/histcheck/history"
 )
@@ -23,7 +24,11 @@ var (
 	pageHTML string
 )
 
-var pageTemplate = template.Must(template.New("page").Parse(pageHTML))
+// pageTemplate is parsed on first use, so that a run that writes no page
+// does not parse it while starting.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(pageHTML))
+})
 
 // HTML writes r as one self-contained web page: a timeline with a lane per
 // process and each operation a bar (completed, failed and of unknown
@@ -49,7 +54,7 @@ func HTML(w io.Writer, r *Report) error {
 	if len(r.Histories) == 1 {
 		title = history.Quote(r.Histories[0].File) + " — " + title
 	}
-	err = pageTemplate.Execute(w, struct {
+	err = pageTemplate().Execute(w, struct {
 		Title  string
 		Valid  string
 		CSS    template.CSS
