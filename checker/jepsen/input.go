@@ -1,0 +1,159 @@
+package jepsen
+
+import (
+	"fmt"
+
+	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
+)
+
+// The checks below refuse what Jepsen's own checkers throw on: a value of
+// a shape the checker cannot read. What Jepsen reads without complaint
+// (nil where it takes nil for an empty collection, the values of
+// operations it does not look at) is let through, so that a history
+// Jepsen judges is judged here too.
+
+// inputError refuses the operation h.Ops[i], naming where it came from
+// (its line, else its place) and what was expected of it.
+func inputError(h *history.History, i int, format string, args ...any) error {
+	return checker.OpError(&h.Ops[i], i, fmt.Errorf(format, args...))
+}
+
+// absent is a value Jepsen reads as nil: nil itself, or no value at all.
+func absent(v history.Value) bool {
+	return v.IsNil() || v.IsNone()
+}
+
+// collection is a value Jepsen can take as a collection of elements: a
+// list, a vector or a set, or nil for none.
+func collection(v history.Value) bool {
+	switch v.Kind() {
+	case history.List, history.Set:
+		return true
+	}
+	return absent(v)
+}
+
+// checkCounterInput refuses an add whose value is not a whole number of
+// at least 0 (whatever its outcome: Jepsen asserts it at the invocation)
+// and a read that completed ok without a whole number.
+func checkCounterInput(h *history.History) error {
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		switch {
+		case o.F == "add":
+			if n, ok := o.Value.Int(); !ok || n < 0 {
+				return inputError(h, i, "a counter's add needs a whole number of at least 0, got %s", describe(o.Value))
+			}
+		case o.F == "read" && o.Status == history.OK:
+			if _, ok := o.Value.Int(); !ok {
+				return inputError(h, i, "a counter's read needs the whole number read, got %s", describe(o.Value))
+			}
+		}
+	}
+	return nil
+}
+
+// checkElementsInput refuses the read h.Ops[i] when its value is not a
+// collection of elements.
+func checkElementsInput(h *history.History, i int) error {
+	if v := h.Ops[i].Value; !collection(v) {
+		return inputError(h, i, "a set's read needs the elements read, as a list or a set, got %s", describe(v))
+	}
+	return nil
+}
+
+// checkSetFullInput refuses a read that completed ok without a
+// collection of elements (set-full reads every one).
+func checkSetFullInput(h *history.History) error {
+	for i := range h.Ops {
+		if h.Ops[i].F == "read" && h.Ops[i].Status == history.OK {
+			if err := checkElementsInput(h, i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkBankInput refuses a read that completed ok without a map of
+// accounts to balances, each a whole number or nil.
+func checkBankInput(h *history.History) error {
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		if o.F != "read" || o.Status != history.OK || absent(o.Value) {
+			continue
+		}
+		if o.Value.Kind() != history.Map {
+			return inputError(h, i, "a bank read needs a map of accounts to balances, got %s", describe(o.Value))
+		}
+		es := o.Value.Elems()
+		for j := 0; j+1 < len(es); j += 2 {
+			if _, ok := es[j+1].Int(); !ok && !es[j+1].IsNil() {
+				return inputError(h, i, "a bank read needs whole-number balances, got %s for account %s", describe(es[j+1]), es[j])
+			}
+		}
+	}
+	return nil
+}
+
+// checkLongForkInput refuses an operation whose value is not a
+// transaction: a list of micro-operations, each a list [f k v] (f r or w,
+// v nil when left out) or nil. Jepsen reads every operation's value so.
+func checkLongForkInput(h *history.History) error {
+	for i := range h.Ops {
+		v := h.Ops[i].Value
+		if absent(v) {
+			continue
+		}
+		if v.Kind() != history.List {
+			return inputError(h, i, "a long-fork operation needs a transaction [[r k v] ...] or [[w k v]], got %s", describe(v))
+		}
+		for _, m := range v.Elems() {
+			if absent(m) {
+				continue
+			}
+			es := m.Elems()
+			if m.Kind() != history.List {
+				return inputError(h, i, "a long-fork transaction needs micro-operations [f k v], got %s", describe(m))
+			}
+			if f, _ := firstName(es); (f == "r" || f == "w") && len(es) < 2 {
+				return inputError(h, i, "a long-fork micro-operation needs a key, [%s k v], got %s", f, describe(m))
+			}
+		}
+	}
+	return nil
+}
+
+// firstName is the first of es as a name (a keyword, symbol or string).
+func firstName(es []history.Value) (string, bool) {
+	if len(es) == 0 {
+		return "", false
+	}
+	return es[0].Str()
+}
+
+// checkQueueInput refuses a drain that completed ok without a collection
+// of the elements it dequeued.
+func checkQueueInput(h *history.History) error {
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		if o.F == "drain" && o.Status == history.OK && !collection(o.Value) {
+			return inputError(h, i, "a drain needs the elements it dequeued, as a list or a set, got %s", describe(o.Value))
+		}
+	}
+	return nil
+}
+
+// describe names a value and its kind for a message: "3 (an int)".
+func describe(v history.Value) string {
+	if v.IsNone() {
+		return "no value"
+	}
+	k := v.Kind().String()
+	art := "a"
+	if k == "int" {
+		art = "an"
+	}
+	return fmt.Sprintf("%s (%s %s)", v, art, k)
+}
