@@ -3,7 +3,10 @@ package budget
 import (
 	"context"
 	"errors"
+	"runtime"
+	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 )
@@ -132,9 +135,82 @@ func TestExceededError(t *testing.T) {
 		{ExceededError{Limit: 300e6, InUse: 200 << 20, Want: 150 << 20, What: "reading the input"},
 			"the memory limit of 300 MB does not leave room for 150 MiB more for reading the input (200 MiB in use)"},
 		{ExceededError{Limit: 2e9, InUse: 1900e6, Space: true}, "the address space limit (ulimit -v) of 2 GB was reached (1900 MB mapped)"},
+		{ExceededError{Limit: 721 << 20, InUse: 1000 << 20, Share: "sequential", Whole: 1e9, Base: 200 << 20},
+			"the memory limit of 721 MiB for sequential (its share of 1 GB, beyond the 200 MiB held when it began) was reached (1000 MiB in use)"},
 	} {
 		if got := tc.e.Error(); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
+	}
+}
+
+// TestShare checks a share's size, what it says when it runs out, that
+// its watch cancels only its own context, and that the whole budget's
+// watch still cancels the run past the whole budget.
+func TestShare(t *testing.T) {
+	var inUse atomic.Int64
+	inUse.Store(200 << 20)
+	m := NewMetered(1<<30, inUse.Load)
+	s := m.Share("sequential")
+	// 7/8 of the 824 MiB the process does not hold, beyond its 200 MiB.
+	if want := int64(200<<20 + 721<<20); s.Limit() != want {
+		t.Fatalf("share of %d bytes, want %d", s.Limit(), want)
+	}
+	run, stopRun := m.Watch(context.Background())
+	defer stopRun()
+	ctx, stop := s.Watch(run)
+	defer stop()
+	if s.Allowance() != 721<<20 || m.Allowance() != 1<<30 {
+		t.Errorf("allowances %d and %d, want the share's and the whole budget", s.Allowance(), m.Allowance())
+	}
+	if err := s.Allow(720<<20, "the memo"); err != nil || s.Refused() != nil {
+		t.Errorf("720 MiB of a 721 MiB share refused: %v, %v", err, s.Refused())
+	}
+	err := s.Allow(722<<20, "the memo")
+	if s.Refused() == nil || s.Refused().Error() != err.Error() || m.Refused() != nil {
+		t.Errorf("refusal %v kept as %v, and %v by the whole budget", err, s.Refused(), m.Refused())
+	}
+	want := "the memory limit of 721 MiB for sequential (its share of 1 GiB, beyond the 200 MiB held when it began) " +
+		"does not leave room for 722 MiB more for the memo (200 MiB in use)"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	inUse.Store(1000 << 20) // past the share, within the budget
+	<-ctx.Done()
+	var ee *ExceededError
+	if !errors.As(context.Cause(ctx), &ee) || ee.Share != "sequential" || ee.InUse != 1000<<20 {
+		t.Fatalf("share's cause %v, want its ExceededError", context.Cause(ctx))
+	}
+	if run.Err() != nil {
+		t.Fatalf("the run was cancelled (%v) by a share", context.Cause(run))
+	}
+	inUse.Store(300 << 20) // released, but not all of it
+	next := m.Share("causal")
+	if want := int64(300<<20 + (724 << 20) - (724<<20)/8); next.Limit() != want {
+		t.Errorf("next share: %d bytes, want %d", next.Limit(), want)
+	}
+	inUse.Store(2 << 30) // past the whole budget
+	<-run.Done()
+	if !errors.As(context.Cause(run), &ee) || ee.Share != "" || ee.Limit != 1<<30 {
+		t.Errorf("run's cause %v, want the whole budget's ExceededError", context.Cause(run))
+	}
+	if m.Share("x") == nil || (*Memory)(nil).Share("x") != nil || New(0).Share("x") != nil {
+		t.Error("a share of no budget is not nil, or a share of a budget is")
+	}
+}
+
+// TestGarbage checks the estimate a Share decides to collect by: right
+// after a collection, little, however much is live; none for a metered
+// budget.
+func TestGarbage(t *testing.T) {
+	m := New(1 << 40)
+	live := make([]byte, 64<<20)
+	debug.FreeOSMemory()
+	if g := m.meter.garbage(); g > 16<<20 {
+		t.Errorf("%d bytes of garbage right after a collection, with %d bytes live", g, len(live))
+	}
+	runtime.KeepAlive(live)
+	if g := NewMetered(1<<30, func() int64 { return 1 << 29 }).meter.garbage(); g != 0 {
+		t.Errorf("a metered budget has %d bytes of garbage", g)
 	}
 }

@@ -30,11 +30,19 @@ type Limits struct {
 	// Timeout bounds each criterion's check of each object.
 	Timeout time.Duration
 	// Memory bounds, in bytes, what the process may hold while the run
-	// checks (package budget): searches ask before their memos grow, and
-	// past it every verdict not yet known is unknown with the reason. 0
-	// means budget.Default() (the container's limit, else a quarter of
-	// the machine's memory); negative means no bound.
+	// checks (package budget): searches ask before their memos grow. Each
+	// criterion's check of each object, with its core, runs under its own
+	// share of what the run does not hold when it begins (budget.Share):
+	// past it that verdict alone is unknown with the reason, and what the
+	// check held is released for the next. Past the whole budget every
+	// verdict not yet known is unknown with the reason. 0 means
+	// budget.Default() (the container's limit, else a quarter of the
+	// machine's memory); negative means no bound.
 	Memory int64
+	// Budget, when set, is the run's memory budget, and Memory is not
+	// read: a caller's own, which it may measure itself
+	// (budget.NewMetered).
+	Budget *budget.Memory
 	// Workers is how many goroutines a checker may use (0: one per CPU).
 	Workers int
 	// CoreTime bounds the shrinking of each violation to its core.
@@ -197,10 +205,18 @@ func Run(ctx context.Context, h *history.History, req Request) (Outcome, error) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	mem := budget.For(req.Limits.Memory)
+	mem := req.Limits.Budget
+	if mem == nil {
+		mem = budget.For(req.Limits.Memory)
+	}
+	// The run is cancelled when the process is past the whole budget:
+	// by the watch while a check runs, and between checks by the run
+	// itself (see part).
+	ctx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(context.Canceled)
 	ctx, stop := mem.Watch(ctx)
 	defer stop()
-	r := &run{ctx: ctx, h: h, req: req, mem: mem}
+	r := &run{ctx: ctx, stopRun: stopRun, h: h, req: req, mem: mem}
 	if r.req.Models == nil {
 		r.req.Models = suite.Builtin()
 	}
@@ -222,11 +238,15 @@ func Run(ctx context.Context, h *history.History, req Request) (Outcome, error) 
 	return r.out, errors.Join(r.internal...)
 }
 
-// withCause puts the reason the run's context ended, when it is the
-// memory budget, before an unknown verdict's reason.
-func withCause(ctx context.Context, reason string) string {
+// withCause puts the reason the context ended, when it is the memory
+// budget or a criterion's share of it, before an unknown verdict's reason;
+// or else, when the share refused a search more memory, that refusal.
+func withCause(ctx context.Context, share *budget.Memory, reason string) string {
 	var ee *budget.ExceededError
 	if !errors.As(context.Cause(ctx), &ee) {
+		ee = share.Refused()
+	}
+	if ee == nil {
 		return reason
 	}
 	if reason == "" {
@@ -253,12 +273,13 @@ type run struct {
 	// internal are the internal errors met, returned once the run is done.
 	internal []error
 	// mem is the run's memory budget (nil: none); ctx is cancelled when
-	// it is exceeded.
-	mem   *budget.Memory
-	spec  modelSpec
-	objs  []object
-	sopts suite.Options
-	out   Outcome
+	// it is exceeded, by its watch or by stopRun.
+	mem     *budget.Memory
+	stopRun context.CancelCauseFunc
+	spec    modelSpec
+	objs    []object
+	sopts   suite.Options
+	out     Outcome
 }
 
 func (r *run) note(text string, bug bool) {
@@ -436,7 +457,9 @@ func (r *run) checkAll() error {
 	}
 	if res, ok := results[checker.Linearizable]; ok && res.Valid == checker.False {
 		done := r.progress("counting the failing keys of", "")
-		r.out.Keys = keyBreakdown(r.ctx, r.objs, linVerdicts, r.h, r.out.Options, r.sopts, r.req.Limits.Timeout)
+		ctx, sopts, end := r.part("the breakdown by key")
+		r.out.Keys = keyBreakdown(ctx, r.objs, linVerdicts, r.h, r.out.Options, sopts, r.req.Limits.Timeout)
+		end()
 		done()
 	}
 	return nil
@@ -486,10 +509,11 @@ func (r *run) checkCriterion(c string, targets []object) ([]checker.Verdict, *ch
 	)
 	for _, obj := range targets {
 		done := r.progress("checking", c)
-		res, err := runOne(r.ctx, obj.model, obj.h, c, r.out.Options, r.sopts, r.req.Limits.Timeout)
+		ctx, sopts, end := r.part(partName(c, obj))
+		res, err := runOne(ctx, obj.model, obj.h, c, r.out.Options, sopts, r.req.Limits.Timeout)
 		done()
 		if res.Valid == checker.Unknown {
-			res.Reason = withCause(r.ctx, res.Reason)
+			res.Reason = withCause(ctx, sopts.Memory, res.Reason)
 		}
 		var internal *suite.InternalError
 		if errors.As(err, &internal) {
@@ -501,13 +525,14 @@ func (r *run) checkCriterion(c string, targets []object) ([]checker.Verdict, *ch
 			r.internal = append(r.internal, internal)
 		}
 		if err != nil {
+			end()
 			return nil, nil, err
 		}
 		res = obj.lift(res)
 		out := Result{Result: res}
 		if !r.req.NoCore && res.Valid == checker.False && hasCore(c) && len(res.Violations) > 0 && !counted(res) {
 			done := r.progress("finding the core of", c)
-			core, err := findCore(r.ctx, &obj, c, res, r.out.Options, r.sopts, coreBudget(r.req.Limits.Timeout, res.Elapsed, r.req.Limits.CoreTime))
+			core, err := findCore(ctx, &obj, c, res, r.out.Options, sopts, coreBudget(r.req.Limits.Timeout, res.Elapsed, r.req.Limits.CoreTime))
 			done()
 			if ie := new(suite.InternalError); errors.As(err, &ie) {
 				r.out.Internal = true
@@ -518,6 +543,7 @@ func (r *run) checkCriterion(c string, targets []object) ([]checker.Verdict, *ch
 			}
 			out.Core = core
 		}
+		end()
 		if obj.perKey {
 			out.PerKey, out.Key, out.Model = true, obj.key, obj.model.Info.Name
 		} else {
@@ -527,6 +553,50 @@ func (r *run) checkCriterion(c string, targets []object) ([]checker.Verdict, *ch
 	}
 	r.out.Results = append(r.out.Results, rs...)
 	return vs, whole, nil
+}
+
+// part starts one part of the run (a criterion's check of one object,
+// with its core) under its own share of the memory budget: the context it
+// returns is cancelled, with a *budget.ExceededError naming the part as
+// its cause, when the process holds more than the share, and the options
+// let the searches ask the share before their memos grow. end stops the
+// share's watch, and releases what the part held when it ran out, so that
+// the next part has the budget again. The whole run is cancelled instead
+// when the process is past the whole budget before the part begins.
+func (r *run) part(name string) (ctx context.Context, sopts suite.Options, end func()) {
+	if err := r.mem.Allow(0, ""); err != nil {
+		r.stopRun(err)
+	}
+	share := r.mem.Share(name)
+	ctx, stop := share.Watch(r.ctx)
+	sopts = r.sopts
+	if share != nil {
+		// The memos may take no more than the share either.
+		sopts.Memory, sopts.MaxMemory = share, max(share.Allowance(), 1) // 0 would be the default
+	}
+	return ctx, sopts, func() {
+		ranOut := sharedOut(ctx)
+		stop()
+		if ranOut {
+			r.mem.Release()
+		}
+	}
+}
+
+// sharedOut reports whether ctx was cancelled for its share of the memory
+// budget.
+func sharedOut(ctx context.Context) bool {
+	var ee *budget.ExceededError
+	return errors.As(context.Cause(ctx), &ee) && ee.Share != ""
+}
+
+// partName names a criterion's check of an object in what its share of
+// the memory budget says.
+func partName(c string, obj object) string {
+	if obj.perKey {
+		return fmt.Sprintf("%s on key %s", c, obj.key)
+	}
+	return c
 }
 
 // Combine is the verdict of several objects together: false if any is
@@ -604,7 +674,9 @@ func runOne(ctx context.Context, m suite.Model, h *history.History, criterion st
 		res.Reason = "interrupted before a verdict"
 		return res, nil
 	}
-	if res.Valid == checker.Unknown && timeout > 0 && ctx.Err() != nil {
+	// Only the deadline is the time limit: the context may also have been
+	// cancelled for the memory budget, whose reason the caller gives.
+	if res.Valid == checker.Unknown && timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		reason := fmt.Sprintf("no verdict within the time limit of %s (--timeout)", timeout)
 		if res.Reason != "" && res.Reason != suite.ReasonTimeout {
 			reason += "; " + res.Reason

@@ -26,7 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -124,23 +124,23 @@ var ErrNotViolating = errors.New("shrink: the history does not violate the crite
 // Minimize shrinks a history the checker rejects to a 1-minimal core.
 //
 // First it cuts: operations that failed and reads of unknown outcome are
-// dropped (they change no verdict). For linearizability of reads, writes
-// and compare-and-sets it then grows a core from the operation the check
-// could not place (see grow.go): a small history that keeps a few
-// operations as recorded and is a relaxation of the original; once one
-// fails, each of its operations is weakened in turn while the checker
-// still rejects it, and the result is 1-minimal. Otherwise, when the
-// checker decides linearizability, only one failing key is kept for a keyed model (exact by
-// locality; of several, the one that fails earliest), and the history is
-// truncated after the earliest return at which it already fails
-// (operations still running become of unknown outcome, later ones are
-// dropped). Sequential consistency is not local and
-// its order is not tied to time, so it is not cut. Then delta debugging
-// (Zeller and Hildebrandt's ddmin) weakens as many operations as it can
-// while the checker still rejects the history, weakened writes whose value
-// nothing observes (and those beyond what the observers need) are dropped,
-// and a last pass confirms that weakening any
-// single operation of the core makes the checker accept it.
+// dropped (they change no verdict). For a keyed model and linearizability
+// or sequential consistency it keeps only the key of the violation the
+// check found (see keyCut): the core is of the key the report names. For linearizability of reads, writes and
+// compare-and-sets it then grows a core from the operation the check could
+// not place (see grow.go): a small history that keeps a few operations as
+// recorded and is a relaxation of the original; once one fails, each of
+// its operations is weakened in turn while the checker still rejects it,
+// and the result is 1-minimal. Otherwise, when the checker decides
+// linearizability, the history is truncated after the earliest return at
+// which it already fails (operations still running become of unknown
+// outcome, later ones are dropped). Sequential consistency is not local
+// and its order is not tied to time, so it is not truncated. Then delta
+// debugging (Zeller and Hildebrandt's ddmin) weakens as many operations as
+// it can while the checker still rejects the history, weakened writes
+// whose value nothing observes (and those beyond what the observers need)
+// are dropped, and a last pass confirms that weakening any single
+// operation of the core makes the checker accept it.
 //
 // The work is bounded by ctx: when it ends, the best core found so far is
 // returned with Minimal unset. A verdict of Unknown counts as "accepts", so
@@ -204,18 +204,17 @@ func minimize(ctx context.Context, h *history.History, m model.Info, check Check
 	s.last = res
 	s.criterion = res.Criterion
 	s.standIn = standIn(h, s.criterion)
+	if keyed && (s.criterion == checker.Linearizable || s.criterion == checker.Sequential) {
+		if res, err = s.keyCut(res); err != nil {
+			return Core{}, err
+		}
+	}
 	grown, err := s.grow(res, max(minCheckBudget, growFactor*firstCheck))
 	if err != nil {
 		return Core{}, err
 	}
 	if s.criterion == checker.Linearizable && grown == nil {
-		cut := s.prefixCut
-		if keyed {
-			cut = func() error {
-				return s.keyCut(res, max(minKeyScan, keyScanFactor*firstCheck), max(minScanBudget, scanBudgetFactor*firstCheck))
-			}
-		}
-		if err := cut(); err != nil {
+		if err := s.prefixCut(); err != nil {
 			return Core{}, err
 		}
 	}
@@ -280,28 +279,55 @@ func (s *shrinker) fromKnown(known checker.Result) (checker.Result, bool) {
 	if known.Valid != checker.False || known.Criterion == "" || len(known.Violations) == 0 {
 		return checker.Result{}, false
 	}
+	return s.moveResult(known, nil, s.forms, false)
+}
+
+// moveResult renames the positions of res, a result on a history whose
+// operation at position p is s.h's at origin[p] (nil: s.h itself), by
+// those of the history forms describe. It reports false when res names an
+// operation the forms drop; with loose, only when the violations' Ops or
+// Prefix do, and other positions the forms drop become checker.None
+// (checkers leave the facts their pattern does not use at zero, which
+// names the first operation of the history they checked). The witness and
+// the dropped operations are left out: shrinking reads only the
+// violations.
+func (s *shrinker) moveResult(res checker.Result, origin []int, forms []form, loose bool) (checker.Result, bool) {
 	at := make([]int, len(s.h.Ops))
 	for i := range at {
 		at[i] = -1
 	}
-	for p, i := range s.originOf(s.forms) {
+	for p, i := range s.originOf(forms) {
 		at[i] = p
 	}
 	ok := true
 	rename := func(x int) int {
-		if x >= len(at) || at[x] < 0 {
-			ok = false
-			return -1
+		if origin != nil {
+			x = index(origin, x)
 		}
-		return at[x]
+		if y := index(at, x); y >= 0 || !loose {
+			ok = ok && y >= 0
+			return y
+		}
+		return checker.None
 	}
-	res := known
-	res.Witness, res.Dropped = nil, nil
-	res.Violations = make([]checker.Violation, len(known.Violations))
-	for i, v := range known.Violations {
-		res.Violations[i] = v.MapOps(rename)
+	out := res
+	out.Witness, out.Dropped = nil, nil
+	out.Violations = make([]checker.Violation, len(res.Violations))
+	for i, v := range res.Violations {
+		out.Violations[i] = v.MapOps(rename)
+		for _, ps := range [][]int{out.Violations[i].Ops, out.Violations[i].Prefix} {
+			ok = ok && !slices.Contains(ps, checker.None)
+		}
 	}
-	return res, ok
+	return out, ok
+}
+
+// index is xs[i], or -1 when i is out of range.
+func index(xs []int, i int) int {
+	if i < 0 || i >= len(xs) {
+		return -1
+	}
+	return xs[i]
 }
 
 // originOf is the origin buildFor returns for forms: the position in s.h
@@ -397,17 +423,6 @@ const (
 // history took, but at least minCheckBudget.
 const growFactor = 4
 
-// Looking for the failing key that fails earliest may take keyScanFactor
-// times what the whole history took, but at least minKeyScan, once one
-// failing key is known; each check then gets scanBudgetFactor times what
-// the whole history took, but at least minScanBudget.
-const (
-	minKeyScan       = 250 * time.Millisecond
-	keyScanFactor    = 20
-	minScanBudget    = 10 * time.Millisecond
-	scanBudgetFactor = 2
-)
-
 // done reports whether the context ended, so that the search stops with
 // the best core so far.
 func (s *shrinker) done() bool { return s.ctx.Err() != nil }
@@ -461,93 +476,69 @@ func formsKey(forms []form) string {
 	return string(b)
 }
 
-// keyCut keeps only one failing key, cut after the earliest return at
-// which it fails (see prefixCut). For linearizability a history fails
-// exactly when one of its keys does, so this is exact. When several keys
-// fail, the one that fails earliest is kept: shrinking the rest of a long
-// prefix can take long, and a violation that needs an operation running
-// until late cannot be cut short. Keys are tried with the violation's key
-// first, and the others while scan allows; the failing ones are cut in the
-// order of how late their violations end, with each check bounded by
-// scanBudget, while scan allows.
-func (s *shrinker) keyCut(res checker.Result, scan, scanBudget time.Duration) error {
+// keyCut keeps only the key of the violation found, res (with the
+// positions of the current forms' history), and returns the violation with
+// the positions of the key's history: the core is then one of the key the
+// check reported, grown and cut from its violation, and every later check
+// is of that key alone. Linearizability is local: the key's operations
+// fail on their own with the very violation found, so no check is needed.
+// Sequential consistency is not local (a history can fail it although
+// every key passes), so the key alone is checked once and kept only if it
+// fails; that is sound, since a legal order of the whole history,
+// restricted to one key's operations, is a legal order of theirs (the
+// keys are independent). When the violation names no key, or its key
+// passes alone, the forms and res are left as they are.
+func (s *shrinker) keyCut(res checker.Result) (checker.Result, error) {
 	keys, groups := checker.Partition(s.h)
-	if len(keys) < 2 {
-		return s.prefixCut()
+	g, ok := s.violationKey(res, keys)
+	if !ok || len(keys) < 2 {
+		return res, nil
 	}
-	hint := ""
-	if len(res.Violations) > 0 {
-		hint = res.Violations[0].Key
+	in := make([]bool, len(s.h.Ops))
+	for _, i := range groups[g] {
+		in[i] = true
 	}
-	order := make([]int, 0, len(keys))
+	next := append([]form(nil), s.forms...)
+	for i := range next {
+		if !in[i] {
+			next[i] = dropped
+		}
+	}
+	if s.criterion == checker.Linearizable {
+		origin := append([]int(nil), s.originOf(s.forms)...)
+		if moved, ok := s.moveResult(res, origin, next, true); ok {
+			s.cache[formsKey(next)] = true
+			s.forms, s.last = next, moved
+			return moved, nil
+		}
+	}
+	r, fails, err := s.test(next)
+	if err != nil || !fails {
+		return res, err
+	}
+	s.forms, s.last = next, r
+	return r, nil
+}
+
+// violationKey returns the index in keys of the key of res's first
+// violation: the one it names, else, for linearizability (whose
+// violations are all of one key), that of the operation it turns on (the
+// first it names). It reports false when there is none.
+func (s *shrinker) violationKey(res checker.Result, keys []history.Value) (int, bool) {
+	if len(res.Violations) == 0 {
+		return 0, false
+	}
+	v := res.Violations[0]
+	ops, ok := s.originals(s.forms, v.Ops)
 	for g, k := range keys {
-		if hint != "" && k.String() == hint {
-			order = append([]int{g}, order...)
-		} else {
-			order = append(order, g)
+		switch {
+		case ok && len(ops) > 0 && k == ops[0].Key && (v.Key == "" && s.criterion == checker.Linearizable || v.Key == k.String()):
+			return g, true
+		case (!ok || len(ops) == 0) && v.Key != "" && v.Key == k.String():
+			return g, true
 		}
 	}
-	type failing struct {
-		forms []form
-		last  checker.Result
-		end   int64
-	}
-	only := func(g int) []form {
-		in := make([]bool, len(s.h.Ops))
-		for _, i := range groups[g] {
-			in[i] = true
-		}
-		next := append([]form(nil), s.forms...)
-		for i := range next {
-			if !in[i] {
-				next[i] = dropped
-			}
-		}
-		return next
-	}
-	var fails []failing
-	start := time.Now()
-	over := func() bool { return s.done() || time.Since(start) > scan }
-	budget := s.budget
-	defer func() { s.budget = budget }()
-	s.budget = scanBudget
-	for k, g := range order {
-		if k > 0 && over() {
-			break
-		}
-		next := only(g)
-		r, fail, err := s.test(next)
-		if err != nil {
-			return err
-		}
-		if fail {
-			fails = append(fails, failing{next, r, s.violationEnd(r, next)})
-		}
-	}
-	if len(fails) == 0 {
-		// No key failed within the scan's budget: take the violation's
-		// key with the full budget, or else cut the whole history.
-		s.budget = budget
-		if _, err := s.accept(only(order[0])); err != nil {
-			return err
-		}
-		return s.prefixCut()
-	}
-	sort.SliceStable(fails, func(a, b int) bool { return fails[a].end < fails[b].end })
-	bestAt := int64(math.MaxInt64)
-	for k, f := range fails {
-		if k > 0 && over() {
-			break
-		}
-		forms, last, at, err := s.cutPrefix(f.forms, f.last)
-		if err != nil {
-			return err
-		}
-		if k == 0 || at < bestAt {
-			s.forms, s.last, bestAt = forms, last, at
-		}
-	}
-	return nil
+	return 0, false
 }
 
 // truncate returns forms cut at time t: operations called after t are
@@ -576,24 +567,15 @@ func (s *shrinker) truncate(forms []form, t int64) []form {
 // failing is monotone in the cut time and a binary search finds it; the
 // return of the operation the checker could not place is tried first.
 func (s *shrinker) prefixCut() error {
-	forms, last, _, err := s.cutPrefix(s.forms, s.last)
-	s.forms, s.last = forms, last
-	return err
-}
-
-// cutPrefix is prefixCut on forms, whose checker result is last: it
-// returns the forms cut, their result, and the time of the cut
-// (math.MaxInt64 when no cut fails).
-func (s *shrinker) cutPrefix(forms []form, last checker.Result) ([]form, checker.Result, int64, error) {
 	var times []int64
 	for i := range s.h.Ops {
-		if forms[i] == kept && s.h.Ops[i].Status == history.OK {
+		if s.forms[i] == kept && s.h.Ops[i].Status == history.OK {
 			times = append(times, s.h.Ops[i].Return)
 		}
 	}
 	sort.Slice(times, func(a, b int) bool { return times[a] < times[b] })
 	times = dedup(times)
-	best, bestLast := forms, last
+	forms := s.forms
 	// lo is the largest index whose cut is known to pass (or -1), hi the
 	// smallest known to fail, where len(times) stands for the uncut history.
 	lo, hi := -1, len(times)
@@ -604,51 +586,25 @@ func (s *shrinker) cutPrefix(forms []form, last checker.Result) ([]form, checker
 			return err
 		}
 		if fails {
-			hi, best, bestLast = k, next, r
+			hi, s.forms, s.last = k, next, r
 		} else {
 			lo = k
 		}
 		return nil
 	}
-	if t, ok := s.failingReturn(last, forms); ok {
+	if t, ok := s.failingReturn(s.last, forms); ok {
 		if k := sort.Search(len(times), func(i int) bool { return times[i] >= t }); k < len(times) {
 			if err := try(k); err != nil {
-				return forms, last, math.MaxInt64, err
+				return err
 			}
 		}
 	}
 	for hi-lo > 1 && !s.done() {
 		if err := try((lo + hi) / 2); err != nil {
-			return forms, last, math.MaxInt64, err
+			return err
 		}
 	}
-	at := int64(math.MaxInt64)
-	if hi < len(times) {
-		at = times[hi]
-	}
-	return best, bestLast, at, nil
-}
-
-// violationEnd is the latest return among the completed operations of the
-// checker's violation in the history forms describe: the operation it
-// could not place and the order that led there. A prefix cut cannot keep
-// the violation before that.
-func (s *shrinker) violationEnd(res checker.Result, forms []form) int64 {
-	if len(res.Violations) == 0 {
-		return math.MaxInt64
-	}
-	v := res.Violations[0]
-	ops, ok := s.originals(forms, v.Ops, v.Prefix)
-	if !ok {
-		return math.MaxInt64
-	}
-	end := int64(math.MinInt64)
-	for _, o := range ops {
-		if o.Status == history.OK {
-			end = max(end, o.Return)
-		}
-	}
-	return end
+	return nil
 }
 
 // failingReturn is the return time of the completed operation the checker

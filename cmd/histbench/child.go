@@ -48,7 +48,8 @@ type childResult struct {
 // SPEC txnfile=PATH reads and checks a transactional history file;
 // readfile=PATH only reads a history file; writebench=DIR writes the
 // files of the EDN row; writetxn=N:DIR writes the transactional file of
-// N transactions.
+// N transactions; porcupinefile=CONV:PATH reads a history file and checks
+// it with Porcupine (see porcupineFileChild).
 func childMain(args []string, stdout io.Writer) int {
 	if len(args) != 4 {
 		fmt.Fprintln(os.Stderr, "usage: histbench child SPEC histcheck|porcupine|none TIMEOUT MAXMEM")
@@ -80,6 +81,9 @@ func childMain(args []string, stdout io.Writer) int {
 	}
 	if arg, ok := strings.CutPrefix(spec, "writetxn="); ok {
 		return emit(stdout, writeTxnChild(arg))
+	}
+	if arg, ok := strings.CutPrefix(spec, "porcupinefile="); ok {
+		return emit(stdout, porcupineFileChild(arg, timeout))
 	}
 	w, err := generate(spec)
 	var res childResult

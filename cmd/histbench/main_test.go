@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/linear"
+	"github.com/histcheck/histcheck/format"
+	"github.com/histcheck/histcheck/history"
 )
 
 func TestMedian(t *testing.T) {
@@ -112,5 +116,51 @@ func TestCoreSize(t *testing.T) {
 	}
 	if _, _, err := coreSize([]byte(`{"histories":[{"results":[{"verdict":"true"}]}]}`)); err == nil {
 		t.Error("no error for a report without a core")
+	}
+}
+
+// TestPorcupineFileChild checks Porcupine's process of the cores rows on
+// small files: a generated register history with a stale read, and a kv
+// history of appends whose read misses one, are false under both
+// conversions' models; a valid one is true; a bad argument is an error.
+func TestPorcupineFileChild(t *testing.T) {
+	dir := t.TempDir()
+	stale, err := generate("kv/ops=300/keys=3/clients=4/crash=0.02/anomaly=stale-read/seed=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := history.StringValue
+	kvOp := func(client, f, v string, call, ret int64) history.Op {
+		return history.Op{Client: client, F: f, Key: str("k"), Value: str(v), Call: call, Return: ret, Status: history.OK}
+	}
+	bad, err := history.FromOps([]history.Op{kvOp("A", "append", "x", 0, 1), kvOp("B", "get", "", 2, 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := history.FromOps([]history.Op{kvOp("A", "append", "x", 0, 1), kvOp("B", "get", "x", 2, 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		conv string
+		h    *history.History
+		want string
+	}{
+		{"register", stale.h, "false"},
+		{"kv", bad, "false"},
+		{"kv", good, "true"},
+	}
+	for i, tc := range tests {
+		path := filepath.Join(dir, fmt.Sprintf("h%d.json", i))
+		if err := writeHistory(path, format.JSON, tc.h); err != nil {
+			t.Fatal(err)
+		}
+		r := porcupineFileChild(tc.conv+":"+path, time.Minute)
+		if r.Error != "" || r.Verdict != tc.want || r.Ops != len(tc.h.Ops) {
+			t.Errorf("%s %d: %+v, want verdict %s", tc.conv, i, r, tc.want)
+		}
+	}
+	if r := porcupineFileChild("set:"+filepath.Join(dir, "h0.json"), time.Minute); r.Error == "" {
+		t.Errorf("an unknown conversion: %+v", r)
 	}
 }
