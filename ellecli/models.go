@@ -227,6 +227,23 @@ func (e *mismatchError) Error() string {
 	return fmt.Sprintf("Model %q does not match this history: %v - wrong model selected?", e.model, e.err)
 }
 
+// caughtError is a history one of Jepsen's checkers throws an exception
+// on: elle-cli runs them under Jepsen's check-safe, which logs the error
+// and answers unknown, so the file's verdict is unknown and the others
+// are still checked.
+type caughtError struct{ err error }
+
+func (e *caughtError) Error() string { return e.err.Error() }
+func (e *caughtError) Unwrap() error { return e.err }
+
+// named gives the input error in err the file's name, when it has none.
+func named(err error, file string) {
+	var ie *history.InputError
+	if errors.As(err, &ie) && ie.File == "" {
+		ie.File = file
+	}
+}
+
 // check checks one history as planned.
 func (p *planned) check(ctx context.Context, h *history.History, file string, events bool) (check.Outcome, error) {
 	if p.model == "" {
@@ -251,6 +268,18 @@ func (p *planned) check(ctx context.Context, h *history.History, file string, ev
 	var we *suite.WitnessError
 	if out.Internal || errors.As(err, &ie) || errors.As(err, &we) {
 		return out, fmt.Errorf("checking %s: %w", history.Quote(file), err)
+	}
+	var re *jepsen.RefusedError
+	if errors.As(err, &re) {
+		named(err, file)
+		if re.Assertion {
+			// Jepsen's checker fails an assertion, an error elle-cli
+			// does not catch: it exits 255.
+			return out, fmt.Errorf("checking %s: %w", history.Quote(file), err)
+		}
+		// Jepsen's check-safe turns the checker's exception into
+		// :valid? :unknown, and elle-cli prints that verdict.
+		return out, &caughtError{err: err}
 	}
 	// The model or its settings do not fit the history's operations.
 	return out, &mismatchError{model: p.name, err: err}

@@ -13,10 +13,31 @@ import (
 // operations it does not look at) is let through, so that a history
 // Jepsen judges is judged here too.
 
+// RefusedError is a history one of Jepsen's checkers cannot read: Err
+// (a *history.InputError) names the operation, its line and what was
+// expected. Assertion says how Jepsen's checker fails on it: an assertion
+// (a java.lang.AssertionError, which Jepsen's check-safe does not catch,
+// so that elle-cli exits 255), else an exception (which check-safe turns
+// into :valid? :unknown with the error).
+type RefusedError struct {
+	Err       error
+	Assertion bool
+}
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
 // inputError refuses the operation h.Ops[i], naming where it came from
-// (its line, else its place) and what was expected of it.
+// (its line, else its place) and what was expected of it; Jepsen's
+// checker throws an exception on it.
 func inputError(h *history.History, i int, format string, args ...any) error {
-	return checker.OpError(&h.Ops[i], i, fmt.Errorf(format, args...))
+	return &RefusedError{Err: checker.OpError(&h.Ops[i], i, fmt.Errorf(format, args...))}
+}
+
+// assertionError is inputError for a value Jepsen's checker asserts
+// against.
+func assertionError(h *history.History, i int, format string, args ...any) error {
+	return &RefusedError{Err: checker.OpError(&h.Ops[i], i, fmt.Errorf(format, args...)), Assertion: true}
 }
 
 // absent is a value Jepsen reads as nil: nil itself, or no value at all.
@@ -36,19 +57,22 @@ func collection(v history.Value) bool {
 
 // checkCounterInput refuses an add whose value is not a whole number of
 // at least 0 (whatever its outcome: Jepsen asserts it at the invocation)
-// and a read that completed ok without a whole number.
+// and a read that completed ok without a whole number. Jepsen's checker
+// asserts that every value is nil or an integer, and that no add is
+// negative; nil, which passes the first assertion, then throws.
 func checkCounterInput(h *history.History) error {
 	for i := range h.Ops {
 		o := &h.Ops[i]
+		n, isInt := o.Value.Int()
+		refuse := inputError
+		if !absent(o.Value) {
+			refuse = assertionError
+		}
 		switch {
-		case o.F == "add":
-			if n, ok := o.Value.Int(); !ok || n < 0 {
-				return inputError(h, i, "a counter's add needs a whole number of at least 0, got %s", describe(o.Value))
-			}
-		case o.F == "read" && o.Status == history.OK:
-			if _, ok := o.Value.Int(); !ok {
-				return inputError(h, i, "a counter's read needs the whole number read, got %s", describe(o.Value))
-			}
+		case o.F == "add" && (!isInt || n < 0):
+			return refuse(h, i, "a counter's add needs a whole number of at least 0, got %s", describe(o.Value))
+		case o.F == "read" && o.Status == history.OK && !isInt:
+			return refuse(h, i, "a counter's read needs the whole number read, got %s", describe(o.Value))
 		}
 	}
 	return nil
@@ -147,8 +171,11 @@ func checkQueueInput(h *history.History) error {
 
 // describe names a value and its kind for a message: "3 (an int)".
 func describe(v history.Value) string {
-	if v.IsNone() {
+	switch {
+	case v.IsNone():
 		return "no value"
+	case v.IsNil():
+		return "nil"
 	}
 	k := v.Kind().String()
 	art := "a"
