@@ -32,6 +32,7 @@ var refusedInputs = map[string]string{
 	"fork3.edn": "{:process 0 :type :invoke :f :txn :value [[:r 0 nil] [:r 1 nil]]}\n{:process 0 :type :ok :f :txn :value 3}\n",
 	"forkkeys.edn": "{:process 0 :type :invoke :f :txn :value [[:r 0 nil] [:r 1 nil]]}\n{:process 0 :type :ok :f :txn :value [[:r 0 1] [:r 1 nil]]}\n" +
 		"{:process 1 :type :invoke :f :txn :value [[:r 0 nil]]}\n{:process 1 :type :ok :f :txn :value [[:r 0 1]]}\n",
+	"bankesc.edn": "{:process 0 :type :invoke :f :read :value nil}\n{:process 0 :type :ok :f :read :value \"\x1b[31mred\"}\n",
 	"drain1.edn": "{:process 0 :type :invoke :f :enqueue :value 1}\n{:process 0 :type :ok :f :enqueue :value 1}\n" +
 		"{:process 1 :type :invoke :f :drain :value nil}\n{:process 1 :type :ok :f :drain :value 1}\n",
 }
@@ -88,6 +89,7 @@ func TestRefusedEverywhere(t *testing.T) {
 		{"Jepsen's set", []string{"-m", "jepsen-set"}, "read7.edn", []string{"jepsen"}, "read7.edn:3: operation 1:r(7): a set's read needs the elements read, as a list or a set, got 7 (an int)"},
 		{"Jepsen's set-full", []string{"-m", "set-full"}, "read7.edn", []string{"jepsen"}, "read7.edn:3: operation 1:r(7): a set's read needs the elements read"},
 		{"Jepsen's bank", []string{"-m", "bank"}, "bank5.edn", []string{"jepsen"}, "bank5.edn:3: operation 0:r(5): a bank read needs a map of accounts to balances, got 5 (an int)"},
+		{"Jepsen's bank, escaped", []string{"-m", "bank"}, "bankesc.edn", []string{"jepsen"}, `bankesc.edn:1: operation 0:r("\x1b[31mred"): a bank read needs a map of accounts to balances, got "\x1b[31mred" (a string)`},
 		{"Jepsen's long-fork", []string{"-m", "long-fork"}, "fork3.edn", []string{"jepsen"}, "fork3.edn:1: operation 0:txn(3): a long-fork operation needs a transaction"},
 		{"Jepsen's long-fork, reads of different keys", []string{"-m", "long-fork"}, "forkkeys.edn", []string{"jepsen"}, "forkkeys.edn:3: operation 1:txn([[r 0 1]]): every long-fork read should read 2 keys"},
 		{"Jepsen's total-queue", []string{"-m", "total-queue"}, "drain1.edn", []string{"jepsen"}, "drain1.edn:3: operation 1:drain(1): a drain needs the elements it dequeued"},
