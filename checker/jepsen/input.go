@@ -169,6 +169,38 @@ func checkQueueInput(h *history.History) error {
 	return nil
 }
 
+// checkUniqueIDsInput refuses identifiers Jepsen's checker cannot
+// compare (it sorts them and takes their range): a map or a set, or one
+// of another kind than the identifiers before it (numbers are one kind;
+// nil compares with any).
+func checkUniqueIDsInput(h *history.History) error {
+	first := checker.None
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		if o.F != "generate" || o.Status != history.OK || absent(o.Value) {
+			continue
+		}
+		switch k := idKind(o.Value); {
+		case k == history.Map || k == history.Set:
+			return inputError(h, i, "unique-ids compares identifiers, and cannot compare %s", describe(o.Value))
+		case first == checker.None:
+			first = i
+		case k != idKind(h.Ops[first].Value):
+			return inputError(h, i, "unique-ids compares identifiers, and cannot compare %s with %s, returned by %s",
+				describe(o.Value), describe(h.Ops[first].Value), h.Ops[first].Label())
+		}
+	}
+	return nil
+}
+
+// idKind is v's kind for comparing, numbers one kind.
+func idKind(v history.Value) history.ValueKind {
+	if k := v.Kind(); k != history.Float {
+		return k
+	}
+	return history.Int
+}
+
 // describe names a value and its kind for a message: "3 (an int)".
 func describe(v history.Value) string {
 	switch {

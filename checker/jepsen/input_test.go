@@ -46,6 +46,9 @@ func TestRefusals(t *testing.T) {
 		{"long-fork: two values of one key", jepsen.LongFork, []string{"0 invoke txn [[:r 0 nil]]", "0 ok txn [[:r 0 1]]",
 			"1 invoke txn [[:r 0 nil]]", "1 ok txn [[:r 0 2]]"}, 3, "read different values of key 0 (2 and 1)", false},
 		{"total-queue: a drain of a number", jepsen.TotalQueue, []string{"0 invoke enqueue 1", "0 ok enqueue 1", "1 invoke drain", "1 ok drain 1"}, 3, "a drain needs the elements it dequeued, as a list or a set, got 1 (an int)", false},
+		{"unique-ids: identifiers of two kinds", jepsen.UniqueIDs, []string{"0 invoke generate", "0 ok generate 1", "0 invoke generate", "0 ok generate :a"}, 3,
+			"cannot compare a (a string) with 1 (an int), returned by 0:generate", false},
+		{"unique-ids: a map", jepsen.UniqueIDs, []string{"0 invoke generate", "0 ok generate {1 2}"}, 1, "cannot compare {1 2} (a map)", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +90,10 @@ func TestTolerated(t *testing.T) {
 		{"long-fork: a read without its value", jepsen.LongFork, []string{r2, "0 ok txn [[:r 0] [:r 1 1]]", "1 invoke txn [[:w 1 1]]", "1 ok txn [[:w 1 1]]"}, checker.True},
 		{"long-fork: other micro-operations", jepsen.LongFork, []string{r2, "0 ok txn [[:r 0 nil] [:r 1 nil]]", "1 invoke txn [[:append 0 1]]", "1 ok txn [[:append 0 1]]"}, checker.True},
 		{"total-queue: a drain of nil", jepsen.TotalQueue, []string{"0 invoke drain", "0 ok drain nil"}, checker.True},
+		{"unique-ids: integers and floats", jepsen.UniqueIDs, []string{"0 invoke generate", "0 ok generate 1", "0 invoke generate", "0 ok generate 1.5"}, checker.True},
+		{"unique-ids: nil among strings", jepsen.UniqueIDs, []string{"0 invoke generate", "0 ok generate :a", "0 invoke generate", "0 ok generate nil",
+			"0 invoke generate", "0 ok generate :b"}, checker.True},
+		{"unique-ids: a failed generate of another kind", jepsen.UniqueIDs, []string{"0 invoke generate", "0 ok generate 1", "0 invoke generate", "0 fail generate :a"}, checker.True},
 		{"total-queue: a failed drain of a number", jepsen.TotalQueue, []string{"0 invoke drain", "0 fail drain 1"}, checker.True},
 	}
 	for _, tt := range tests {

@@ -106,6 +106,7 @@ var inputChecks = map[string]func(*history.History) error{
 	Bank:       checkBankInput,
 	LongFork:   checkLongForkInput,
 	TotalQueue: checkQueueInput,
+	UniqueIDs:  checkUniqueIDsInput,
 }
 
 // event is one invocation or completion of h.Ops[op], at pos in the
