@@ -70,7 +70,8 @@ func Command(env Env) *cobra.Command {
 		Use:   "elle-cli --model MODEL [options] FILE...",
 		Short: "Check histories as elle-cli does: its flags, models, output line and exit codes",
 		Long: "Check each history FILE with elle-cli's command line and print, per file, elle-cli's line\n" +
-			"FILE \\t true|false|unknown. Models: " + strings.Join(modelNames(), ", ") + ".\n\n" +
+			"FILE \\t true|false|unknown. Models: " + strings.Join(checkedNames(), ", ") + ".\n" +
+			"(elle-cli's experimental comments and sequential checkers are not among them: histcheck refuses them.)\n\n" +
 			"Exit status: 0 no history invalid, 1 some history invalid or the model does not match a\n" +
 			"history, 255 a history could not be checked. See docs/elle-cli.md for what maps to what.",
 		Args: cobra.ArbitraryArgs,
@@ -99,7 +100,7 @@ func Command(env Env) *cobra.Command {
 
 func addFlags(cmd *cobra.Command, o *options) {
 	f := cmd.Flags()
-	f.StringVarP(&o.model, "model", "m", "", "(General) the model to check against: "+strings.Join(modelNames(), ", "))
+	f.StringVarP(&o.model, "model", "m", "", "(General) the model to check against: "+strings.Join(checkedNames(), ", "))
 	f.StringVarP(&o.format, "format", "f", "", "(General) format of the history: edn or json (default: by the file's extension, else detected)")
 	f.StringVarP(&o.output, "output", "v", "text", "(General) output form: text or json")
 	f.BoolVar(&o.verbose, "verbose", false, "(General) the same as --output json")
@@ -150,6 +151,9 @@ func run(ctx context.Context, env Env, o *options, files []string) int {
 				fmt.Fprintln(env.Stderr, history.Escape(mm.Error()))
 				return ExitInvalid
 			}
+			// elle-cli prints an empty line before an exception's trace
+			// (a missing file, a history Elle refuses, …).
+			fmt.Fprintln(env.Stdout)
 			fmt.Fprintf(env.Stderr, "elle-cli: %s\n", history.Escape(err.Error()))
 			return ExitException
 		}
@@ -198,9 +202,14 @@ func verdict(p *planned, out check.Outcome) checker.Verdict {
 	if p.nothing {
 		return checker.True
 	}
+	reasons := make([]string, len(out.Results))
+	for i, r := range out.Results {
+		reasons[i] = r.Reason
+	}
+	empty := p.txn && emptyGraph(reasons)
 	vs := make([]checker.Verdict, len(out.Results))
 	for i, r := range out.Results {
-		vs[i] = anomaliesVerdict(r, p.anoms)
+		vs[i] = anomaliesVerdict(r, p.anoms, empty)
 	}
 	return check.Combine(vs...)
 }

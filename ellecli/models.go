@@ -46,6 +46,19 @@ var targets = map[string]target{
 	"sequential":   {},
 }
 
+// checkedNames are elle-cli's model names histcheck checks, sorted: all
+// but its experimental checkers.
+func checkedNames() []string {
+	var out []string
+	for _, n := range modelNames() {
+		if targets[n].model != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// modelNames are every model name elle-cli accepts, sorted.
 func modelNames() []string {
 	names := make([]string, 0, len(targets))
 	for n := range targets {
@@ -244,6 +257,23 @@ func named(err error, file string) {
 	}
 }
 
+// raisedError is a history Elle refuses with an error, or one whose values
+// Jepsen's counter checker asserts against: elle-cli does not catch
+// either, and prints an empty line, the error on standard error, and
+// exits 255.
+type raisedError struct{ err error }
+
+// Error is Elle's message when histcheck knows it, then histcheck's.
+func (e *raisedError) Error() string {
+	var re *elle.RefusedError
+	if errors.As(e.err, &re) {
+		return fmt.Sprintf("%s (%s: %v)", re.Elle, re.Type, re.Err)
+	}
+	return e.err.Error()
+}
+
+func (e *raisedError) Unwrap() error { return e.err }
+
 // check checks one history as planned.
 func (p *planned) check(ctx context.Context, h *history.History, file string, events bool) (check.Outcome, error) {
 	if p.model == "" {
@@ -274,12 +304,18 @@ func (p *planned) check(ctx context.Context, h *history.History, file string, ev
 		named(err, file)
 		if re.Assertion {
 			// Jepsen's checker fails an assertion, an error elle-cli
-			// does not catch: it exits 255.
-			return out, fmt.Errorf("checking %s: %w", history.Quote(file), err)
+			// does not catch: it exits 255, as on Elle's errors.
+			return out, &raisedError{err: err}
 		}
 		// Jepsen's check-safe turns the checker's exception into
 		// :valid? :unknown, and elle-cli prints that verdict.
 		return out, &caughtError{err: err}
+	}
+	if p.txn {
+		// Elle raises an error on every history its checkers refuse (a
+		// value appended twice, a micro-operation it does not know), and
+		// elle-cli exits 255 on it.
+		return out, &raisedError{err: err}
 	}
 	// The model or its settings do not fit the history's operations.
 	return out, &mismatchError{model: p.name, err: err}

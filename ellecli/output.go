@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/checker/elle"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/report"
 )
@@ -60,6 +61,14 @@ func newJSONResult(model, file string, v checker.Verdict, hr *report.History) js
 	for name := range byAnomaly(hr) {
 		r.AnomalyTypes = append(r.AnomalyTypes, name)
 	}
+	reasons := make([]string, len(hr.Results))
+	for i, res := range hr.Results {
+		reasons[i] = res.Reason
+	}
+	if emptyGraph(reasons) {
+		// Elle lists empty-transaction-graph beside the anomalies found.
+		r.AnomalyTypes = append(r.AnomalyTypes, elle.EmptyTransactionGraph)
+	}
 	sort.Strings(r.AnomalyTypes)
 	return r
 }
@@ -72,7 +81,7 @@ func byAnomaly(hr *report.History) map[string][]report.Violation {
 	seen := map[string]bool{}
 	for _, r := range hr.Results {
 		for _, v := range r.Violations {
-			if v.Pattern == "" || seen[v.Pattern+"\x00"+v.Explanation] {
+			if v.Pattern == "" || notElle[v.Pattern] || seen[v.Pattern+"\x00"+v.Explanation] {
 				continue
 			}
 			seen[v.Pattern+"\x00"+v.Explanation] = true

@@ -53,10 +53,15 @@
 // as a stream too, form by form, the op maps of a vector (or of a wrapper's
 // :history) one at a time; one form may be at most DocumentLimit (1 GiB),
 // or a MaxValueShare of the memory budget. JSON documents are read whole,
-// up to DocumentLimit. Values may nest
+// up to DocumentLimit; before one is parsed, a scan refuses any value in
+// it (an event, a tuple, a field's value) longer than that share, and a
+// line of JSON Lines, a Jepsen log or the notation longer than it is
+// refused as it is read, so that a value too long for the budget is never
+// built. Values may nest
 // 1000 deep. Integers in values may have any size; times, indexes and
 // numeric processes must fit in 64 bits. Jepsen event times may not be
-// negative, and the events of one process must be in time order (other
+// negative, but for -1, jepsen.history's "no time", read as no time at
+// all; and the events of one process must be in time order (other
 // processes may lag); intervals written as call and return may use any
 // integers.
 //

@@ -255,6 +255,9 @@ func (p *ednFast) field(e *history.Event, key []byte) (bit int, ok bool) {
 		return seenF, ok
 	case "time":
 		e.Time, e.HasTime, ok = p.optionalInt()
+		if e.HasTime && e.Time == NoTime {
+			e.Time, e.HasTime = 0, false
+		}
 		// Jepsen counts event times up from the start of the test.
 		return seenTime, ok && e.Time >= 0
 	case "index":

@@ -61,8 +61,20 @@ func processError(line int, name, show string, v history.Value) error {
 	return history.Errorf(line, "%s must be an integer or a name, got %s", name, show)
 }
 
+// NoTime is the time jepsen.history gives an event that has none (its
+// histories fill in :time -1): it is read as no time at all, as an absent
+// or nil time is.
+const NoTime = -1
+
+// isNoTime reports whether a time field holds NoTime.
+func isNoTime(v history.Value) bool {
+	n, ok := v.Int()
+	return v.Kind() == history.Int && ok && n == NoTime
+}
+
 // timeField reads the time of a Jepsen event: like intField, and not
-// negative, since Jepsen counts event times up from the start of the test.
+// negative (but for NoTime, read before), since Jepsen counts event times
+// up from the start of the test.
 // (Intervals written as call and return may use any integers.)
 func timeField(f field, prefix string) (int64, error) {
 	n, err := intField(f, prefix)
@@ -87,7 +99,8 @@ func intField(f field, prefix string) (int64, error) {
 
 // txnDefaults fills in what Elle's own histories leave out of a
 // transaction (a value of micro-operations): :f is then "txn", and events
-// that name no process share one, TxnProcess. It returns whether the
+// that name no process (or name it nil) share one, TxnProcess, as Elle
+// reads a nil process as one process. It returns whether the
 // event now has a process.
 func txnDefaults(e *history.Event, hasProcess, noF bool) bool {
 	if (hasProcess && !noF) || !txn.Looks(e.Value) {
@@ -107,7 +120,7 @@ func txnDefaults(e *history.Event, hasProcess, noF bool) bool {
 func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 	e := history.Event{Line: line}
 	var hasProcess, hasType bool
-	var fField *field
+	var fField, nilProcess *field
 	seen := make(map[string]int, len(fs))
 	for i := range fs {
 		f := &fs[i]
@@ -117,6 +130,10 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 		seen[f.name] = f.line
 		switch f.name {
 		case "process":
+			if f.value.IsNil() {
+				nilProcess = f // a transaction's, as Elle prints it, or an error
+				continue
+			}
 			p, ok := processName(f.value)
 			if !ok {
 				return e, processError(f.line, quoteName(prefix, "process"), f.show, f.value)
@@ -140,7 +157,7 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 		case "token":
 			e.Token = f.value
 		case "time":
-			if f.value.IsNil() {
+			if f.value.IsNil() || isNoTime(f.value) {
 				continue
 			}
 			t, err := timeField(*f, prefix)
@@ -161,21 +178,34 @@ func buildEvent(fs []field, line int, prefix string) (history.Event, error) {
 			e.Extra = append(e.Extra, history.Field{Name: f.name, Value: f.value})
 		}
 	}
-	hasProcess = txnDefaults(&e, hasProcess, fField == nil)
+	if nilProcess != nil && !txn.Looks(e.Value) {
+		return e, processError(nilProcess.line, quoteName(prefix, "process"), nilProcess.show, nilProcess.value)
+	}
+	return e, finishEvent(&e, fField, hasProcess, hasType, line, prefix)
+}
+
+// finishEvent completes an event built from its fields: a transaction's
+// defaults (txnDefaults), the fields it must have, and its operation from
+// fField (nil when the event has no "f").
+func finishEvent(e *history.Event, fField *field, hasProcess, hasType bool, line int, prefix string) error {
+	if fField != nil && fField.value.IsNil() && txn.Looks(e.Value) {
+		fField = nil // Elle prints a transaction's missing :f as nil
+	}
+	hasProcess = txnDefaults(e, hasProcess, fField == nil)
 	if !hasProcess {
-		return e, history.Errorf(line, "event has no %s field", quoteName(prefix, "process"))
+		return history.Errorf(line, "event has no %s field", quoteName(prefix, "process"))
 	}
 	if !hasType {
-		return e, history.Errorf(line, "event has no %s field (invoke, ok, fail or info)", quoteName(prefix, "type"))
+		return history.Errorf(line, "event has no %s field (invoke, ok, fail or info)", quoteName(prefix, "type"))
 	}
 	if fField != nil || e.F == "" { // a transaction's f may have been defaulted
 		name, err := eventF(fField, history.IsNemesis(e.Process), line, prefix)
 		if err != nil {
-			return e, err
+			return err
 		}
 		e.F = name
 	}
-	return e, nil
+	return nil
 }
 
 // eventF reads the operation of an event at line from its "f" field (nil

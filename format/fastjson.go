@@ -444,6 +444,9 @@ func (p *fastJSON) eventField(e *history.Event, key []byte) (bit int, ok bool) {
 	case "time":
 		// Jepsen counts event times up from the start of the test.
 		e.Time, e.HasTime, ok = p.optionalInt()
+		if e.HasTime && e.Time == NoTime {
+			e.Time, e.HasTime = 0, false
+		}
 		return seenTime, ok && e.Time >= 0
 	case "index":
 		e.Index, e.HasIdx, ok = p.optionalInt()

@@ -233,9 +233,10 @@ func streamed(read func(r io.Reader) (*history.History, error)) func(io.Reader) 
 	}
 }
 
-// document adapts a reader of a format read whole: it reads up to
-// DocumentLimit bytes, within the memory budget when r carries one, checks
-// they are UTF-8 and parses them.
+// document adapts a reader of a format read whole (the JSON forms): it
+// reads up to DocumentLimit bytes, within the memory budget when r carries
+// one, checks they are UTF-8, that no value is too long for the budget
+// (jsonValuesFit), and parses them.
 func document(parse func(src []byte) (Result, error)) func(io.Reader) (Result, error) {
 	return func(r io.Reader) (Result, error) {
 		var mem *budget.Memory
@@ -251,6 +252,9 @@ func document(parse func(src []byte) (Result, error)) func(io.Reader) (Result, e
 			return Result{}, history.Errorf(0, "input longer than %d bytes; write a history this long as JSON Lines, which is read as a stream", DocumentLimit)
 		}
 		if err := checkUTF8(src); err != nil {
+			return Result{}, err
+		}
+		if err := jsonValuesFit(src, mem.Limit()/MaxValueShare, mem); err != nil {
 			return Result{}, err
 		}
 		return parse(src)

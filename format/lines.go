@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/history"
 )
 
@@ -27,17 +28,27 @@ type lineReader struct {
 	buf   []byte // a line longer than br's buffer, assembled
 	line  int    // number of the line last returned
 	limit int
+	mem   *budget.Memory // set when the budget's share for one value is the limit
 }
 
+// newLineReader reads lines of at most limit bytes, or of the memory
+// budget's share for one value (MaxValueShare) when r carries a budget
+// with a smaller share: a line is one operation, whose value would be
+// refused once read (and take several times its text meanwhile), so it
+// is refused while it is read.
 func newLineReader(r io.Reader, limit int) *lineReader {
+	var mem *budget.Memory
 	if b, ok := r.(*budgeted); ok {
 		r = b.r // lines are not held whole: the budget is not asked
+		if share := b.mem.Limit() / MaxValueShare; share > 0 && share < int64(limit) {
+			limit, mem = int(share), b.mem
+		}
 	}
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
-	return &lineReader{br: br, limit: limit}
+	return &lineReader{br: br, limit: limit, mem: mem}
 }
 
 // next returns the next line, valid until the following call, or io.EOF.
@@ -93,5 +104,9 @@ func (l *lineReader) grow(n int) {
 }
 
 func (l *lineReader) tooLong() error {
+	if l.mem != nil {
+		return history.Errorf(l.line, "the line is longer than %s, more than the memory budget allows for one value (%s, a %dth of it)",
+			budget.Size(int64(l.limit)), budget.Size(l.mem.Limit()), MaxValueShare)
+	}
 	return history.Errorf(l.line, "record longer than %d bytes (the limit for one line)", l.limit)
 }

@@ -66,11 +66,11 @@ func (h *History) OrderByTimes() error {
 	if h.Order == TimeOrder {
 		return nil
 	}
+	if h.inv.bad != nil {
+		return h.inv.bad // some events have no time, or times that go backwards
+	}
 	if !h.Timed && len(h.Ops) > 0 {
 		return Errorf(0, "the events carry no times, so only their order in the input is known")
-	}
-	if h.inv.bad != nil {
-		return h.inv.bad
 	}
 	for i := range h.Ops {
 		o := &h.Ops[i]

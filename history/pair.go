@@ -39,18 +39,45 @@ func article(f string) string {
 	return "a " + Quote(f)
 }
 
-// restarts collects, per client, the invocations that followed an operation
-// with unknown outcome, so that the user gets one warning per client.
+// restarts collects, per client, the events of one kind that the user
+// is told about once per client: invocations that followed an operation
+// with unknown outcome, or operations run while another of the client's
+// was open.
 type restarts struct {
 	order []string
-	first map[string]int // line of the first such invocation
+	first map[string]int // line of the first such event
 	pos   map[string]int
 	count map[string]int
 	unit  string
+	// one says it of a client, at the first such event; more sums up the
+	// clients past maxRestartWarnings.
+	one  func(client, where string) string
+	more func(n int) string
 }
 
 func newRestarts(unit string) *restarts {
-	return &restarts{first: map[string]int{}, pos: map[string]int{}, count: map[string]int{}, unit: unit}
+	return &restarts{first: map[string]int{}, pos: map[string]int{}, count: map[string]int{}, unit: unit,
+		one: func(c, at string) string {
+			return fmt.Sprintf("process %s invoked again after an operation with unknown outcome (%s); treating it as a new logical process", Quote(c), at)
+		},
+		more: func(n int) string {
+			return fmt.Sprintf("%d more processes invoked again after an operation with unknown outcome; each was treated as a new logical process", n)
+		},
+	}
+}
+
+// newOverlaps collects the processes that invoked an operation while
+// another of theirs was open.
+func newOverlaps(unit string) *restarts {
+	r := newRestarts(unit)
+	r.one = func(c, at string) string {
+		return fmt.Sprintf("process %s invoked an operation while another of its operations was open (%s); the operations it ran at once are read as concurrent, of other processes named %s",
+			Quote(c), at, Quote(c+"#2")+", …")
+	}
+	r.more = func(n int) string {
+		return fmt.Sprintf("%d more processes invoked an operation while another of theirs was open; each such operation was read as another process's", n)
+	}
+	return r
 }
 
 func (r *restarts) add(client string, line, pos int) {
@@ -70,11 +97,10 @@ func (r *restarts) warnings() []string {
 	var out []string
 	for i, c := range r.order {
 		if i == maxRestartWarnings {
-			out = append(out, fmt.Sprintf("%d more processes invoked again after an operation with unknown outcome; each was treated as a new logical process", len(r.order)-i))
+			out = append(out, r.more(len(r.order)-i))
 			break
 		}
-		w := fmt.Sprintf("process %s invoked again after an operation with unknown outcome (%s); treating it as a new logical process",
-			Quote(c), lineRef(r.first[c], r.pos[c], r.unit))
+		w := r.one(c, lineRef(r.first[c], r.pos[c], r.unit))
 		if n := r.count[c]; n > 1 {
 			w += fmt.Sprintf(" (%d times in all)", n)
 		}
@@ -114,9 +140,11 @@ func orValue(a, b Value) Value {
 }
 
 // Pair builds a validated History from an event history: each invocation is
-// closed by the next completion of the same process; events of the fault
-// injector ("nemesis") are left out. Logical processes are numbered in
-// order of their first call. Errors are *InputError naming the
+// closed by the next completion of the same process (of the same
+// operation and a fitting value, when the process has several open); a
+// completion with none open is an operation whose call was not recorded;
+// events of the fault injector ("nemesis") are left out. Logical processes
+// are numbered in order of their first call. Errors are *InputError naming the
 // event's line (or its position when the events carry no lines).
 func Pair(events []Event) (*History, error) {
 	p := NewPairer()
@@ -128,7 +156,10 @@ func Pair(events []Event) (*History, error) {
 	return p.History(), nil
 }
 
-// pairClient is the pairing state of one process name.
+// pairClient is the pairing state of one process name, or of one of its
+// threads: the operations a name runs at once (invoked while another of
+// its operations is open) are read as another process's, a thread of the
+// name, which keeps a client name of its own.
 type pairClient struct {
 	open     int // index in ops of the open invocation, or -1
 	proc     int
@@ -136,6 +167,10 @@ type pairClient struct {
 	lastTime int64 // recorded time of the client's latest event
 	lastLine int   // its line, or
 	lastPos  int   // its position
+	name     string
+	// threads are the name's other threads, in the order they were
+	// made (only on the name's own state).
+	threads []*pairClient
 }
 
 // Pairer pairs events one at a time, so that a reader can stream a long
@@ -148,7 +183,18 @@ type Pairer struct {
 	opened  []int  // event position of each op's invocation
 	given   bitset // the ops whose invocation gave an index
 	rs      *restarts
-	timed   bool
+	overlap *restarts // names that ran operations at once
+	// threadNames are the client names given to threads, with the
+	// name each belongs to: the input may not use them itself.
+	threadNames map[string]string
+	timed       bool
+	// mixed counts the events whose having a time differs from the
+	// first event's, and keeps the first (see mixedTime).
+	mixed struct {
+		count     int
+		line, pos int
+		err       *InputError
+	}
 	decided bool
 	pos     int // position of the next event
 	err     error
@@ -160,7 +206,7 @@ type Pairer struct {
 
 // NewPairer returns a Pairer for an empty history.
 func NewPairer() *Pairer {
-	p := &Pairer{h: &History{Order: FileOrder}, clients: map[string]*pairClient{}, rs: newRestarts("event")}
+	p := &Pairer{h: &History{Order: FileOrder}, clients: map[string]*pairClient{}, rs: newRestarts("event"), overlap: newOverlaps("event")}
 	p.maxTime.pos = -1
 	return p
 }
@@ -204,10 +250,7 @@ func (p *Pairer) checkTime(e *Event, pos int) error {
 	if !p.decided {
 		p.timed, p.decided = e.HasTime, true
 	} else if e.HasTime != p.timed {
-		if p.timed {
-			return where(e.Line, pos, "event has no time but the events before it do; give every event a time or none")
-		}
-		return where(e.Line, pos, "event has a time but the events before it do not; give every event a time or none")
+		p.mixedTime(e, pos)
 	}
 	if e.HasTime && e.Time == Infinity {
 		return where(e.Line, pos, "time %d is too large", e.Time)
@@ -216,6 +259,24 @@ func (p *Pairer) checkTime(e *Event, pos int) error {
 		p.noteTime(e, pos)
 	}
 	return nil
+}
+
+// mixedTime notes an event that has a time when the first event had none,
+// or none when it had one, as Elle's tests mix them (jepsen.history gives
+// the ones without :time -1, no time). In file order the times are only
+// informational: the history is read without them, with a warning, and
+// ordering it by times is refused naming the first such event.
+func (p *Pairer) mixedTime(e *Event, pos int) {
+	m := &p.mixed
+	if m.count == 0 {
+		m.line, m.pos = e.Line, pos
+		if p.timed {
+			m.err = where(e.Line, pos, "event has no time but the events before it do, so the events cannot be ordered by their times")
+		} else {
+			m.err = where(e.Line, pos, "event has a time but the events before it do not, so the events cannot be ordered by their times")
+		}
+	}
+	m.count++
 }
 
 // invoke opens an operation for the invocation at position pos.
@@ -238,7 +299,7 @@ func (p *Pairer) invoke(e *Event, pos int) error {
 	c.lastTime, c.lastLine, c.lastPos = e.Time, e.Line, pos
 	at := int64(pos) // file order: the event's place in the input
 	p.ops.add(Op{
-		Index: idx, Process: c.proc, Client: e.Process, F: e.F, Value: e.Value,
+		Index: idx, Process: c.proc, Client: c.name, F: e.F, Value: e.Value,
 		Key: e.Key, Version: e.Version, Token: e.Token, Call: at, Return: Infinity,
 		Times: Span{Call: e.Time, Return: Infinity}, Status: Info, Extra: e.Extra, Line: e.Line,
 	})
@@ -246,47 +307,203 @@ func (p *Pairer) invoke(e *Event, pos int) error {
 	return nil
 }
 
-// invoker returns the state of the invoking process, which must have no
-// open invocation: a new logical process for a name not seen before, or
-// for one whose last operation has an unknown outcome (it may still be
-// running, so the name's next operation is another process's).
+// client returns the state of a process name, made for a name not seen
+// before (a new logical process).
+func (p *Pairer) client(e *Event, pos int) (*pairClient, error) {
+	if c := p.clients[e.Process]; c != nil {
+		return c, nil
+	}
+	if owner, ok := p.threadNames[e.Process]; ok {
+		return nil, where(e.Line, pos, "process %s appears in the input, but that name was given to the operations process %s ran at once; rename one of them",
+			Quote(e.Process), Quote(owner))
+	}
+	c := &pairClient{open: -1, proc: p.h.Processes, lastPos: -1, name: e.Process}
+	p.h.Processes++
+	p.h.Clients++
+	p.clients[e.Process] = c
+	return c, nil
+}
+
+// invoker returns the state of the thread of the invoking process that
+// runs the invocation: the name's own when it has no open invocation,
+// else a thread of the name that has none, else a new thread (the
+// process runs operations at once: they are concurrent, so they cannot be
+// one process's). A thread whose last operation has an unknown outcome
+// goes on as a new logical process (it may still be running, so the
+// name's next operation is another process's).
 func (p *Pairer) invoker(e *Event, pos int) (*pairClient, error) {
-	h := p.h
-	c := p.clients[e.Process]
-	switch {
-	case c == nil:
-		c = &pairClient{open: -1, proc: h.Processes, lastPos: -1}
-		h.Processes++
-		h.Clients++
-		p.clients[e.Process] = c
-	case c.open >= 0:
-		o := p.ops.at(c.open)
-		return nil, where(e.Line, pos, "process %s invokes %s but its %s from %s has not completed; a process runs one operation at a time",
-			Quote(e.Process), article(e.F), Quote(o.F), lineRef(o.Line, p.opened[c.open], "event"))
-	case c.unknown:
-		p.rs.add(e.Process, e.Line, pos)
-		c.proc = h.Processes
-		h.Processes++
+	c, err := p.client(e, pos)
+	if err != nil {
+		return nil, err
+	}
+	if c.open >= 0 {
+		c = p.freeThread(c, e, pos)
+	}
+	if c.unknown {
+		p.rs.add(c.name, e.Line, pos)
+		c.proc = p.h.Processes
+		p.h.Processes++
 		c.unknown = false
 	}
 	return c, nil
 }
 
-// complete closes the open invocation of the completing process with the
-// completion at position pos.
+// freeThread returns a thread of the name whose state is c that has no
+// open invocation, making one when every thread is busy.
+func (p *Pairer) freeThread(c *pairClient, e *Event, pos int) *pairClient {
+	for _, t := range c.threads {
+		if t.open < 0 {
+			return t
+		}
+	}
+	if p.threadNames == nil {
+		p.threadNames = map[string]string{}
+	}
+	name := ""
+	for k := len(c.threads) + 2; ; k++ {
+		name = c.name + "#" + strconv.Itoa(k)
+		_, taken := p.threadNames[name]
+		if !taken && p.clients[name] == nil {
+			break
+		}
+	}
+	p.threadNames[name] = c.name
+	p.overlap.add(c.name, e.Line, pos)
+	t := &pairClient{open: -1, proc: p.h.Processes, lastPos: -1, name: name}
+	p.h.Processes++
+	p.h.Clients++
+	c.threads = append(c.threads, t)
+	return t
+}
+
+// complete closes an open invocation of the completing process with the
+// completion at position pos: its only one, or, when it has several open
+// (see invoker), the one that names the same operation with a value the
+// completion could complete (a read's nil filled in); when none or more
+// than one fits, the pairing is ambiguous and the input is refused. A
+// completion with no open invocation is an operation whose call was not
+// recorded (completeOnly).
 func (p *Pairer) complete(e *Event, pos int) error {
 	if e.Type != OK && e.Type != Fail && e.Type != Info {
 		return where(e.Line, pos, "event has unknown type %s", e.Type)
 	}
-	c := p.clients[e.Process]
-	if c == nil || c.open < 0 {
-		return where(e.Line, pos, "process %s completes %s but has no open invocation", Quote(e.Process), article(e.F))
+	c, err := p.client(e, pos)
+	if err != nil {
+		return err
 	}
-	o := p.ops.at(c.open)
-	if e.F != o.F {
+	if len(c.threads) == 0 { // the usual case, without allocating
+		if c.open < 0 {
+			return p.completeOnly(c, e, pos)
+		}
+		return p.closeOnly(c, e, pos)
+	}
+	var open []*pairClient
+	if c.open >= 0 {
+		open = append(open, c)
+	}
+	for _, t := range c.threads {
+		if t.open >= 0 {
+			open = append(open, t)
+		}
+	}
+	switch len(open) {
+	case 0:
+		return p.completeOnly(idlest(c), e, pos)
+	case 1:
+		return p.closeOnly(open[0], e, pos)
+	}
+	t, err := p.match(open, e, pos)
+	if err != nil {
+		return err
+	}
+	return p.close(t, e, pos)
+}
+
+// closeOnly closes the one open invocation of the completing process,
+// on thread c, which must be of the same operation.
+func (p *Pairer) closeOnly(c *pairClient, e *Event, pos int) error {
+	if o := p.ops.at(c.open); e.F != o.F {
 		return where(e.Line, pos, "process %s completes %s but its open invocation (%s) is %s",
 			Quote(e.Process), article(e.F), lineRef(o.Line, p.opened[c.open], "event"), article(o.F))
 	}
+	return p.close(c, e, pos)
+}
+
+// match picks the thread whose open invocation the completion at pos
+// closes, among several: the one of the same operation, or, among those,
+// the one whose value the completion's fits (see fits).
+func (p *Pairer) match(open []*pairClient, e *Event, pos int) (*pairClient, error) {
+	var byF, byValue []*pairClient
+	for _, t := range open {
+		if o := p.ops.at(t.open); o.F == e.F {
+			byF = append(byF, t)
+			if fits(o.Value, e.Value) {
+				byValue = append(byValue, t)
+			}
+		}
+	}
+	switch {
+	case len(byF) == 1:
+		return byF[0], nil
+	case len(byValue) == 1:
+		return byValue[0], nil
+	case len(byF) == 0:
+		return nil, where(e.Line, pos, "process %s completes %s but none of its %d open invocations (%s, …) is one",
+			Quote(e.Process), article(e.F), len(open), p.openRef(open[0]))
+	}
+	both := byValue
+	if len(both) < 2 {
+		both = byF
+	}
+	return nil, where(e.Line, pos, "process %s completes %s that could close its invocation from %s or from %s: the pairing is ambiguous; give operations that run at once distinct processes",
+		Quote(e.Process), article(e.F), p.openRef(both[0]), p.openRef(both[1]))
+}
+
+// openRef names the place of a thread's open invocation.
+func (p *Pairer) openRef(t *pairClient) string {
+	return lineRef(p.ops.at(t.open).Line, p.opened[t.open], "event")
+}
+
+// fits reports whether a completion's value could complete an invocation's
+// value: no value or nil on either side, equal values, or lists of one
+// length whose elements fit one by one (a transaction whose reads' nil
+// are filled in).
+func fits(inv, done Value) bool {
+	switch {
+	case done.IsNone() || inv.IsNone() || inv.IsNil() || done.IsNil():
+		return true
+	case Compare(inv, done) == 0:
+		return true
+	case inv.Kind() != List || done.Kind() != List || inv.NumElems() != done.NumElems():
+		return false
+	}
+	is, ds := inv.Elems(), done.Elems()
+	for i := range is {
+		if !fits(is[i], ds[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// idlest returns the thread of the name whose state is c that completed
+// its last operation first (the name's own when it has no other): an
+// operation whose call was not recorded may have begun after that
+// completion, and no later one is sure.
+func idlest(c *pairClient) *pairClient {
+	best := c
+	for _, t := range c.threads {
+		if t.lastPos < best.lastPos {
+			best = t
+		}
+	}
+	return best
+}
+
+// close closes the open invocation of thread c with the completion at
+// position pos.
+func (p *Pairer) close(c *pairClient, e *Event, pos int) error {
+	o := p.ops.at(c.open)
 	if p.timed && e.Time < o.Times.Call {
 		p.badOrder(where(e.Line, pos, "completion time %d is before its invocation's time %d (%s)",
 			e.Time, o.Times.Call, lineRef(o.Line, p.opened[c.open], "event")))
@@ -308,6 +525,51 @@ func (p *Pairer) complete(e *Event, pos int) error {
 	o.Token = orValue(o.Token, e.Token)
 	o.Extra = mergeFields(o.Extra, e.Extra)
 	c.open = -1
+	c.unknown = e.Type == Info
+	c.lastTime, c.lastLine, c.lastPos = e.Time, e.Line, pos
+	return nil
+}
+
+// completeOnly adds the operation of a completion whose invocation was not
+// recorded, as Elle's own histories write transactions (only their :ok
+// events), to thread c. Its call is unknown: the process may have begun it
+// at any time after its previous completion, or at the start. So its call
+// is put at that completion (position or time), or at 0, which widens its
+// interval to every instant it may have begun at: real time orders it only
+// after what surely finished before it began.
+func (p *Pairer) completeOnly(c *pairClient, e *Event, pos int) error {
+	if c.unknown {
+		// Its previous operation may still be running: another logical
+		// process, as for an invocation after an unknown outcome.
+		p.rs.add(c.name, e.Line, pos)
+		c.proc = p.h.Processes
+		p.h.Processes++
+		c.unknown = false
+	}
+	var call, callTime int64 // at the start
+	if c.lastPos >= 0 {
+		call, callTime = int64(c.lastPos), c.lastTime
+		if p.timed && e.Time < c.lastTime {
+			p.badOrder(where(e.Line, pos, "time %d is before the time %d of process %s's previous event (%s); each process's events must be in time order",
+				e.Time, c.lastTime, Quote(e.Process), lineRef(c.lastLine, c.lastPos, "event")))
+		}
+	}
+	idx := int64(pos)
+	if e.HasIdx {
+		idx = e.Index
+		p.given.set(p.ops.n)
+	}
+	at := int64(pos)
+	o := Op{
+		Index: idx, Process: c.proc, Client: c.name, F: e.F, Value: e.Value,
+		Key: e.Key, Version: e.Version, Token: e.Token, Call: call, Return: at,
+		Times: Span{Call: callTime, Return: e.Time}, Status: e.Type, Extra: e.Extra, Line: e.Line,
+	}
+	if e.Type == Info {
+		o.Return, o.Times.Return = Infinity, Infinity
+	}
+	p.ops.add(o)
+	p.opened = append(p.opened, pos)
 	c.unknown = e.Type == Info
 	c.lastTime, c.lastLine, c.lastPos = e.Time, e.Line, pos
 	return nil
@@ -459,10 +721,19 @@ func (p *Pairer) History() *History {
 	}
 	renumber(ops, h.Processes)
 	h.Ops = ops
-	h.Timed = p.timed
-	h.Warnings = p.rs.warnings()
+	h.Timed = p.timed && p.mixed.count == 0
+	h.Warnings = append(p.rs.warnings(), p.overlap.warnings()...)
 	if dup != "" {
 		h.Warnings = append(h.Warnings, dup)
+	}
+	if m := &p.mixed; m.count > 0 {
+		h.inv = inversions{bad: m.err}
+		which := "have a time, unlike the first event"
+		if p.timed {
+			which = "have no time, unlike the first event"
+		}
+		h.Warnings = append(h.Warnings, fmt.Sprintf("%d event(s) %s (first %s); the times are not used: the events are ordered as in the input",
+			m.count, which, lineRef(m.line, m.pos, "event")))
 	}
 	if n := h.inv.note(); n != "" {
 		h.Warnings = append(h.Warnings, n)

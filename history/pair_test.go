@@ -172,6 +172,96 @@ func TestPairRules(t *testing.T) {
 			processes: 1, clients: 1,
 		},
 		{
+			name:      "a completion without invocation may have begun at the start",
+			events:    evs(ev("3", history.OK, "write", i1)),
+			want:      []opSummary{{0, "3", "write", i1, 0, 0, history.OK, 0, 1}},
+			processes: 1, clients: 1,
+		},
+		{
+			name: "a completion without invocation began after its process's previous completion",
+			events: evs(ev("3", history.Invoke, "write", i1), ev("3", history.OK, "write", i1),
+				ev("4", history.Invoke, "read", nilv), ev("4", history.OK, "read", i1),
+				ev("3", history.Fail, "write", i2)),
+			want: []opSummary{
+				{0, "3", "write", i1, 0, 1, history.OK, 0, 1},
+				{0, "3", "write", i2, 1, 4, history.Fail, 4, 5},
+				{1, "4", "read", i1, 2, 3, history.OK, 2, 3},
+			},
+			processes: 2, clients: 2,
+		},
+		{
+			name: "completions without invocation after an unknown outcome: another logical process",
+			events: evs(ev("a", history.Info, "write", i1), ev("a", history.OK, "write", i2),
+				ev("a", history.OK, "read", i2)),
+			want: []opSummary{
+				{0, "a", "write", i1, 0, inf, history.Info, 0, 1},
+				{1, "a", "write", i2, 0, 1, history.OK, 1, 2},
+				{1, "a", "read", i2, 1, 2, history.OK, 2, 3},
+			},
+			processes: 2, clients: 1,
+			warnings: []string{"process a invoked again after an operation with unknown outcome (line 2); treating it as a new logical process"},
+		},
+		{
+			name: "by times, a completion without invocation began at its process's previous completion's time, or 0",
+			events: evs(
+				timed(ev("a", history.Invoke, "write", i1), 10),
+				timed(ev("a", history.OK, "write", i1), 20),
+				timed(ev("a", history.OK, "read", i1), 30),
+				timed(ev("b", history.OK, "read", i1), 25)),
+			want: []opSummary{
+				{0, "b", "read", i1, 0, 25, history.OK, 3, 4},
+				{1, "a", "write", i1, 10, 20, history.OK, 0, 1},
+				{1, "a", "read", i1, 20, 30, history.OK, 2, 3},
+			},
+			processes: 2, clients: 2,
+			warnings: []string{"the times of 1 event(s) contradict their order in the input, first line 4 (time 25) after line 3 (time 30); " +
+				"the events are ordered by their times"},
+		},
+		{
+			name: "operations run at once are concurrent, of another process, paired by operation",
+			events: evs(ev("1", history.Invoke, "read", nilv), ev("1", history.Invoke, "write", i1),
+				ev("1", history.OK, "write", i1), ev("1", history.OK, "read", i1),
+				ev("1", history.Invoke, "read", nilv), ev("1", history.OK, "read", i1)),
+			want: []opSummary{
+				{0, "1", "read", i1, 0, 3, history.OK, 0, 1},
+				{1, "1#2", "write", i1, 1, 2, history.OK, 1, 2},
+				{0, "1", "read", i1, 4, 5, history.OK, 4, 5},
+			},
+			processes: 2, clients: 2,
+			warnings: []string{"process 1 invoked an operation while another of its operations was open (line 2); the operations it ran at once are read as concurrent, of other processes named 1#2, …"},
+		},
+		{
+			name: "operations run at once paired by value, as Elle's transactions",
+			events: evs(
+				ev("0", history.Invoke, "txn", history.ListValue(history.ListValue(history.StringValue("r"), history.StringValue("x"), nilv))),
+				ev("0", history.Invoke, "txn", history.ListValue(history.ListValue(history.StringValue("append"), history.StringValue("x"), i1))),
+				ev("0", history.Invoke, "txn", history.ListValue(history.ListValue(history.StringValue("append"), history.StringValue("x"), i2))),
+				ev("0", history.OK, "txn", history.ListValue(history.ListValue(history.StringValue("append"), history.StringValue("x"), i2))),
+				ev("0", history.OK, "txn", history.ListValue(history.ListValue(history.StringValue("r"), history.StringValue("x"), history.ListValue(i2)))),
+				ev("0", history.Fail, "txn", history.ListValue(history.ListValue(history.StringValue("append"), history.StringValue("x"), i1)))),
+			want: []opSummary{
+				{0, "0", "txn", history.ListValue(history.ListValue(history.StringValue("r"), history.StringValue("x"), history.ListValue(i2))), 0, 4, history.OK, 0, 1},
+				{1, "0#2", "txn", history.ListValue(history.ListValue(history.StringValue("append"), history.StringValue("x"), i1)), 1, 5, history.Fail, 1, 2},
+				{2, "0#3", "txn", history.ListValue(history.ListValue(history.StringValue("append"), history.StringValue("x"), i2)), 2, 3, history.OK, 2, 3},
+			},
+			processes: 3, clients: 3,
+			warnings: []string{"process 0 invoked an operation while another of its operations was open (line 2); the operations it ran at once are read as concurrent, of other processes named 0#2, … (2 times in all)"},
+		},
+		{
+			name: "a completion without invocation after operations run at once begins after the thread idle longest",
+			events: evs(ev("a", history.Invoke, "read", nilv), ev("a", history.Invoke, "write", i1),
+				ev("a", history.OK, "read", i0), ev("b", history.Invoke, "read", nilv), ev("b", history.OK, "read", i0),
+				ev("a", history.OK, "write", i1), ev("a", history.OK, "read", i1)),
+			want: []opSummary{
+				{0, "a", "read", i0, 0, 2, history.OK, 0, 1},
+				{1, "a#2", "write", i1, 1, 5, history.OK, 1, 2},
+				{0, "a", "read", i1, 2, 6, history.OK, 6, 7},
+				{2, "b", "read", i0, 3, 4, history.OK, 3, 4},
+			},
+			processes: 3, clients: 3,
+			warnings: []string{"process a invoked an operation while another of its operations was open (line 2); the operations it ran at once are read as concurrent, of other processes named a#2, …"},
+		},
+		{
 			name:   "empty history",
 			events: nil,
 			want:   []opSummary{},
@@ -227,27 +317,25 @@ func TestPairErrors(t *testing.T) {
 		op     int
 		msg    string
 	}{
-		{"completion without invocation", evs(ev("3", history.OK, "write", i1)), 1, 0,
-			"process 3 completes a write but has no open invocation"},
-		{"completion after the op closed", evs(ev("3", history.Invoke, "write", i1), ev("3", history.OK, "write", i1), ev("3", history.Info, "write", i1)), 3, 0,
-			"process 3 completes a write but has no open invocation"},
-		{"second invocation while open", evs(ev("1", history.Invoke, "read", nilv), ev("1", history.Invoke, "write", i1)), 2, 0,
-			"process 1 invokes a write but its read from line 1 has not completed; a process runs one operation at a time"},
-		{"second invocation of another operation", evs(ev("1", history.Invoke, "read", nilv), ev("2", history.Invoke, "read", nilv), ev("1", history.Invoke, "append", i1)), 3, 0,
-			"process 1 invokes an append but its read from line 1 has not completed; a process runs one operation at a time"},
+		{"completion without invocation, back in its process's time", evs(timed(ev("a", history.OK, "write", i1), 20), timed(ev("a", history.OK, "read", i1), 10)), 2, 0,
+			"time 10 is before the time 20 of process a's previous event (line 1); each process's events must be in time order"},
+		{"two open invocations that fit one completion", evs(ev("1", history.Invoke, "read", nilv), ev("1", history.Invoke, "read", nilv), ev("1", history.OK, "read", i1)), 3, 0,
+			"process 1 completes a read that could close its invocation from line 1 or from line 2: the pairing is ambiguous; give operations that run at once distinct processes"},
+		{"two open invocations whose values fit one completion", evs(ev("1", history.Invoke, "write", i1), ev("1", history.Invoke, "write", i2), ev("1", history.Invoke, "write", i1), ev("1", history.OK, "write", i1)), 4, 0,
+			"process 1 completes a write that could close its invocation from line 1 or from line 3: the pairing is ambiguous; give operations that run at once distinct processes"},
+		{"open invocations of other operations", evs(ev("1", history.Invoke, "read", nilv), ev("2", history.Invoke, "read", nilv), ev("1", history.Invoke, "append", i1), ev("1", history.OK, "cas", i1)), 4, 0,
+			"process 1 completes a cas but none of its 2 open invocations (line 1, …) is one"},
+		{"a thread's name in the input", evs(ev("0", history.Invoke, "read", nilv), ev("0", history.Invoke, "write", i1), ev("0#2", history.Invoke, "read", nilv)), 3, 0,
+			"process 0#2 appears in the input, but that name was given to the operations process 0 ran at once; rename one of them"},
 		{"f mismatch", evs(ev("0", history.Invoke, "read", nilv), ev("0", history.OK, "write", i1)), 2, 0,
 			"process 0 completes a write but its open invocation (line 1) is a read"},
 		{"missing process", evs(ev("", history.Invoke, "read", nilv)), 1, 0, "event has no process"},
-		{"mixed times: time missing", evs(timed(ev("0", history.Invoke, "read", nilv), 1), ev("0", history.OK, "read", i1)), 2, 0,
-			"event has no time but the events before it do; give every event a time or none"},
-		{"mixed times: time appears", evs(ev("0", history.Invoke, "read", nilv), timed(ev("0", history.OK, "read", i1), 4)), 2, 0,
-			"event has a time but the events before it do not; give every event a time or none"},
 		{"return before call", evs(timed(ev("0", history.Invoke, "read", nilv), 10), timed(ev("0", history.OK, "read", i1), 4)), 2, 0,
 			"completion time 4 is before its invocation's time 10 (line 1)"},
 		{"info before call", evs(timed(ev("0", history.Invoke, "read", nilv), 10), timed(ev("0", history.Info, "read", i1), 9)), 2, 0,
 			"completion time 9 is before its invocation's time 10 (line 1)"},
-		{"no lines: position instead", []history.Event{ev("0", history.Invoke, "read", nilv), ev("0", history.Invoke, "read", nilv)}, 0, 2,
-			"process 0 invokes a read but its read from event 1 has not completed; a process runs one operation at a time"},
+		{"no lines: position instead", []history.Event{ev("0", history.Invoke, "read", nilv), ev("0", history.Invoke, "read", nilv), ev("0", history.OK, "read", i1)}, 0, 3,
+			"process 0 completes a read that could close its invocation from event 1 or from event 2: the pairing is ambiguous; give operations that run at once distinct processes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -405,5 +493,42 @@ func TestPairExpect(t *testing.T) {
 		if taken := cap(got.Ops) != len(got.Ops); taken != tc.flat {
 			t.Errorf("%s: hint taken %v, want %v (room for %d of %d)", tc.name, taken, tc.flat, cap(got.Ops), len(got.Ops))
 		}
+	}
+}
+
+// TestPairMixedTimes covers events of which some have a time and some
+// none, as Elle's tests write them: in file order the times are not used,
+// with a warning; ordering by times is refused at the first event that
+// differs.
+func TestPairMixedTimes(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		events  []history.Event
+		line    int
+		warning string
+		err     string
+	}{
+		{"time missing", evs(timed(ev("0", history.Invoke, "read", nilv), 1), ev("0", history.OK, "read", i1),
+			ev("1", history.Invoke, "read", nilv), ev("1", history.OK, "read", i1)), 2,
+			"3 event(s) have no time, unlike the first event (first line 2); the times are not used: the events are ordered as in the input",
+			"event has no time but the events before it do, so the events cannot be ordered by their times"},
+		{"time appears", evs(ev("0", history.Invoke, "read", nilv), timed(ev("0", history.OK, "read", i1), 4)), 2,
+			"1 event(s) have a time, unlike the first event (first line 2); the times are not used: the events are ordered as in the input",
+			"event has a time but the events before it do not, so the events cannot be ordered by their times"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := history.Pair(tc.events)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Timed || !reflect.DeepEqual(h.Warnings, []string{tc.warning}) {
+				t.Errorf("timed %v, warnings %q; want untimed and %q", h.Timed, h.Warnings, tc.warning)
+			}
+			err = h.OrderByTimes()
+			var ie *history.InputError
+			if !errors.As(err, &ie) || ie.Line != tc.line || ie.Msg != tc.err {
+				t.Errorf("ordering by times: got %v, want line %d: %s", err, tc.line, tc.err)
+			}
+		})
 	}
 }

@@ -116,6 +116,14 @@ func explainCase(h *history.History, name string, ops []int, c *checker.Anomaly)
 	case "dirty-update":
 		return fmt.Sprintf("%s appended %s to %s after %s, which %s appended, but that transaction failed",
 			label(1), c.Values[1], c.Key, c.Values[0], label(0))
+	case "fractured-read":
+		const tail = ": it saw that transaction's effects in part, a fractured read, which monotonic atomic view rules out"
+		if c.Appends {
+			return fmt.Sprintf("%s read %s, which %s appended to %s, then read %s, without %s's append of %s to %s"+tail,
+				label(0), c.Values[1], label(1), c.Values[0], c.Mop, label(1), c.Element, c.Key)
+		}
+		return fmt.Sprintf("%s read %s, which %s wrote to %s, then read %s, a version of %s before %s's write of %s"+tail,
+			label(0), c.Values[1], label(1), c.Values[0], c.Mop, c.Key, label(1), c.Element)
 	case "lost-update":
 		names := make([]string, len(ops))
 		for i := range ops {

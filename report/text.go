@@ -208,8 +208,13 @@ func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {
 			writeCore(w, v.Core, v.Key, indent+"  ", o)
 		}
 	}
-	if r.Valid.String() == "unknown" && r.Reason != "" {
+	switch {
+	case r.Valid.String() == "unknown" && r.Reason != "":
 		line(w, indent, "reason: "+r.Reason)
+	case r.Valid.String() == "false" && r.Reason != "" && r.Method == "elle":
+		// How many cycles each component gave, how many violations
+		// --max-violations left out, and Elle's empty transaction graph.
+		line(w, indent, "note: "+r.Reason)
 	}
 }
 

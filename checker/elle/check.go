@@ -7,11 +7,14 @@
 // rw edges, plus process and real-time order), and looks in each strongly
 // connected component for the smallest cycle of each class (G0, G1c,
 // G-single-item, G-nonadjacent-item, G2-item, and their -process and
-// -realtime variants). Anomalies that are not cycles (G1a, G1b, internal,
-// incompatible-order, duplicate-elements, dirty-update, future-read,
-// cyclic-versions, lost-update) are found from the reads directly. Which
-// anomalies rule out which level is levels.go's table, after Elle's
-// consistency_model.clj.
+// -realtime variants), each component reporting its own. Anomalies that
+// are not cycles (G1a, G1b, internal, incompatible-order,
+// duplicate-elements, dirty-update, future-read, cyclic-versions,
+// lost-update, and fractured-read, which monotonic atomic view rules out
+// and Elle does not look for) are found from the reads directly. A level
+// is unknown when the graph its anomalies are looked for in has no edge
+// (Elle's empty-transaction-graph). Which anomalies rule out which level
+// is levels.go's table, after Elle's consistency_model.clj.
 package elle
 
 import (
@@ -63,6 +66,80 @@ type Analysis struct {
 	// Exists is, when some search ran out, what the strongly connected
 	// components of each subgraph show (see CycleExists).
 	Exists []CycleExists
+	// kinds are the dependency kinds of the graph's edges together.
+	kinds EdgeType
+}
+
+// EmptyTransactionGraph is Elle's name for a history in which no
+// dependency between transactions can be inferred; a verdict's Reason
+// starts with it when that is so.
+const EmptyTransactionGraph = "empty-transaction-graph"
+
+// edgeKinds are the kinds of all of g's edges together.
+func edgeKinds(g *Graph) EdgeType {
+	g.freeze()
+	var k EdgeType
+	for i := 0; i < g.Len(); i++ {
+		for _, e := range g.out(i) {
+			k |= e.types
+		}
+	}
+	return k
+}
+
+// failedAfterCommit reports whether some failed transaction was invoked
+// after a committed one completed.
+func failedAfterCommit(txns []txn.Txn, h *history.History) bool {
+	first := int64(history.Infinity)
+	for i := range txns {
+		if op := &h.Ops[txns[i].Op]; txns[i].Committed() && op.Return < first {
+			first = op.Return
+		}
+	}
+	for i := range txns {
+		if txns[i].Status == history.Fail && h.Ops[txns[i].Op].Call > first {
+			return true
+		}
+	}
+	return false
+}
+
+// graphKinds are the dependency kinds of the graph Elle builds to look
+// for the anomalies in prohibited: the data dependencies, and real-time
+// order when some anomaly asked for needs it, else process order when
+// one needs that (Elle's additional-graphs).
+func graphKinds(prohibited []string) EdgeType {
+	var realtime, process bool
+	for _, p := range prohibited {
+		realtime = realtime || strings.HasSuffix(p, "-realtime")
+		process = process || strings.HasSuffix(p, "-process")
+	}
+	switch {
+	case realtime:
+		return Data | Realtime
+	case process:
+		return Data | Process
+	}
+	return Data
+}
+
+// emptyGraph says, as Elle does with the anomaly empty-transaction-graph,
+// that the graph the anomalies in prohibited are looked for in has no
+// edge: no dependency was inferred, so no cycle could show.
+func (a *Analysis) emptyGraph(prohibited []string) (string, bool) {
+	mask := graphKinds(prohibited)
+	if a.kinds&mask != 0 {
+		return "", false
+	}
+	what := "no ww, wr or rw dependency"
+	switch {
+	case mask&Realtime != 0:
+		what += " and no real-time order"
+	case mask&Process != 0:
+		what += " and no process order"
+	}
+	return fmt.Sprintf("%s: %s between transactions could be inferred, so no cycle could show; "+
+		"the history is too weak to show whether cycles are ruled out", EmptyTransactionGraph, what), true
 }
 
 // AnalyzeWith reads h's transactions and finds their anomalies, under
@@ -94,10 +171,22 @@ func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options)
 		lost = lostUpdates(txns, w)
 	}()
 	defer func() { <-lostDone }()
+	// And list-append's fractured reads, which need the reads alone.
+	var fractured []Case
+	fracturedDone := make(chan struct{})
+	go func() {
+		defer close(fracturedDone)
+		if w == ListAppend {
+			fractured = fracturedAppends(txns)
+		}
+	}()
+	defer func() { <-fracturedDone }()
 	var g *Graph
 	var cases []Case
 	if w == ListAppend {
 		g, cases, err = analyzeAppends(txns)
+		<-fracturedDone
+		cases = append(cases, fractured...)
 	} else {
 		if err := noAppends(txns); err != nil {
 			return nil, err
@@ -119,6 +208,14 @@ func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options)
 	}
 	a := &Analysis{Workload: w, Txns: txns, Graph: g, Cases: cases}
 	a.searchCycles(ctx, budget)
+	a.kinds = edgeKinds(g)
+	if failedAfterCommit(txns, h) {
+		// Elle's real-time graph also links completed transactions to
+		// failed ones invoked later, which histcheck leaves out of the
+		// search (a failed transaction took no effect); they still
+		// count as dependencies for the empty graph.
+		a.kinds |= Realtime
+	}
 	return a, nil
 }
 
@@ -133,28 +230,41 @@ func noAppends(txns []txn.Txn) error {
 	return nil
 }
 
-// searchCycles looks for each class of cycle, weakest first, skipping a
-// class some anomaly already found implies.
+// searchCycles looks, in each strongly connected component, for each
+// class of cycle, weakest first, skipping a class some anomaly already
+// found in that component implies (Elle's cycle-cases-in-scc): a history
+// whose anomalies sit in N components reports N cycles of their class.
 func (a *Analysis) searchCycles(ctx context.Context, budget int64) {
 	s := newSearcher(ctx, a.Graph, budget)
-	found := map[string]bool{}
+	found := map[int32]map[string]bool{}
+	implied := map[string]map[string]bool{}
 	for _, v := range variants {
 		for c := classG0; c <= classG2; c++ {
 			name := classNames[c] + v.suffix
-			if impliedBy(name, found) {
-				continue
+			skip := func(top int32) bool {
+				for f := range found[top] {
+					if implied[f] == nil {
+						implied[f] = closure(impliedAnomalies, f)
+					}
+					if implied[f][name] {
+						return true
+					}
+				}
+				return false
 			}
-			cyc, ok, complete := s.find(c, v.extra)
+			cycs, complete := s.find(c, v.extra, skip)
 			if !complete {
 				a.Unsearched = append(a.Unsearched, name)
 			}
-			if !ok {
-				continue
+			for _, cc := range cycs {
+				cyc := rotate(cc.cyc)
+				cyc.Name = classify(cyc.Types)
+				if found[cc.top] == nil {
+					found[cc.top] = map[string]bool{}
+				}
+				found[cc.top][cyc.Name] = true
+				a.Cycles = append(a.Cycles, cyc)
 			}
-			cyc = rotate(cyc)
-			cyc.Name = classify(cyc.Types)
-			found[cyc.Name] = true
-			a.Cycles = append(a.Cycles, cyc)
 		}
 	}
 	if len(a.Unsearched) > 0 {
@@ -263,8 +373,13 @@ func (a *Analysis) result(h *history.History, criterion string, prohibited []str
 			res.Violations = append(res.Violations, a.caseViolation(h, c))
 		}
 	}
+	empty, isEmpty := a.emptyGraph(prohibited)
 	if len(res.Violations) > 0 {
+		firstOfEach(res.Violations)
 		res.Valid = checker.False
+		// Elle lists empty-transaction-graph beside the anomalies found.
+		res.Reason = empty
+		res.Reason = joinNote(res.Reason, a.cycleCount(res.Violations))
 		return res
 	}
 	var open []string
@@ -284,7 +399,84 @@ func (a *Analysis) result(h *history.History, criterion string, prohibited []str
 		res.Valid = checker.Unknown
 		res.Reason = fmt.Sprintf("%s: the cycle search ran out of its budget before it could tell whether a cycle of class %v exists",
 			cycleSearchTimeout, open)
+		return res
 	}
+	if isEmpty {
+		res.Valid = checker.Unknown
+		res.Reason = empty
+	}
+	return res
+}
+
+// firstOfEach puts the first violation of each anomaly first, in their
+// order, and the other violations after them: with a cycle per class in
+// each strongly connected component, a report that shows the first few
+// shows every anomaly found.
+func firstOfEach(vs []checker.Violation) {
+	seen := map[string]bool{}
+	later := make([]bool, len(vs))
+	for i, v := range vs {
+		later[i] = seen[v.Pattern]
+		seen[v.Pattern] = true
+	}
+	idx := make([]int, len(vs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(x, y int) bool { return !later[idx[x]] && later[idx[y]] })
+	out := make([]checker.Violation, len(vs))
+	for i, j := range idx {
+		out[i] = vs[j]
+	}
+	copy(vs, out)
+}
+
+// cycleCount says, when some class of cycle was found in more than one
+// strongly connected component, how many of each there are.
+func (a *Analysis) cycleCount(vs []checker.Violation) string {
+	count := map[string]int{}
+	var order []string
+	for _, v := range vs {
+		if len(v.Cycle) == 0 {
+			continue
+		}
+		if count[v.Pattern] == 0 {
+			order = append(order, v.Pattern)
+		}
+		count[v.Pattern]++
+	}
+	var parts []string
+	many := false
+	for _, p := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", count[p], p))
+		many = many || count[p] > 1
+	}
+	if !many {
+		return ""
+	}
+	return "cycles, one per class in each strongly connected component: " + strings.Join(parts, ", ")
+}
+
+// joinNote joins two notes of a reason, either of which may be empty.
+func joinNote(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
+// Bound keeps at most max of res's violations (all when max <= 0), and
+// says in its reason how many there were when some are left out.
+func Bound(res checker.Result, max int) checker.Result {
+	if max <= 0 || len(res.Violations) <= max {
+		return res
+	}
+	n := len(res.Violations)
+	res.Violations = res.Violations[:max:max]
+	res.Reason = joinNote(res.Reason, fmt.Sprintf("%d violations found; the first %d are shown (--max-violations)", n, max))
 	return res
 }
 

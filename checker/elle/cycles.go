@@ -103,14 +103,33 @@ func (s *searcher) components(mask EdgeType) []int32 {
 	return comp
 }
 
-// find searches for the smallest cycle of class c using the extra orders
-// in extra. It reports whether one exists (found), and complete = false
-// when the budget ran out before the question was settled.
-func (s *searcher) find(c class, extra EdgeType) (best Cycle, found, complete bool) {
+// compCycle is the smallest cycle of one class found in one strongly
+// connected component of the whole graph (top is its number there).
+type compCycle struct {
+	top int32
+	cyc Cycle
+}
+
+// find searches each strongly connected component of the whole graph for
+// the smallest cycle of class c using the extra orders in extra, as Elle
+// searches each component for each class; skip says which components
+// need no search (an anomaly found there already implies the class). It
+// returns the cycles found, in the order of their components' first
+// transactions, and complete = false when the budget ran out before the
+// question was settled (a cycle found settles the class).
+func (s *searcher) find(c class, extra EdgeType, skip func(top int32) bool) (out []compCycle, complete bool) {
 	required, allowed, scc := s.shape(c, extra)
 	comp := s.components(scc)
+	top := s.components(Data | Process | Realtime)
+	at := map[int32]int{} // component -> its place in out
+	settled := map[int32]bool{}
 	for a := 0; a < s.g.Len(); a++ {
-		if comp[a] < 0 {
+		t := top[a]
+		if comp[a] < 0 || settled[t] {
+			continue
+		}
+		if skip(t) {
+			settled[t] = true
 			continue
 		}
 		for _, e := range s.g.out(a) {
@@ -119,16 +138,15 @@ func (s *searcher) find(c class, extra EdgeType) (best Cycle, found, complete bo
 				continue
 			}
 			if s.spent() {
-				// A cycle found settles the class; none found settles
-				// nothing.
-				return best, found, found
+				return out, len(out) > 0
+			}
+			i, have := at[t]
+			s.maxLen = math.MaxInt
+			if have {
+				s.maxLen = len(out[i].cyc.Txns) - 2
 			}
 			var path []int
 			var types []EdgeType
-			s.maxLen = math.MaxInt
-			if found {
-				s.maxLen = len(best.Txns) - 2
-			}
 			if c == classGNonadjacent {
 				path, types = s.nonadjacentPath(b, a, allowed, comp)
 			} else {
@@ -136,20 +154,25 @@ func (s *searcher) find(c class, extra EdgeType) (best Cycle, found, complete bo
 			}
 			if path == nil {
 				if s.stopped {
-					return best, found, found
+					return out, len(out) > 0
 				}
 				continue
 			}
 			cyc := Cycle{Txns: append([]int{a, b}, path[:len(path)-1]...), Types: append([]EdgeType{required}, types...)}
-			if !found || len(cyc.Txns) < len(best.Txns) {
-				best, found = cyc, true
+			switch {
+			case !have:
+				at[t] = len(out)
+				out = append(out, compCycle{top: t, cyc: cyc})
+			case len(cyc.Txns) < len(out[i].cyc.Txns):
+				out[i].cyc = cyc
 			}
-			if len(best.Txns) == 2 {
-				return best, true, true
+			if len(cyc.Txns) == 2 {
+				settled[t] = true
+				break
 			}
 		}
 	}
-	return best, found, true
+	return out, true
 }
 
 // ctxEvery is how many nodes a search visits between looks at its

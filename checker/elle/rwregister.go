@@ -43,6 +43,7 @@ func analyzeRegisters(txns []txn.Txn, h *history.History, o Options) (*Graph, []
 	for _, k := range a.keys {
 		a.keyDeps(k)
 	}
+	a.fracturedRegisters()
 	return a.g, a.cases, nil
 }
 
@@ -82,8 +83,8 @@ func (a *registerAnalysis) indexWrites() error {
 			}
 			kv := keyVal{m.Key, m.Value}
 			if prev, dup := a.writers[kv]; dup {
-				return fmt.Errorf("%s is written to key %s twice (transactions at operations %d and %d); "+
-					"rw-register needs each key's written values to be unique", m.Value, m.Key, a.txns[prev.txn].Op, t.Op)
+				return duplicate(false, m.Key, m.Value, fmt.Errorf("%s is written to key %s twice (transactions at operations %d and %d); "+
+					"rw-register needs each key's written values to be unique", m.Value, m.Key, a.txns[prev.txn].Op, t.Op))
 			}
 			a.writers[kv] = elemWriter{txn: ti, mop: mi, final: last[m.Key] == mi}
 		}
@@ -151,7 +152,9 @@ func (a *registerAnalysis) keyDeps(k history.Value) {
 			continue
 		}
 		w, ok := a.writers[keyVal{k, r.v}]
-		if !ok || a.txns[w.txn].Status == history.Fail {
+		// An intermediate write read is a G1b, not a dependency: Elle
+		// draws wr edges from each transaction's last write of a key.
+		if !ok || a.txns[w.txn].Status == history.Fail || !w.final {
 			continue
 		}
 		a.g.add(w.txn, r.txn, Why{Type: WR, Key: k, Value: r.v})

@@ -27,10 +27,13 @@ func Transactional(w elle.Workload) Model {
 		if err != nil {
 			return checker.Result{}, err
 		}
+		var res checker.Result
 		if criterion == elle.AnomaliesCriterion {
-			return a.ResultAnomalies(h, opts.Anomalies)
+			res, err = a.ResultAnomalies(h, opts.Anomalies)
+		} else {
+			res, err = a.Result(h, criterion)
 		}
-		return a.Result(h, criterion)
+		return elle.Bound(res, opts.MaxViolations), err
 	}
 	return Model{Info: info, Check: check, Criteria: elle.Levels, Default: elle.StrictSerializable, Anomalies: true,
 		Assumes: w == elle.RWRegister}
