@@ -43,6 +43,7 @@ type checkOptions struct {
 	maxViolations  int
 	maxMemory      string
 	allRuns        bool
+	recursive      bool
 	maxMemoryBytes int64
 	html           string
 	noCore         bool
@@ -57,12 +58,15 @@ type checkOptions struct {
 func newCheckCmd(e *env) *cobra.Command {
 	o := &checkOptions{}
 	cmd := &cobra.Command{
-		Use:   "check [flags] FILE...",
+		Use:   "check [flags] FILE|DIR...",
 		Short: "Check histories against a consistency criterion",
 		Long: "Check each history FILE (- is standard input) against the chosen criteria and print, per\n" +
 			"file and criterion, the line FILE<TAB>CRITERION<TAB>true|false|unknown and an explanation.\n" +
 			"With a model per key (--model lock=lease,stock=fenced-register) each object is checked on its\n" +
-			"own: the line's verdict is false if any object's is, and an indented line per object follows.\n\n" +
+			"own: the line's verdict is false if any object's is, and an indented line per object follows.\n" +
+			"A DIR is a Jepsen store directory (its newest run's history; every run's with --all-runs) or a\n" +
+			"folder of histories: each file in it whose format is detected, in path order, and with\n" +
+			"--recursive those in its subfolders; other files are skipped with a note on standard error.\n\n" +
 			"Exit status: 0 every verdict true, 1 some false, 2 some unknown and none false,\n" +
 			"3 bad usage or input.",
 		Args: func(_ *cobra.Command, args []string) error {
@@ -90,6 +94,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.StringVar(&o.init, "init", "", `initial value: a number, nil, "" or a quoted string, true/false, or a word (default: the file's own, else the model's)`)
 	f.StringVar(&o.nilRead, "nil-read", "", "how a read of nil is judged: value (nil is a value like any other) or any (accepted in every state) (default: the file's own, else value)")
 	f.BoolVar(&o.allRuns, "all-runs", false, "for a Jepsen test directory (store/TEST), check every run in it, not only the newest")
+	f.BoolVarP(&o.recursive, "recursive", "r", false, "for a directory of history files, also check those in its subdirectories")
 	f.BoolVar(&o.independent, "independent", false, "read each value as a Jepsen [key value] tuple and check each key on its own")
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit per history and criterion, e.g. 30s (0: none); when it runs out the verdict is unknown")
 	f.StringVarP(&o.output, "output", "o", "text", "output form: text, json, or junit (JUnit XML, one test case per file and criterion)")
@@ -229,7 +234,12 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 	}
 	rep := &report.Report{}
 	code := ExitOK
-	files = format.ExpandRuns(files, o.allRuns) // a Jepsen store directory: its runs' histories
+	// A Jepsen store directory gives its runs' histories, a folder its
+	// history files; what is not a history is said and left out.
+	files, skipped := format.Expand(files, o.allRuns, o.recursive)
+	for _, s := range skipped {
+		e.fileNote(s.Path, "skipped: %s", s.Reason)
+	}
 	// The collector keeps the heap within the budget, so garbage does not count against it.
 	mem := budget.For(o.maxMemoryBytes)
 	if mem != nil {
@@ -356,6 +366,9 @@ func checkFile(ctx context.Context, e *env, o *checkOptions, file string, criter
 	// besides the JSON report and --summary.
 	for _, w := range h.Warnings {
 		e.fileNote(file, "warning: %s", w)
+	}
+	if hint := jepsenHint(strings.Join(o.model, ","), in); hint != "" {
+		e.fileNote(file, "%s", hint)
 	}
 	out, err := check.Run(ctx, h, req)
 	if out.Refused != nil {

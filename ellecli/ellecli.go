@@ -180,7 +180,7 @@ func checkFile(ctx context.Context, env Env, o *options, p *planned, file string
 		// out is refused: every result unknown, and its error says why.
 		fmt.Fprintf(env.Stderr, "elle-cli: error while checking history: %s\n", history.Escape(caught.Error()))
 	} else if err != nil {
-		return checker.Unknown, err
+		return checker.Unknown, named(file, err)
 	}
 	hr := report.NewHistoryOf(file, h, out)
 	v := verdict(p, out)
@@ -194,6 +194,17 @@ func checkFile(ctx context.Context, env Env, o *options, p *planned, file string
 		}
 	}
 	return v, nil
+}
+
+// named gives an input error found after reading (a transaction the
+// model cannot parse) the file it is about, which the checks that found
+// it do not know, so that the message names file rather than no file.
+func named(file string, err error) error {
+	var ie *history.InputError
+	if errors.As(err, &ie) && ie.File == "" {
+		ie.File = file
+	}
+	return err
 }
 
 // verdict is the file's one verdict: false if any result is, else unknown

@@ -12,6 +12,7 @@ import (
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/elle"
 	"github.com/histcheck/histcheck/checker/suite"
+	"github.com/histcheck/histcheck/history"
 )
 
 // TestLine checks elle-cli's line byte for byte, and that a file name that
@@ -43,6 +44,9 @@ func TestPlan(t *testing.T) {
 		criteria, anoms                []string
 		nothing                        bool
 		msg                            string
+		// unknown are the consistency models Elle does not know, raised
+		// when a history is checked, not as a flag's complaint.
+		unknown []string
 	}{
 		{name: "defaults: G0 is ruled out by strict serializability", model: "list-append", levels: "strict-serializable", anomalies: "G0",
 			criteria: []string{elle.StrictSerializable}},
@@ -52,7 +56,10 @@ func TestPlan(t *testing.T) {
 			criteria: []string{elle.CursorStability}, anoms: []string{"G-single", "G0"}},
 		{name: "alias", model: "list-append", levels: "strong-serializable,conflict-serializable",
 			criteria: []string{elle.StrictSerializable, elle.Serializable}},
-		{name: "unknown level", model: "list-append", levels: "sometimes", msg: "Unknown consistency model"},
+		{name: "unknown level", model: "list-append", levels: "sometimes", unknown: []string{"sometimes"}},
+		{name: "unknown levels beside known ones", model: "rw-register", levels: "serializable,all,pram,PL-3", anomalies: "",
+			criteria: []string{elle.Serializable, elle.Serializable}, unknown: []string{"all", "pram"}},
+		{name: "unknown level, nothing else", model: "list-append", levels: "often", anomalies: "", unknown: []string{"often"}},
 		{name: "unknown anomaly", model: "list-append", anomalies: "G9", msg: "unknown anomaly"},
 		{name: "unknown model", model: "nope", msg: `Failed to validate "--model nope"`},
 		{name: "knossos ignores -c", model: "cas-register", levels: "sometimes"},
@@ -71,6 +78,9 @@ func TestPlan(t *testing.T) {
 			slices.Sort(tt.anoms)
 			if !slices.Equal(p.criteria, tt.criteria) || !slices.Equal(p.anoms, tt.anoms) || p.nothing != tt.nothing {
 				t.Errorf("criteria %v, anomalies %v, nothing %v; want %v, %v, %v", p.criteria, p.anoms, p.nothing, tt.criteria, tt.anoms, tt.nothing)
+			}
+			if !slices.Equal(p.unknownLevels, tt.unknown) {
+				t.Errorf("unknown consistency models %v, want %v", p.unknownLevels, tt.unknown)
 			}
 		})
 	}
@@ -161,6 +171,25 @@ func TestReportable(t *testing.T) {
 			if got[a] {
 				t.Errorf("%v: %s reported", c.asked, a)
 			}
+		}
+	}
+}
+
+// TestInputErrorNamesFile checks that a history the model refuses after
+// it was read (a micro-operation it does not know) is reported with the
+// file's name and line, as a history the reader refuses is.
+func TestInputErrorNamesFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "frob.edn")
+	write(t, file, `{:type :invoke, :f :txn, :value [[:append :x 1] [:frob :y]], :process 0}
+{:type :ok, :f :txn, :value [[:append :x 1] [:frob :y]], :process 0}
+`)
+	for _, model := range []string{"list-append", "rw-register"} {
+		var out, errb bytes.Buffer
+		o := &options{model: model, consistency: "strict-serializable", anomalies: "G0", output: "text", plotFormat: "svg", cycleSearchTimeout: 1000}
+		code := run(context.Background(), Env{Stdout: &out, Stderr: &errb, Models: suite.Builtin()}, o, []string{file})
+		want := "elle-cli: " + history.Quote(file) + ":1: operation txn: micro-operation 2: unknown micro-operation frob"
+		if code != ExitException || !strings.HasPrefix(errb.String(), want) {
+			t.Errorf("%s: exit %d, stderr %q; want 255 and %q…", model, code, errb.String(), want)
 		}
 	}
 }

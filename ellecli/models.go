@@ -133,6 +133,11 @@ type planned struct {
 	// asked for: Elle then reports nothing, and every history is valid.
 	nothing  bool
 	warnings []string
+	// unknownLevels are the consistency models asked for that Elle does
+	// not know: elle-cli takes -c as it is, and Elle raises an error when
+	// it checks the first history, so each file is refused (255), not the
+	// flag (1).
+	unknownLevels []string
 }
 
 // plan checks the flags and settles what to check. The message, when
@@ -175,12 +180,11 @@ func (p *planned) txnCriteria(levels, anomalies string) string {
 			extra = append(extra, a.anomalies...)
 			continue
 		}
-		p.criteria = append(p.criteria, l)
-	}
-	if len(p.criteria) > 0 {
-		if _, err := check.ParseCriteria(p.criteria); err != nil {
-			return fmt.Sprintf("Unknown consistency model: %v", err)
+		if !slices.Contains(elle.Levels, l) {
+			p.unknownLevels = append(p.unknownLevels, l)
+			continue
 		}
+		p.criteria = append(p.criteria, l)
 	}
 	for _, a := range split(anomalies) {
 		if slices.Contains(unsearched, a) {
@@ -196,7 +200,7 @@ func (p *planned) txnCriteria(levels, anomalies string) string {
 	if !p.covered(as) {
 		p.anoms = as
 	}
-	p.nothing = len(p.criteria) == 0 && len(p.anoms) == 0
+	p.nothing = len(p.criteria) == 0 && len(p.anoms) == 0 && len(p.unknownLevels) == 0
 	return ""
 }
 
@@ -249,14 +253,6 @@ type caughtError struct{ err error }
 func (e *caughtError) Error() string { return e.err.Error() }
 func (e *caughtError) Unwrap() error { return e.err }
 
-// named gives the input error in err the file's name, when it has none.
-func named(err error, file string) {
-	var ie *history.InputError
-	if errors.As(err, &ie) && ie.File == "" {
-		ie.File = file
-	}
-}
-
 // raisedError is a history Elle refuses with an error, or one whose values
 // Jepsen's counter checker asserts against: elle-cli does not catch
 // either, and prints an empty line, the error on standard error, and
@@ -274,6 +270,24 @@ func (e *raisedError) Error() string {
 
 func (e *raisedError) Unwrap() error { return e.err }
 
+// unknownLevelsError is Elle's error for consistency models it does not
+// know (consistency_model.clj's validate-models), in Elle's words, with
+// the names accepted.
+type unknownLevelsError struct{ names []string }
+
+func (e *unknownLevelsError) Error() string {
+	kws := make([]string, len(e.names))
+	for i, n := range e.names {
+		kws[i] = ":" + n
+	}
+	accepted := slices.Clone(elle.Levels)
+	for a := range aliases {
+		accepted = append(accepted, a)
+	}
+	sort.Strings(accepted)
+	return "Unknown consistency model (" + strings.Join(kws, " ") + "); known models are: " + strings.Join(accepted, ", ")
+}
+
 // check checks one history as planned.
 func (p *planned) check(ctx context.Context, h *history.History, file string, events bool) (check.Outcome, error) {
 	if p.model == "" {
@@ -281,6 +295,9 @@ func (p *planned) check(ctx context.Context, h *history.History, file string, ev
 	}
 	if !p.known() {
 		return check.Outcome{}, fmt.Errorf("unknown model %q: this histcheck has no model for elle-cli's %s", p.model, p.name)
+	}
+	if len(p.unknownLevels) > 0 {
+		return check.Outcome{}, &raisedError{err: &unknownLevelsError{names: p.unknownLevels}}
 	}
 	if p.nothing {
 		return check.Outcome{Settled: true, Model: p.model}, nil
@@ -301,7 +318,7 @@ func (p *planned) check(ctx context.Context, h *history.History, file string, ev
 	}
 	var re *jepsen.RefusedError
 	if errors.As(err, &re) {
-		named(err, file)
+		named(file, err)
 		if re.Assertion {
 			// Jepsen's checker fails an assertion, an error elle-cli
 			// does not catch: it exits 255, as on Elle's errors.

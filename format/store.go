@@ -38,7 +38,7 @@ func Runs(dir string, all bool) ([]string, error) {
 		}
 	}
 	if len(runs) == 0 {
-		return nil, &history.InputError{File: dir, Msg: "a directory with no Jepsen run in it: expected history.edn in it, or in its run directories"}
+		return nil, &history.InputError{File: dir, Msg: "a directory with no Jepsen run in it and no history file: expected history.edn in it or in its run directories, or files in a history format (check --recursive also looks in its subdirectories)"}
 	}
 	sort.Strings(runs)
 	if !all {

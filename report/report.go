@@ -6,6 +6,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -46,7 +47,8 @@ type History struct {
 	// (their events' places in the input; call and return are those
 	// places, and each op's recorded times are in its times) or "times"
 	// (call and return are the recorded times); "" when the file could
-	// not be read.
+	// not be read. In the JSON form, Model, NilRead and Order are null
+	// when "" (not known), as "" is no model, rule or order.
 	Order     string   `json:"order"`
 	Ops       int      `json:"ops"`
 	OK        int      `json:"ok"`
@@ -71,6 +73,36 @@ type History struct {
 	// Source is the history itself, for the HTML report's timeline of every
 	// operation; it is not part of the JSON form.
 	Source *history.History `json:"-"`
+}
+
+// MarshalJSON writes h as its fields say, with Model, NilRead and Order
+// null when they are not known (a file that could not be read, a model
+// that could not be chosen), rather than "", which reads as a value.
+func (h History) MarshalJSON() ([]byte, error) {
+	type plain History // without this method
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // as JSON writes the rest
+	// The fields before plain shadow its own and keep their place first,
+	// as in History; plain's other fields follow in their order.
+	err := enc.Encode(struct {
+		File    string          `json:"file"`
+		Model   *string         `json:"model"`
+		Init    json.RawMessage `json:"init,omitempty"`
+		NilRead *string         `json:"nil_read"`
+		TTL     int64           `json:"ttl,omitempty"`
+		Order   *string         `json:"order"`
+		plain
+	}{h.File, known(h.Model), h.Init, known(h.NilRead), h.TTL, known(h.Order), plain(h)})
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), err
+}
+
+// known is s, or nil (JSON's null) when s is "".
+func known(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // Result is the verdict of one criterion on one history, or on one object
@@ -467,7 +499,11 @@ func (r *Report) Finish() {
 				n++
 			}
 		}
-		r.Reason = fmt.Sprintf("%d of %d results are unknown", n, len(vs))
+		verb := "are"
+		if n == 1 {
+			verb = "is" // "1 of 3 results is unknown": one result
+		}
+		r.Reason = fmt.Sprintf("%d of %d results %s unknown", n, len(vs), verb)
 	}
 	if r.Histories == nil {
 		r.Histories = []History{}

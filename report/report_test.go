@@ -281,10 +281,62 @@ func TestJSONSchema(t *testing.T) {
 	}
 }
 
+// TestFinishUnknown checks the report's reason for an unknown verdict,
+// with the verb agreeing with the count: one result is, several are.
 func TestFinishUnknown(t *testing.T) {
-	rep := &Report{Histories: []History{{Results: []Result{{Valid: checker.True}, {Valid: checker.Unknown}}}}}
-	rep.Finish()
-	if rep.Valid != checker.Unknown || rep.Reason != "1 of 2 results are unknown" {
-		t.Errorf("Finish: valid %v reason %q", rep.Valid, rep.Reason)
+	u, ok := Result{Valid: checker.Unknown}, Result{Valid: checker.True}
+	tests := []struct {
+		results []Result
+		want    string
+	}{
+		{[]Result{u}, "1 of 1 results is unknown"},
+		{[]Result{ok, u}, "1 of 2 results is unknown"},
+		{[]Result{u, ok, u}, "2 of 3 results are unknown"},
+	}
+	for _, tt := range tests {
+		rep := &Report{Histories: []History{{Results: tt.results}}}
+		rep.Finish()
+		if rep.Valid != checker.Unknown || rep.Reason != tt.want {
+			t.Errorf("Finish: valid %v reason %q, want %q", rep.Valid, rep.Reason, tt.want)
+		}
+	}
+}
+
+// TestJSONNotKnownIsNull checks that a history's model, nil-read rule
+// and order are null in JSON when not known (a file that could not be
+// read), strings when known, in History's field order, and that the
+// report decodes back as it was.
+func TestJSONNotKnownIsNull(t *testing.T) {
+	tests := []struct {
+		h    History
+		want string
+	}{
+		{History{File: "gone.edn", Error: "gone.edn: cannot open", Results: []Result{}},
+			`"file":"gone.edn","model":null,"nil_read":null,"order":null,"ops":0,`},
+		{History{File: "h.hist", Model: "register", Init: json.RawMessage("0"), NilRead: "value", TTL: 5, Order: "times", Results: []Result{}},
+			`"file":"h.hist","model":"register","init":0,"nil_read":"value","ttl":5,"order":"times","ops":0,`},
+		{History{File: "<a&b>", Results: []Result{}}, `"file":"<a&b>","model":null,`},
+	}
+	for _, tt := range tests {
+		var js bytes.Buffer
+		if err := JSON(&js, &Report{Histories: []History{tt.h}}); err != nil {
+			t.Fatal(err)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, js.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(compact.String(), tt.want) {
+			t.Errorf("%s: JSON %s\nlacks %s", tt.h.File, compact.String(), tt.want)
+		}
+		dec := json.NewDecoder(&js)
+		dec.DisallowUnknownFields()
+		var back Report
+		if err := dec.Decode(&back); err != nil {
+			t.Fatalf("%s: decoding: %v", tt.h.File, err)
+		}
+		if got := back.Histories[0]; got.File != tt.h.File || got.Model != tt.h.Model || got.NilRead != tt.h.NilRead || got.Order != tt.h.Order || got.TTL != tt.h.TTL {
+			t.Errorf("%s: decoded %+v", tt.h.File, got)
+		}
 	}
 }

@@ -236,13 +236,24 @@ func noAppends(txns []txn.Txn) error {
 // whose anomalies sit in N components reports N cycles of their class.
 func (a *Analysis) searchCycles(ctx context.Context, budget int64) {
 	s := newSearcher(ctx, a.Graph, budget)
-	found := map[int32]map[string]bool{}
+	// found are the cycles found so far, by a transaction of each; each
+	// lies within one component of every later variant's larger graph.
+	type foundCycle struct {
+		txn  int
+		name string
+	}
+	var found []foundCycle
 	implied := map[string]map[string]bool{}
 	for _, v := range variants {
+		top := s.components(Data | v.extra)
+		names := map[int32][]string{} // a component of top -> the anomalies found in it
+		for _, f := range found {
+			names[top[f.txn]] = append(names[top[f.txn]], f.name)
+		}
 		for c := classG0; c <= classG2; c++ {
 			name := classNames[c] + v.suffix
-			skip := func(top int32) bool {
-				for f := range found[top] {
+			skip := func(t int32) bool {
+				for _, f := range names[t] {
 					if implied[f] == nil {
 						implied[f] = closure(impliedAnomalies, f)
 					}
@@ -259,10 +270,8 @@ func (a *Analysis) searchCycles(ctx context.Context, budget int64) {
 			for _, cc := range cycs {
 				cyc := rotate(cc.cyc)
 				cyc.Name = classify(cyc.Types)
-				if found[cc.top] == nil {
-					found[cc.top] = map[string]bool{}
-				}
-				found[cc.top][cyc.Name] = true
+				names[cc.top] = append(names[cc.top], cyc.Name)
+				found = append(found, foundCycle{txn: cyc.Txns[0], name: cyc.Name})
 				a.Cycles = append(a.Cycles, cyc)
 			}
 		}

@@ -104,15 +104,18 @@ func (s *searcher) components(mask EdgeType) []int32 {
 }
 
 // compCycle is the smallest cycle of one class found in one strongly
-// connected component of the whole graph (top is its number there).
+// connected component of its variant's graph (top is its number there).
 type compCycle struct {
 	top int32
 	cyc Cycle
 }
 
-// find searches each strongly connected component of the whole graph for
-// the smallest cycle of class c using the extra orders in extra, as Elle
-// searches each component for each class; skip says which components
+// find searches each strongly connected component of the graph of the
+// dependencies and the extra orders in extra (the graph Elle builds when
+// the levels asked rule out that variant) for the smallest cycle of class
+// c, as Elle searches each component for each class: two cycles that
+// only the process or real-time order would join are two components'
+// cycles for a class that does not use that order. skip says which components
 // need no search (an anomaly found there already implies the class). It
 // returns the cycles found, in the order of their components' first
 // transactions, and complete = false when the budget ran out before the
@@ -120,7 +123,7 @@ type compCycle struct {
 func (s *searcher) find(c class, extra EdgeType, skip func(top int32) bool) (out []compCycle, complete bool) {
 	required, allowed, scc := s.shape(c, extra)
 	comp := s.components(scc)
-	top := s.components(Data | Process | Realtime)
+	top := s.components(Data | extra)
 	at := map[int32]int{} // component -> its place in out
 	settled := map[int32]bool{}
 	for a := 0; a < s.g.Len(); a++ {

@@ -89,6 +89,25 @@ func TestRWRegisterAssumptions(t *testing.T) {
 		// read only when the read is not nil; a read of nil is one too.
 		{name: "nil read after a write, linearizable keys", h: seqRegs(tx{"0", ok, "wx1"}, tx{"0", ok, "rxwx2"}), assume: linK,
 			anomalies: []string{"cyclic-versions", "G-single-item-process"}, fails: []string{ru}},
+		// One step of the cycle is both ww and wr (T2 wrote the 2 T1
+		// read, and T1's 3 follows it by writes-follow-reads), the other
+		// is process and real-time order: a G0-process, which rules out
+		// the strong session and strong levels of read uncommitted, and
+		// not read uncommitted itself. Elle, checking strict
+		// serializability, searches real-time order alone and explains
+		// the step by its wr dependency first, naming the cycle
+		// G1c-realtime: a name that rules out neither of those levels.
+		{name: "ww and wr step, process order", h: seqRegs(tx{"0", ok, "rx2wx3"}, tx{"0", ok, "wx2"}), assume: wfr,
+			anomalies: []string{"G0-process"}, holds: []string{rc},
+			fails: []string{elle.StrongSessionReadUncommitted, elle.StrongReadUncommitted, ss}},
+		// Elle's scc-sort-bug-test: real-time order contradicts the
+		// versions writes-follow-reads gave, so it is left out (two
+		// cyclic-versions cases), and writes-follow-reads' 4 < 3 still
+		// makes T4 -ww-> T3, which T3 -process-> T4 closes.
+		{name: "scc sort bug", h: seqRegs(tx{"0", ok, "rx1"}, tx{"0", ok, "rx"}, tx{"0", ok, "rx4wx3"}, tx{"0", ok, "wx4"}),
+			assume:    elle.Options{WFRKeys: true, LinearizableKeys: true},
+			anomalies: []string{"G0-process", "cyclic-versions", "cyclic-versions"},
+			fails:     []string{ru, elle.StrongSessionReadUncommitted, ss}},
 		{name: "sequential keys: other processes tell nothing", h: seqRegs(tx{"0", ok, "wx1"}, tx{"1", ok, "wx2"}, tx{"0", ok, "rx1"}),
 			assume: seqK, holds: []string{ser}},
 		{name: "a crashed write is ordered after what its process saw", h: seqRegs(tx{"0", ok, "rx1"}, tx{"0", info, "wx2"}, tx{"1", ok, "rx2"}),
