@@ -24,6 +24,17 @@ var refusedInputs = map[string]string{
 	"stock.json": `[{"process": "A", "f": "acquire", "key": "lock", "call": 0, "return": 5},
 		{"process": "A", "f": "write", "key": "stock", "value": 1, "call": 6, "return": 7}]`,
 	"counter.edn": "{:process 0 :type :invoke :f :add :value 2}\n{:process 0 :type :ok :f :add :value 2}\n",
+	"addx.edn":    "{:process 0 :type :invoke :f :add :value \"x\"}\n{:process 0 :type :ok :f :add :value \"x\"}\n",
+	"read7.edn": "{:process 0 :type :invoke :f :add :value 1}\n{:process 0 :type :ok :f :add :value 1}\n" +
+		"{:process 1 :type :invoke :f :read :value nil}\n{:process 1 :type :ok :f :read :value 7}\n",
+	"bank5.edn": "{:process 0 :type :invoke :f :read :value nil}\n{:process 0 :type :ok :f :read :value {0 5 1 5}}\n" +
+		"{:process 0 :type :invoke :f :read :value nil}\n{:process 0 :type :ok :f :read :value 5}\n",
+	"fork3.edn": "{:process 0 :type :invoke :f :txn :value [[:r 0 nil] [:r 1 nil]]}\n{:process 0 :type :ok :f :txn :value 3}\n",
+	"forkkeys.edn": "{:process 0 :type :invoke :f :txn :value [[:r 0 nil] [:r 1 nil]]}\n{:process 0 :type :ok :f :txn :value [[:r 0 1] [:r 1 nil]]}\n" +
+		"{:process 1 :type :invoke :f :txn :value [[:r 0 nil]]}\n{:process 1 :type :ok :f :txn :value [[:r 0 1]]}\n",
+	"bankesc.edn": "{:process 0 :type :invoke :f :read :value nil}\n{:process 0 :type :ok :f :read :value \"\x1b[31mred\"}\n",
+	"drain1.edn": "{:process 0 :type :invoke :f :enqueue :value 1}\n{:process 0 :type :ok :f :enqueue :value 1}\n" +
+		"{:process 1 :type :invoke :f :drain :value nil}\n{:process 1 :type :ok :f :drain :value 1}\n",
 }
 
 // TestRefusedEverywhere checks that a file refused in any phase (reading,
@@ -74,6 +85,14 @@ func TestRefusedEverywhere(t *testing.T) {
 		{"settings: per key, not local", []string{"-m", "lock=mutex,stock=register", "-c", "sequential"}, "stock.json", []string{"sequential"}, "sequential is not compositional"},
 		{"settings: per key, a key without a model", []string{"-m", "lock=mutex"}, "stock.json", []string{"linearizable"}, "names no model for stock"},
 		{"settings: per key, detection", nil, "stock.json", []string{"linearizable"}, "hold objects of different kinds"},
+		{"Jepsen's counter", []string{"-m", "jepsen-counter"}, "addx.edn", []string{"jepsen"}, "addx.edn:1: operation 0:add(x): a counter's add needs a whole number of at least 0, got x (a string)"},
+		{"Jepsen's set", []string{"-m", "jepsen-set"}, "read7.edn", []string{"jepsen"}, "read7.edn:3: operation 1:r(7): a set's read needs the elements read, as a list or a set, got 7 (an int)"},
+		{"Jepsen's set-full", []string{"-m", "set-full"}, "read7.edn", []string{"jepsen"}, "read7.edn:3: operation 1:r(7): a set's read needs the elements read"},
+		{"Jepsen's bank", []string{"-m", "bank"}, "bank5.edn", []string{"jepsen"}, "bank5.edn:3: operation 0:r(5): a bank read needs a map of accounts to balances, got 5 (an int)"},
+		{"Jepsen's bank, escaped", []string{"-m", "bank"}, "bankesc.edn", []string{"jepsen"}, `bankesc.edn:1: operation 0:r("\x1b[31mred"): a bank read needs a map of accounts to balances, got "\x1b[31mred" (a string)`},
+		{"Jepsen's long-fork", []string{"-m", "long-fork"}, "fork3.edn", []string{"jepsen"}, "fork3.edn:1: operation 0:txn(3): a long-fork operation needs a transaction"},
+		{"Jepsen's long-fork, reads of different keys", []string{"-m", "long-fork"}, "forkkeys.edn", []string{"jepsen"}, "forkkeys.edn:3: operation 1:txn([[r 0 1]]): every long-fork read should read 2 keys"},
+		{"Jepsen's total-queue", []string{"-m", "total-queue"}, "drain1.edn", []string{"jepsen"}, "drain1.edn:3: operation 1:drain(1): a drain needs the elements it dequeued"},
 		{"per-key compile", []string{"-m", "lock=lease,stock=register"}, "stock.json", []string{"linearizable"}, "acquire needs a lease length"},
 	} {
 		t.Run(tc.site, func(t *testing.T) {

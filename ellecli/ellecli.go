@@ -175,7 +175,11 @@ func checkFile(ctx context.Context, env Env, o *options, p *planned, file string
 		return checker.Unknown, err
 	}
 	out, err := p.check(ctx, h, file, events)
-	if err != nil {
+	var caught *caughtError
+	if errors.As(err, &caught) {
+		// out is refused: every result unknown, and its error says why.
+		fmt.Fprintf(env.Stderr, "elle-cli: error while checking history: %s\n", history.Escape(caught.Error()))
+	} else if err != nil {
 		return checker.Unknown, named(file, err)
 	}
 	hr := report.NewHistoryOf(file, h, out)

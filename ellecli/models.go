@@ -244,8 +244,19 @@ func (e *mismatchError) Error() string {
 	return fmt.Sprintf("Model %q does not match this history: %v - wrong model selected?", e.model, e.err)
 }
 
-// raisedError is a history Elle refuses with an error: elle-cli prints an
-// empty line, the error on standard error, and exits 255.
+// caughtError is a history one of Jepsen's checkers throws an exception
+// on: elle-cli runs them under Jepsen's check-safe, which logs the error
+// and answers unknown, so the file's verdict is unknown and the others
+// are still checked.
+type caughtError struct{ err error }
+
+func (e *caughtError) Error() string { return e.err.Error() }
+func (e *caughtError) Unwrap() error { return e.err }
+
+// raisedError is a history Elle refuses with an error, or one whose values
+// Jepsen's counter checker asserts against: elle-cli does not catch
+// either, and prints an empty line, the error on standard error, and
+// exits 255.
 type raisedError struct{ err error }
 
 // Error is Elle's message when histcheck knows it, then histcheck's.
@@ -304,6 +315,18 @@ func (p *planned) check(ctx context.Context, h *history.History, file string, ev
 	var we *suite.WitnessError
 	if out.Internal || errors.As(err, &ie) || errors.As(err, &we) {
 		return out, fmt.Errorf("checking %s: %w", history.Quote(file), err)
+	}
+	var re *jepsen.RefusedError
+	if errors.As(err, &re) {
+		named(file, err)
+		if re.Assertion {
+			// Jepsen's checker fails an assertion, an error elle-cli
+			// does not catch: it exits 255, as on Elle's errors.
+			return out, &raisedError{err: err}
+		}
+		// Jepsen's check-safe turns the checker's exception into
+		// :valid? :unknown, and elle-cli prints that verdict.
+		return out, &caughtError{err: err}
 	}
 	if p.txn {
 		// Elle raises an error on every history its checkers refuse (a

@@ -47,11 +47,14 @@ type jsonResult struct {
 	Model        string          `json:"model"`
 	Checked      string          `json:"histcheck-model"`
 	AnomalyTypes []string        `json:"anomaly-types,omitempty"`
-	Results      []report.Result `json:"results"`
+	// Error says why the history could not be checked, as Jepsen's
+	// check-safe gives it beside :valid? :unknown.
+	Error   string          `json:"error,omitempty"`
+	Results []report.Result `json:"results"`
 }
 
 func newJSONResult(model, file string, v checker.Verdict, hr *report.History) jsonResult {
-	r := jsonResult{Valid: v, File: file, Model: model, Checked: hr.Model, Results: hr.Results}
+	r := jsonResult{Valid: v, File: file, Model: model, Checked: hr.Model, Error: hr.Error, Results: hr.Results}
 	if r.Results == nil {
 		r.Results = []report.Result{}
 	}

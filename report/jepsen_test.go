@@ -197,3 +197,43 @@ func TestJepsenCompletionIndexes(t *testing.T) {
 		})
 	}
 }
+
+// TestViolationWithoutOps: a violation that names no operation (set-full's
+// duplicates: an element returned twice by one read) has "ops": [] in
+// JSON, the array the format documents, not null, and its text line ends
+// with the pattern, not a colon before an empty list.
+func TestViolationWithoutOps(t *testing.T) {
+	h := jepsenHistory(t, "0 invoke add 1", "0 ok add 1", "1 invoke read nil", "1 ok read [1 1]")
+	res, err := jepsen.Check(context.Background(), jepsen.SetFull, h, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr := NewHistory("t.edn", jepsen.SetFull, h)
+	hr.Results = append(hr.Results, NewResult(h, res))
+	rep := &Report{Histories: []History{hr}}
+	rep.Finish()
+	var js, text bytes.Buffer
+	if err := JSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Histories []struct {
+			Results []struct {
+				Violations []map[string]json.RawMessage `json:"violations"`
+			} `json:"results"`
+		} `json:"histories"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	vs := back.Histories[0].Results[0].Violations
+	if len(vs) != 1 || string(vs[0]["ops"]) != "[]" || string(vs[0]["pattern"]) != `"set-full-duplicated"` {
+		t.Errorf("JSON violations: %s", js.String())
+	}
+	if err := Text(&text, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "violation (set-full-duplicated)\n") {
+		t.Errorf("text:\n%s", text.String())
+	}
+}

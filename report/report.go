@@ -432,7 +432,7 @@ func NewResult(h *history.History, r checker.Result) Result {
 	}
 	for _, v := range r.Violations {
 		out.Violations = append(out.Violations, Violation{
-			Ops:         ops(h, v.Ops),
+			Ops:         orNoOps(ops(h, v.Ops)), // an array in JSON, as documented, even when empty
 			Explanation: Explain(h, r.Criterion, v),
 			Pattern:     v.Pattern,
 			Key:         v.Key,

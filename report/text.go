@@ -195,7 +195,10 @@ func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {
 		for j, op := range v.Ops {
 			parts[j] = op.Label + " " + Interval(op)
 		}
-		line(w, indent, head+": "+strings.Join(parts, ", "))
+		if len(parts) > 0 { // a violation of no operation (set-full's duplicates) has no list to give
+			head += ": " + strings.Join(parts, ", ")
+		}
+		line(w, indent, head)
 		if v.Explanation != "" {
 			for _, l := range strings.Split(v.Explanation, "\n") {
 				line(w, indent+"  ", l)

@@ -69,21 +69,6 @@ func TestCounter(t *testing.T) {
 	}
 }
 
-// TestCounterBadValues: a read of no number, or a negative add, leaves
-// the verdict unknown, as Jepsen's checker throws.
-func TestCounterBadValues(t *testing.T) {
-	for _, events := range [][]string{
-		{"0 invoke read", "0 ok read nil"},
-		{"0 invoke add -1", "0 ok add -1"},
-		{"0 invoke add :x", "0 ok add :x"},
-	} {
-		res := run(t, jepsen.Counter, edn(t, events...), nil)
-		if res.Valid != checker.Unknown || res.Reason == "" {
-			t.Errorf("%v: got %v %q, want unknown with a reason", events, res.Valid, res.Reason)
-		}
-	}
-}
-
 // TestCounterOwnOrder: a client's read after its own add, recorded with
 // the add's return and the read's call at one instant, follows the add,
 // so the add bounds the read from below.

@@ -49,6 +49,9 @@ const defaultMaxViolations = 20
 
 // Check runs the Jepsen checker name on h with the model options given
 // (see Options), reporting at most maxViolations violations (0: 20).
+// A history the checker cannot read (a value of a shape Jepsen's checker
+// throws on) is refused with an error naming the operation and what was
+// expected (a *history.InputError), not judged.
 func Check(ctx context.Context, name string, h *history.History, settings map[string]string, maxViolations int) (checker.Result, error) {
 	opts, err := ParseOptions(name, settings, h.Meta)
 	if err != nil {
@@ -60,18 +63,23 @@ func Check(ctx context.Context, name string, h *history.History, settings map[st
 	if maxViolations <= 0 {
 		maxViolations = defaultMaxViolations
 	}
+	if in := inputChecks[name]; in != nil {
+		if err := in(h); err != nil {
+			return checker.Result{}, err
+		}
+	}
 	var res checker.Result
 	switch name {
 	case Counter:
 		res = checkCounter(h)
 	case Set:
-		res = checkSet(h)
+		res, err = checkSet(h)
 	case SetFull:
 		res = checkSetFull(h, opts)
 	case Bank:
 		res = checkBank(h, opts)
 	case LongFork:
-		res = checkLongFork(h, opts)
+		res, err = checkLongFork(h, opts)
 	case TotalQueue:
 		res = checkTotalQueue(h)
 	case UniqueIDs:
@@ -79,11 +87,26 @@ func Check(ctx context.Context, name string, h *history.History, settings map[st
 	default:
 		return checker.Result{}, fmt.Errorf("no Jepsen checker is named %q", name)
 	}
+	if err != nil {
+		return checker.Result{}, err
+	}
 	res.Criterion, res.Method = Criterion, name
 	if len(res.Violations) > maxViolations {
 		res.Violations = res.Violations[:maxViolations]
 	}
 	return res, nil
+}
+
+// inputChecks refuse, before a checker runs, the histories it cannot
+// read (see input.go); the set checker reads only its final read, and
+// long-fork refuses reads it cannot compare as it compares them.
+var inputChecks = map[string]func(*history.History) error{
+	Counter:    checkCounterInput,
+	SetFull:    checkSetFullInput,
+	Bank:       checkBankInput,
+	LongFork:   checkLongForkInput,
+	TotalQueue: checkQueueInput,
+	UniqueIDs:  checkUniqueIDsInput,
 }
 
 // event is one invocation or completion of h.Ops[op], at pos in the

@@ -14,23 +14,23 @@ type mop struct {
 	key, value history.Value
 }
 
-// parseTxn reads [[r k v] ...] or [[w k v]]; ok is false for another
-// shape.
+// parseTxn reads [[r k v] ...] or [[w k v]] (v nil when left out; nil
+// for no micro-operations, as Jepsen reads it); ok is false for a
+// transaction of other micro-operations, which Jepsen's checker ignores.
+// checkLongForkInput has refused any other shape.
 func parseTxn(v history.Value) ([]mop, bool) {
-	if v.Kind() != history.List {
-		return nil, false
-	}
 	var out []mop
 	for _, m := range v.Elems() {
 		es := m.Elems()
-		if m.Kind() != history.List || len(es) != 3 {
+		f, _ := firstName(es)
+		if (f != "r" && f != "w") || len(es) < 2 {
 			return nil, false
 		}
-		f, _ := es[0].Str()
-		if f != "r" && f != "w" {
-			return nil, false
+		x := mop{read: f == "r", key: es[1], value: history.NilValue}
+		if len(es) > 2 {
+			x.value = es[2]
 		}
-		out = append(out, mop{read: f == "r", key: es[1], value: es[2]})
+		out = append(out, x)
 	}
 	return out, true
 }
@@ -49,7 +49,7 @@ func readTxn(t []mop) bool {
 // GroupSize keys. No key may be written twice (else the verdict is
 // unknown); two reads of one group fork when each saw a write the other
 // did not.
-func checkLongFork(h *history.History, opts Options) checker.Result {
+func checkLongFork(h *history.History, opts Options) (checker.Result, error) {
 	t := &checker.LongForkTally{GroupSize: opts.GroupSize}
 	tally := &checker.JepsenTally{Checker: LongFork, LongFork: t}
 	reads, maps := longForkReads(h, t)
@@ -58,16 +58,16 @@ func checkLongFork(h *history.History, opts Options) checker.Result {
 	}
 	if k, ok := writtenTwice(h); ok {
 		t.MultipleWrites = k
-		return unknown(fmt.Sprintf("key %s is written more than once; long forks need one write per key", k), tally)
+		return unknown(fmt.Sprintf("key %s is written more than once; long forks need one write per key", k), tally), nil
 	}
 	groups, err := readGroups(h, reads, maps, t.GroupSize)
 	if err != nil {
-		return unknown(err.Error(), tally)
+		return checker.Result{}, err
 	}
 	for _, g := range groups {
 		forks, err := findForks(h, g, maps)
 		if err != nil {
-			return unknown(err.Error(), tally)
+			return checker.Result{}, err
 		}
 		t.Forks = append(t.Forks, forks...)
 	}
@@ -77,7 +77,7 @@ func checkLongFork(h *history.History, opts Options) checker.Result {
 		res.Violations = append(res.Violations, checker.Violation{Ops: []int{f.A, f.B}, Op: f.B,
 			Pattern: "long-fork", Jepsen: &checker.JepsenFact{Fork: &f}})
 	}
-	return res
+	return res, nil
 }
 
 // longForkReads are the read transactions that completed ok, in
@@ -133,7 +133,8 @@ func writtenTwice(h *history.History) (history.Value, bool) {
 }
 
 // readGroups splits the reads by the set of keys they read; every group
-// must have n keys.
+// must have n keys, else the history is refused (Jepsen's checker throws:
+// reads of different keys cannot be compared).
 func readGroups(h *history.History, reads []int, maps map[int]map[history.Value]history.Value, n int) ([][]int, error) {
 	index := map[history.Value]int{}
 	var groups [][]int
@@ -143,7 +144,7 @@ func readGroups(h *history.History, reads []int, maps map[int]map[history.Value]
 			keys = append(keys, k)
 		}
 		if len(keys) != n {
-			return nil, fmt.Errorf("every read should read %d keys, but read %s read %d", n, h.Ops[r].Label(), len(keys))
+			return nil, inputError(h, r, "every long-fork read should read %d keys (the group size), but this one read %d", n, len(keys))
 		}
 		id := history.SetValue(keys...)
 		g, ok := index[id]
@@ -176,7 +177,8 @@ func findForks(h *history.History, g []int, maps map[int]map[history.Value]histo
 
 // compareReads finds what each of two reads saw written that the other
 // did not; they fork when both did. Two different values of one key break
-// the one-write-per-key rule.
+// the one-write-per-key rule: the history is refused, as Jepsen's checker
+// throws.
 func compareReads(h *history.History, a, b int, maps map[int]map[history.Value]history.Value) (checker.Fork, bool, error) {
 	f := checker.Fork{A: a, B: b}
 	for k, va := range maps[a] {
@@ -188,8 +190,8 @@ func compareReads(h *history.History, a, b int, maps map[int]map[history.Value]h
 		case va.IsNil():
 			f.OnlyB = append(f.OnlyB, k)
 		default:
-			return f, false, fmt.Errorf("reads %s and %s saw different values of key %s (%s and %s); long forks need one write per key",
-				h.Ops[a].Label(), h.Ops[b].Label(), k, va, vb)
+			return f, false, inputError(h, b, "it and %s read different values of key %s (%s and %s); long-fork needs one write per key",
+				h.Ops[a].Label(), k, vb, va)
 		}
 	}
 	sortValues(f.OnlyA)

@@ -36,10 +36,6 @@ func TestLongFork(t *testing.T) {
 			"1 invoke txn [[:r 2 nil] [:r 3 nil]]", "1 ok txn [[:r 2 nil] [:r 3 1]]"}, nil, checker.True, 2, 0, 2, 0, 0},
 		{"a key written twice", []string{"0 invoke txn [[:w 0 1]]", "0 ok txn [[:w 0 1]]",
 			"1 invoke txn [[:w 0 2]]", "1 fail txn [[:w 0 2]]", r1, r1o}, nil, checker.Unknown, 3, 0, 1, 0, 0},
-		{"a read of another group size", []string{r1, r1o, "1 invoke txn [[:r 5 nil]]", "1 ok txn [[:r 5 nil]]"},
-			nil, checker.Unknown, 3, 0, 2, 1, 0},
-		{"two values of one key", []string{"0 invoke txn [[:r 0 nil]]", "0 ok txn [[:r 0 1]]",
-			"1 invoke txn [[:r 0 nil]]", "1 ok txn [[:r 0 2]]"}, nil, checker.Unknown, 1, 0, 2, 0, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 // in it (else lost) and it may hold only elements some add attempted
 // (else unexpected); elements whose add's outcome was unknown and that
 // were read are recovered.
-func checkSet(h *history.History) checker.Result {
+func checkSet(h *history.History) (checker.Result, error) {
 	attempts, acked := map[history.Value]bool{}, map[history.Value]bool{}
 	final := checker.None
 	for i := range h.Ops {
@@ -29,8 +29,11 @@ func checkSet(h *history.History) checker.Result {
 	}
 	t := &checker.SetTally{FinalRead: final, Attempts: sortedValues(attempts), Acknowledged: sortedValues(acked)}
 	tally := &checker.JepsenTally{Checker: Set, Set: t}
-	if final == checker.None || h.Ops[final].Value.IsNil() {
-		return unknown("the set was never read", tally)
+	if final == checker.None || absent(h.Ops[final].Value) {
+		return unknown("the set was never read", tally), nil
+	}
+	if err := checkElementsInput(h, final); err != nil {
+		return checker.Result{}, err // only the final read is read, as in Jepsen
 	}
 	read := map[history.Value]bool{}
 	for _, v := range h.Ops[final].Value.Elems() {
@@ -61,7 +64,7 @@ func checkSet(h *history.History) checker.Result {
 		res.Violations = append(res.Violations, checker.Violation{Ops: []int{final}, Op: final,
 			Pattern: "set-unexpected", Jepsen: &checker.JepsenFact{Elements: t.Unexpected}})
 	}
-	return res
+	return res, nil
 }
 
 // setViolation names the read and the acknowledged adds of the elements
