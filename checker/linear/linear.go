@@ -386,55 +386,64 @@ func run[S comparable](ctx context.Context, parts []*part[S], workers int, budge
 	}
 	searchers := make([]*searcher[S], len(parts))
 	slices := make([]int, len(parts)) // each partition's next turn length
-	var wg sync.WaitGroup
 	var ws checker.Workers
 	defer ws.Repanic()
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer ws.Recover()
-			for {
-				mu.Lock()
-				if len(queue) == 0 || stop.Load() || ctx.Err() != nil || ws.Failed() {
-					mu.Unlock()
-					return
-				}
-				i := queue[0]
-				queue = queue[1:]
+	work := func() {
+		defer ws.Recover()
+		for {
+			mu.Lock()
+			if len(queue) == 0 || stop.Load() || ctx.Err() != nil || ws.Failed() {
 				mu.Unlock()
-
-				p := parts[i]
-				s := searchers[i]
-				if s == nil {
-					s = newSearcher(p.m, p.comp.Ops, p.init, p.comp.Prev)
-					s.budget = budget
-					if budget != nil && s.memo != nil {
-						s.memo.grows = budget.fits
-					}
-					searchers[i] = s
-					slices[i] = firstSlice
-				}
-				slice := slices[i]
-				slices[i] = min(2*slice, maxSlice)
-				if !s.run(ctx, &stop, slice) {
-					mu.Lock()
-					queue = append(queue, i)
-					mu.Unlock()
-					continue
-				}
-				p.res, p.done = s.res, true
-				searchers[i] = nil
-				if budget != nil {
-					budget.charge(&s.charged, 0) // its memo is freed
-				}
-				if p.res.outcome == refuted || errors.Is(p.res.err, errMemory) {
-					stop.Store(true)
-				}
+				return
 			}
-		}()
+			i := queue[0]
+			queue = queue[1:]
+			mu.Unlock()
+
+			p := parts[i]
+			s := searchers[i]
+			if s == nil {
+				s = newSearcher(p.m, p.comp.Ops, p.init, p.comp.Prev)
+				s.budget = budget
+				if budget != nil && s.memo != nil {
+					s.memo.grows = budget.fits
+				}
+				searchers[i] = s
+				slices[i] = firstSlice
+			}
+			slice := slices[i]
+			slices[i] = min(2*slice, maxSlice)
+			if !s.run(ctx, &stop, slice) {
+				mu.Lock()
+				queue = append(queue, i)
+				mu.Unlock()
+				continue
+			}
+			p.res, p.done = s.res, true
+			searchers[i] = nil
+			if budget != nil {
+				budget.charge(&s.charged, 0) // its memo is freed
+			}
+			if p.res.outcome == refuted || errors.Is(p.res.err, errMemory) {
+				stop.Store(true)
+			}
+		}
 	}
-	wg.Wait()
+	// One worker searches in the caller's goroutine: the shrinker's dozens
+	// of small checks would each pay for waking another thread.
+	if workers == 1 {
+		work()
+	} else {
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				work()
+			}()
+		}
+		wg.Wait()
+	}
 	// Searches interrupted between turns still count their work.
 	for i, s := range searchers {
 		if s != nil && !parts[i].done {
