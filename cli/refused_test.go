@@ -125,20 +125,23 @@ func assertRefusedText(t *testing.T, args []string, file string, criteria []stri
 	}
 }
 
+// refusalJSON is the part of the JSON report the refusal tests read.
+type refusalJSON struct {
+	Valid     any `json:"valid"`
+	Histories []struct {
+		File    string `json:"file"`
+		Error   string `json:"error"`
+		Results []struct {
+			Consistency, Reason string
+			Valid               any
+		} `json:"results"`
+	} `json:"histories"`
+}
+
 func assertRefusedJSON(t *testing.T, args []string, file string, criteria []string, reason string) {
 	t.Helper()
 	code, out, _ := run(t, nil, append(args, "-o", "json")...)
-	var rep struct {
-		Valid     any `json:"valid"`
-		Histories []struct {
-			File    string `json:"file"`
-			Error   string `json:"error"`
-			Results []struct {
-				Consistency, Reason string
-				Valid               any
-			} `json:"results"`
-		} `json:"histories"`
-	}
+	var rep refusalJSON
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("json: %v\n%s", err, out)
 	}

@@ -20,17 +20,7 @@ func TestUnreadFileInEveryReport(t *testing.T) {
 	if code != ExitError || !strings.Contains(errs, "cannot open") {
 		t.Fatalf("json: exit %d, stderr %q", code, errs)
 	}
-	var rep struct {
-		Valid     any `json:"valid"`
-		Histories []struct {
-			File    string `json:"file"`
-			Error   string `json:"error"`
-			Results []struct {
-				Consistency, Reason string
-				Valid               any
-			} `json:"results"`
-		} `json:"histories"`
-	}
+	var rep refusalJSON
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
