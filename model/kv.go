@@ -749,7 +749,10 @@ func (t *idTable) put(k uint64, val int64) {
 func (t *idTable) grow() {
 	keys, vals := t.keys, t.vals
 	if t.bits == 0 {
-		t.bits = 10
+		// Small at first: a core's dozens of checks of a few operations
+		// each make tables of their own, and fresh pages cost them more
+		// than the few doublings a large history's table goes through.
+		t.bits = 6
 	} else {
 		t.bits++
 	}
