@@ -4,6 +4,9 @@ import (
 	"slices"
 	"sort"
 
+	"gonum.org/v1/gonum/graph/simple"
+	"gonum.org/v1/gonum/graph/topo"
+
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/txn"
 )
@@ -332,48 +335,23 @@ func newVersionGraph(pairs ...[]vpair) *versionGraph {
 	return g
 }
 
-// components numbers each version's strongly connected component
-// (Tarjan's algorithm).
+// components numbers each version's strongly connected component.
 func (g *versionGraph) components() []int {
-	n := len(g.values)
-	index, low, comp := make([]int, n), make([]int, n), make([]int, n)
-	for i := range index {
-		index[i] = -1
-	}
-	onStack := make([]bool, n)
-	var stack []int
-	counter, comps := 0, 0
-	var visit func(v int)
-	visit = func(v int) {
-		index[v], low[v] = counter, counter
-		counter++
-		stack = append(stack, v)
-		onStack[v] = true
-		for _, w := range g.next[v] {
-			if index[w] < 0 {
-				visit(w)
-				low[v] = min(low[v], low[w])
-			} else if onStack[w] {
-				low[v] = min(low[v], index[w])
-			}
-		}
-		if low[v] != index[v] {
-			return
-		}
-		for {
-			w := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			onStack[w] = false
-			comp[w] = comps
-			if w == v {
-				break
-			}
-		}
-		comps++
-	}
+	dg := simple.NewDirectedGraph()
 	for v := range g.values {
-		if index[v] < 0 {
-			visit(v)
+		dg.AddNode(simple.Node(v))
+	}
+	for v, ws := range g.next {
+		for _, w := range ws {
+			if w != v { // a self-loop, which the graph refuses, is a component of one: cycleThrough finds it
+				dg.SetEdge(simple.Edge{F: simple.Node(v), T: simple.Node(w)})
+			}
+		}
+	}
+	comp := make([]int, len(g.values))
+	for c, nodes := range topo.TarjanSCC(dg) {
+		for _, n := range nodes {
+			comp[n.ID()] = c
 		}
 	}
 	return comp
