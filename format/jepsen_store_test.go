@@ -147,8 +147,8 @@ func TestRuns(t *testing.T) {
 	if _, err := Runs(store, false); err == nil || !strings.Contains(err.Error(), "no Jepsen run") {
 		t.Errorf("a store root: %v", err)
 	}
-	if got := ExpandRuns([]string{"a.json", test, store}, false); strings.Join(got, ",") != strings.Join([]string{"a.json", newer, store}, ",") {
-		t.Errorf("ExpandRuns = %v", got)
+	if got, _ := Expand([]string{"a.json", test, store}, false, false); strings.Join(got, ",") != strings.Join([]string{"a.json", newer, store}, ",") {
+		t.Errorf("Expand = %v", got)
 	}
 	if _, err := ReadFile(store, ""); err == nil || !strings.Contains(err.Error(), "no Jepsen run") {
 		t.Errorf("reading a directory with no run: %v", err)

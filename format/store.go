@@ -58,26 +58,6 @@ func runHistory(dir string) string {
 	return ""
 }
 
-// ExpandRuns replaces each directory among paths by the history files of
-// its Jepsen runs (Runs); other paths, and directories that hold no run
-// (Open says why), are kept as they are.
-func ExpandRuns(paths []string, all bool) []string {
-	out := make([]string, 0, len(paths))
-	for _, p := range paths {
-		if st, err := os.Stat(p); err != nil || !st.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		runs, err := Runs(p, all)
-		if err != nil {
-			out = append(out, p)
-			continue
-		}
-		out = append(out, runs...)
-	}
-	return out
-}
-
 // Open opens a history file for reading. A Jepsen store directory opens
 // the history of its newest run (Runs); a directory with no run is an
 // input error that says what it should have held.
