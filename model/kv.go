@@ -763,3 +763,10 @@ func (t *idTable) grow() {
 		}
 	}
 }
+
+// Value implements Valued: a key's state is its value's id in the
+// model's own table (strings that appends built included).
+func (m *kv) Value(s int64, _ *Table) (history.Value, bool) {
+	v := m.vals.value(s)
+	return v, !m.versions && !v.IsNone()
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/elle"
+	"github.com/histcheck/histcheck/checker/online"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
@@ -72,6 +73,9 @@ type Model struct {
 	// Options are the names of the model's own options
 	// (model.Options.Settings); a model without any takes none.
 	Options []string
+	// Online, when set, starts the online linearizability check of one
+	// object (checker/online) with the model built from mopts.
+	Online func(mopts model.Options) online.Object
 }
 
 // Supports reports whether m can check criterion.
@@ -155,7 +159,14 @@ func Bind[S comparable](newModel func(model.Options) model.Model[S]) Model {
 		}
 		return res, nil
 	}
-	return Model{Info: info, Check: check, Criteria: criteria}
+	start := func(mopts model.Options) online.Object {
+		m := newModel(mopts)
+		if f, ok := m.(model.Forker[S]); ok {
+			m = f.Fork() // each object's sweep runs alone
+		}
+		return online.NewSweep(m, 0)
+	}
+	return Model{Info: info, Check: check, Criteria: criteria, Online: start}
 }
 
 // ReadWrite adds the causal criteria and the session guarantees to m, for
