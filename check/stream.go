@@ -84,6 +84,9 @@ type Found struct {
 	// number of events read when it was found.
 	Op     history.Op
 	Events int64
+	// History holds the operations kept that Result's core and facts
+	// name (nil when there is no core).
+	History *history.History
 }
 
 // StreamStats count what a Stream has read and holds.
@@ -483,9 +486,10 @@ func (s *Stream) giveUp(o *streamObj, reason string) {
 // core from the operations kept, and stops following the object.
 func (s *Stream) violated(o *streamObj, so *streamOp) {
 	o.verdict = checker.False
-	res := s.core(o)
+	res, h := s.core(o)
 	res.Key, res.PerKey = o.key, !o.key.IsNone()
 	if res.Valid != checker.False {
+		h = nil
 		label := so.op.Label()
 		res = Result{Key: o.key, PerKey: !o.key.IsNone(), Result: checker.Result{Criterion: checker.Linearizable, Valid: checker.False,
 			Reason: fmt.Sprintf("operation %s (line %d) cannot be linearized after what came before it; the operations it conflicts with were not kept, so there is no core", label, so.op.Line)}}
@@ -494,15 +498,15 @@ func (s *Stream) violated(o *streamObj, so *streamOp) {
 	o.held, o.prev, o.cur, o.pending, o.sweep = nil, nil, &segment{}, nil, nil
 	s.stats.Failed++
 	if s.found != nil {
-		s.found(Found{Result: res, Op: so.op, Events: s.stats.Events})
+		s.found(Found{Result: res, Op: so.op, Events: s.stats.Events, History: h})
 	}
 }
 
 // core checks the operations kept of the object from the value its
 // window starts at, with Run, which finds the violation's core.
-func (s *Stream) core(o *streamObj) Result {
+func (s *Stream) core(o *streamObj) (Result, *history.History) {
 	if o.cur.lost {
-		return Result{}
+		return Result{}, nil
 	}
 	base := o.cur.base
 	ops := o.cur.ops
@@ -511,12 +515,12 @@ func (s *Stream) core(o *streamObj) Result {
 		ops = append(slices.Clone(o.prev.ops), o.cur.ops[o.cur.carried:]...)
 	}
 	if len(ops) == 0 {
-		return Result{}
+		return Result{}, nil
 	}
 	ops = slices.Clone(ops)
 	h, err := (&history.History{Order: history.FileOrder, Timed: s.timed}).Derive(ops)
 	if err != nil {
-		return Result{}
+		return Result{}, nil
 	}
 	req := s.req
 	req.Criteria = []string{checker.Linearizable}
@@ -526,13 +530,13 @@ func (s *Stream) core(o *streamObj) Result {
 	}
 	out, err := Run(context.Background(), h, req)
 	if err != nil || len(out.Results) == 0 {
-		return Result{}
+		return Result{}, nil
 	}
 	r := out.Results[0]
 	if r.Valid == checker.False && !base.IsNone() {
 		r.Reason = strings.TrimSpace(fmt.Sprintf("%s (the key held %s when the operations shown began)", r.Reason, base))
 	}
-	return r
+	return r, h
 }
 
 // Finish ends the stream: invocations still open have unknown outcome (as
