@@ -138,7 +138,7 @@ func withoutCores(out check.Outcome) check.Outcome {
 // printFound prints a violation as it is found: its verdict line and
 // core as check prints them for the operations kept.
 func printFound(e *env, o *checkOptions, file string, f check.Found) {
-	fmt.Fprintf(e.stderr, "histcheck: %s: violation found after %d events: operation %s (invoked on line %d) cannot be linearized\n", history.Escape(file), f.Events, history.Escape(f.Op.Label()), f.Op.Line)
+	fmt.Fprintf(e.stderr, "histcheck: %s: at %s, violation found after %d events: operation %s (invoked on line %d) cannot be linearized\n", history.Escape(file), time.Now().Format("15:04:05.000000"), f.Events, history.Escape(f.Op.Label()), f.Op.Line)
 	if o.output != "text" {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/histcheck/histcheck/history"
@@ -146,4 +147,41 @@ func truncate(b []byte, n int) string {
 		return string(b[:n]) + "…"
 	}
 	return string(b)
+}
+
+// AppendEventLine appends e as one line of JSON Lines, for a writer that
+// emits a history as it runs (histcheck sim live): its process, type, f,
+// key, value, time and index. Values are integers, nil or strings.
+func AppendEventLine(b []byte, e *history.Event) []byte {
+	b = append(b, `{"process":`...)
+	b = strconv.AppendQuote(b, e.Process)
+	b = append(b, `,"type":"`...)
+	b = append(b, e.Type.String()...)
+	b = append(b, `","f":`...)
+	b = strconv.AppendQuote(b, e.F)
+	if !e.Key.IsNone() {
+		b = append(b, `,"key":`...)
+		b = appendScalar(b, e.Key)
+	}
+	b = append(b, `,"value":`...)
+	b = appendScalar(b, e.Value)
+	if e.HasTime {
+		b = append(b, `,"time":`...)
+		b = strconv.AppendInt(b, e.Time, 10)
+	}
+	if e.HasIdx {
+		b = append(b, `,"index":`...)
+		b = strconv.AppendInt(b, e.Index, 10)
+	}
+	return append(b, "}\n"...)
+}
+
+func appendScalar(b []byte, v history.Value) []byte {
+	if n, ok := v.Int(); ok {
+		return strconv.AppendInt(b, n, 10)
+	}
+	if s, ok := v.Str(); ok {
+		return strconv.AppendQuote(b, s)
+	}
+	return append(b, "null"...)
 }
