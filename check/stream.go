@@ -56,7 +56,7 @@ type StreamLimits struct {
 	// is reported without a core.
 	Window int
 	// Segment is how many operations of a key the sweep checks before it
-	// starts again from the value they leave (default 128), which bounds
+	// starts again from the value they leave (default 64), which bounds
 	// the values it holds and the window.
 	Segment int
 }
@@ -69,7 +69,7 @@ func (l StreamLimits) withDefaults() StreamLimits {
 		l.Window = 4096
 	}
 	if l.Segment <= 0 {
-		l.Segment = 128
+		l.Segment = 64
 	}
 	return l
 }
@@ -401,6 +401,9 @@ func (s *Stream) enter(o *streamObj, so *streamOp) error {
 	so.slot = slot
 	s.keep(o, so.op)
 	if so.op.Status == history.Info {
+		if len(o.pending) >= 2*online.MaxOpen { // drop those every order used
+			o.pending = slices.DeleteFunc(o.pending, func(p *streamOp) bool { return !o.sweep.Holds(p.slot, p.op.Call) })
+		}
 		o.pending = append(o.pending, so)
 	}
 	return nil
@@ -418,7 +421,7 @@ func (s *Stream) ret(o *streamObj, so *streamOp) error {
 	}
 	o.open--
 	s.stats.Settled++
-	if len(o.cur.ops) >= s.lim.Segment || o.cur.lost {
+	if len(o.cur.ops)-o.cur.carried >= s.lim.Segment || o.cur.lost {
 		s.restart(o)
 	}
 	return nil
@@ -445,27 +448,32 @@ func (s *Stream) restart(o *streamObj) {
 	if !ok {
 		return
 	}
-	mopts := s.mopts
-	mopts.Init = v
-	sw := s.model.Online(mopts)
+	sw := o.sweep
 	var pending []*streamOp
-	carried := &segment{base: v}
 	for _, p := range o.pending {
-		if !p.done || p.op.Status != history.Info {
-			continue
+		if sw.Holds(p.slot, p.op.Call) { // else every order used it: it is settled
+			pending = append(pending, p)
 		}
+	}
+	sw.Restart(v)
+	carried := &segment{base: v}
+	if o.prev != nil && !o.prev.lost {
+		carried.ops = o.prev.ops[:0] // reuse what the window drops
+	}
+	for i, p := range pending {
 		slot, st, err := sw.Invoke(&p.op)
 		if err != nil || st != online.Open {
-			return // keep the sweep as it is
+			s.giveUp(o, "the operations of unknown outcome could not be carried over: "+sw.Reason())
+			return
 		}
 		p.slot = slot
-		pending = append(pending, p)
+		pending[i] = p
 		carried.ops = append(carried.ops, p.op)
 	}
 	// The operations of unknown outcome are counted open for good; what
 	// settles is everything else.
 	carried.carried = len(carried.ops)
-	o.sweep, o.pending = sw, pending
+	o.pending = pending
 	if o.cur.lost {
 		o.prev = nil
 	} else {

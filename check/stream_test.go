@@ -38,10 +38,10 @@ var followModels = []struct {
 
 // follow checks the JSON Lines text as it is written, as check --follow
 // does, returning the violations found on the way and the outcome.
-func follow(t *testing.T, text []byte, model string) ([]check.Found, check.Outcome, error) {
+func follow(t *testing.T, text []byte, model string, lim check.StreamLimits) ([]check.Found, check.Outcome, error) {
 	t.Helper()
 	var found []check.Found
-	s, err := check.NewStream(check.Request{Model: model}, check.StreamLimits{}, func(f check.Found) { found = append(found, f) })
+	s, err := check.NewStream(check.Request{Model: model}, lim, func(f check.Found) { found = append(found, f) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,13 @@ func TestFollowMatchesOffline(t *testing.T) {
 				}
 				text := buf.Bytes()
 				want := offline(t, text, m.name)
-				found, got, err := follow(t, text, m.name)
+				// Every other history restarts its sweeps after each
+				// operation, where the model allows.
+				lim := check.StreamLimits{}
+				if i%2 == 1 {
+					lim.Segment = 1
+				}
+				found, got, err := follow(t, text, m.name, lim)
 				if err != nil {
 					t.Fatalf("history %d: %v\n%s", i, err, text)
 				}

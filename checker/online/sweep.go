@@ -66,6 +66,13 @@ type Object interface {
 	Configs() int
 	// Reason says why the sweep was exceeded.
 	Reason() string
+	// Holds reports whether the operation called at call (history.Op's
+	// Call) is still open in slot: an operation of unknown outcome leaves
+	// once every configuration used it.
+	Holds(slot int, call int64) bool
+	// Restart starts the sweep again, with no operation open, from the
+	// model's initial value init (a value Base gave).
+	Restart(init history.Value)
 	// Base returns the model's value that every configuration can be
 	// reached from by the open operations of unknown outcome, when there
 	// is one and no other operation is open: the object can then be
@@ -99,6 +106,8 @@ type group[S comparable] struct {
 
 // Sweep is the online check of one object against model m.
 type Sweep[S comparable] struct {
+	build   func(model.Options) model.Model[S]
+	opts    model.Options
 	m       model.Model[S]
 	t       *model.Table
 	rw      model.ReadWriteRegister
@@ -106,6 +115,7 @@ type Sweep[S comparable] struct {
 	ops     [MaxOpen]model.Op
 	used    mask // slots holding an operation
 	unknown mask // slots holding an operation of unknown outcome
+	blind   mask // slots holding a blind write (model.ReadWriteRegister)
 	cfgs    []cfg[S]
 	next    []cfg[S]
 	queue   []cfg[S]
@@ -115,18 +125,41 @@ type Sweep[S comparable] struct {
 	reason  string
 }
 
-// NewSweep returns the sweep of an object that starts in m's initial
-// state. maxConfigs bounds the configurations (0: DefaultMaxConfigs).
-func NewSweep[S comparable](m model.Model[S], maxConfigs int) *Sweep[S] {
+// NewSweep returns the sweep of an object that starts in the initial
+// state of the model build makes from opts. maxConfigs bounds the
+// configurations (0: DefaultMaxConfigs).
+func NewSweep[S comparable](build func(model.Options) model.Model[S], opts model.Options, maxConfigs int) *Sweep[S] {
 	if maxConfigs <= 0 {
 		maxConfigs = DefaultMaxConfigs
 	}
-	t := model.NewTable()
-	w := &Sweep[S]{m: m, t: t, max: maxConfigs, seen: map[cfg[S]]struct{}{}, best: map[group[S]][]mask{}}
-	w.rw, _ = m.(model.ReadWriteRegister)
-	w.valued, _ = m.(model.Valued[S])
-	w.cfgs = []cfg[S]{{s: m.Init(t)}}
+	w := &Sweep[S]{build: build, opts: opts, max: maxConfigs, seen: map[cfg[S]]struct{}{}, best: map[group[S]][]mask{}}
+	w.start(opts)
 	return w
+}
+
+// start makes the model from opts and starts the sweep in its initial
+// state, with no operation open.
+func (w *Sweep[S]) start(opts model.Options) {
+	w.m = w.build(opts)
+	w.t = model.NewTable()
+	w.rw, _ = w.m.(model.ReadWriteRegister)
+	w.valued, _ = w.m.(model.Valued[S])
+	w.used, w.unknown, w.blind = mask{}, mask{}, mask{}
+	clear(w.ops[:])
+	w.cfgs = append(w.cfgs[:0], cfg[S]{s: w.m.Init(w.t)})
+	w.reason = ""
+}
+
+// Holds implements Object.
+func (w *Sweep[S]) Holds(slot int, call int64) bool {
+	return slot >= 0 && slot < MaxOpen && w.used.has(slot) && w.ops[slot].Call == call
+}
+
+// Restart implements Object.
+func (w *Sweep[S]) Restart(init history.Value) {
+	opts := w.opts
+	opts.Init = init
+	w.start(opts)
 }
 
 // Open implements Object.
@@ -166,6 +199,9 @@ func (w *Sweep[S]) Invoke(op *history.Op) (int, Status, error) {
 	}
 	w.ops[slot] = mo
 	w.used.set(slot)
+	if w.rw != nil && w.rw.Class(&mo) == model.WriteOp {
+		w.blind.set(slot)
+	}
 	if mo.Unknown {
 		w.unknown.set(slot)
 	}
@@ -253,10 +289,7 @@ func (w *Sweep[S]) pointless(x cfg[S], s2 S, op *model.Op) bool {
 // and not a blind write, is legal in s: after a blind write of unknown
 // outcome only such an operation can use the value it wrote.
 func (w *Sweep[S]) readsNext(s S, m mask) bool {
-	for q := range slots(w.used.andNot(m)) {
-		if w.rw.Class(&w.ops[q]) == model.WriteOp {
-			continue
-		}
+	for q := range slots(w.used.andNot(m).andNot(w.blind)) {
 		if _, ok := w.m.Step(s, &w.ops[q]); ok {
 			return true
 		}
@@ -317,6 +350,7 @@ func (w *Sweep[S]) settle(o int) {
 	}
 	w.used = w.used.andNot(done)
 	w.unknown = w.unknown.andNot(done)
+	w.blind = w.blind.andNot(done)
 	for q := range slots(done) {
 		w.ops[q] = model.Op{}
 	}

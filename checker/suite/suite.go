@@ -159,13 +159,14 @@ func Bind[S comparable](newModel func(model.Options) model.Model[S]) Model {
 		}
 		return res, nil
 	}
-	start := func(mopts model.Options) online.Object {
+	build := func(mopts model.Options) model.Model[S] {
 		m := newModel(mopts)
 		if f, ok := m.(model.Forker[S]); ok {
 			m = f.Fork() // each object's sweep runs alone
 		}
-		return online.NewSweep(m, 0)
+		return m
 	}
+	start := func(mopts model.Options) online.Object { return online.NewSweep(build, mopts, 0) }
 	return Model{Info: info, Check: check, Criteria: criteria, Online: start}
 }
 
