@@ -43,6 +43,11 @@ type Stream struct {
 	decided bool
 	stats   StreamStats
 	err     error
+	free    []*streamOp // settled operations' records, for reuse
+	// window holds the latest operations handed to the sweeps, of every
+	// key, at kept % len(window).
+	window []kept
+	kept   int64
 }
 
 // StreamLimits bound what a Stream keeps per object; zero values take the
@@ -51,9 +56,9 @@ type StreamLimits struct {
 	// Held bounds the events of one key held back behind an operation
 	// still open (default 100,000); past it the key's verdict is unknown.
 	Held int
-	// Window bounds the operations of one key kept to find a violation's
-	// core in (default 4,096); a violation whose operations were not kept
-	// is reported without a core.
+	// Window is how many of the latest operations (of every key) are
+	// kept to find a violation's core in (default 262,144); a violation
+	// whose operations are no longer kept is reported without a core.
 	Window int
 	// Segment is how many operations of a key the sweep checks before it
 	// starts again from the value they leave (default 64), which bounds
@@ -66,7 +71,7 @@ func (l StreamLimits) withDefaults() StreamLimits {
 		l.Held = 100_000
 	}
 	if l.Window <= 0 {
-		l.Window = 4096
+		l.Window = 1 << 18
 	}
 	if l.Segment <= 0 {
 		l.Segment = 64
@@ -121,15 +126,19 @@ type heldEvent struct {
 	ret bool
 }
 
-// segment is the operations of a key from a point its sweep started
-// from: the value there (None: the model's initial value) and the
-// operations since, the first carried of them of unknown outcome and
-// invoked before it.
+// segment is where a key's sweep started from: the value there (None:
+// the model's initial value), the operations of unknown outcome still
+// open then, and the place in the window of the key's operations since.
 type segment struct {
 	base    history.Value
-	ops     []history.Op
-	carried int
-	lost    bool // more operations than the window holds: not kept
+	carried []history.Op
+	start   int64
+}
+
+// kept is an operation in the window.
+type kept struct {
+	obj *streamObj
+	op  history.Op
 }
 
 // streamObj is one object's state.
@@ -141,8 +150,9 @@ type streamObj struct {
 	verdict checker.Verdict
 	reason  string // why the verdict is unknown
 	result  *Result
-	prev    *segment
+	prev    *segment // nil: the window holds none of its operations
 	cur     *segment
+	since   int     // operations handed to the sweep since cur began
 	pending []*streamOp // operations of unknown outcome in the sweep
 }
 
@@ -265,7 +275,8 @@ func (s *Stream) invoke(c *streamClient, e *history.Event, pos int64) error {
 	if e.HasIdx {
 		idx = e.Index
 	}
-	so := &streamOp{slot: -1, op: history.Op{Index: idx, Process: c.proc, Client: e.Process, F: e.F, Value: e.Value,
+	so := s.newOp()
+	*so = streamOp{slot: -1, op: history.Op{Index: idx, Process: c.proc, Client: e.Process, F: e.F, Value: e.Value,
 		Key: e.Key, Version: e.Version, Token: e.Token, Call: pos, Return: history.Infinity,
 		Times: history.Span{Call: e.Time, Return: history.Infinity}, Status: history.Info, Extra: e.Extra, Line: e.Line}}
 	if !s.timed {
@@ -344,12 +355,22 @@ func (s *Stream) complete(c *streamClient, e *history.Event, pos int64) error {
 	return s.drain(obj)
 }
 
+// newOp returns a record for an operation.
+func (s *Stream) newOp() *streamOp {
+	if n := len(s.free); n > 0 {
+		so := s.free[n-1]
+		s.free = s.free[:n-1]
+		return so
+	}
+	return new(streamOp)
+}
+
 // object returns the object of key k, made when new.
 func (s *Stream) object(k history.Value) *streamObj {
 	if o := s.objs[k]; o != nil {
 		return o
 	}
-	o := &streamObj{key: k, sweep: s.model.Online(s.mopts), cur: &segment{}}
+	o := &streamObj{key: k, sweep: s.model.Online(s.mopts), cur: &segment{start: s.kept}}
 	s.objs[k] = o
 	s.order = append(s.order, o)
 	return o
@@ -421,23 +442,23 @@ func (s *Stream) ret(o *streamObj, so *streamOp) error {
 	}
 	o.open--
 	s.stats.Settled++
-	if len(o.cur.ops)-o.cur.carried >= s.lim.Segment || o.cur.lost {
+	s.free = append(s.free, so) // nothing refers to it any more
+	if o.since >= s.lim.Segment {
 		s.restart(o)
 	}
 	return nil
 }
 
-// keep adds an operation to the object's window.
+// keep adds an operation to the window.
 func (s *Stream) keep(o *streamObj, op history.Op) {
-	if o.cur.lost {
-		return
-	}
-	if len(o.cur.ops) >= s.lim.Window {
-		o.cur.ops, o.cur.lost = nil, true
-		return
-	}
 	op.Extra = nil // shown in the report's own tables only
-	o.cur.ops = append(o.cur.ops, op)
+	if len(s.window) < s.lim.Window { // it grows until it is whole, then turns round
+		s.window = append(s.window, kept{obj: o, op: op})
+	} else {
+		s.window[s.kept%int64(len(s.window))] = kept{obj: o, op: op}
+	}
+	s.kept++
+	o.since++
 }
 
 // restart starts the object's sweep again from the value its operations
@@ -456,10 +477,7 @@ func (s *Stream) restart(o *streamObj) {
 		}
 	}
 	sw.Restart(v)
-	carried := &segment{base: v}
-	if o.prev != nil && !o.prev.lost {
-		carried.ops = o.prev.ops[:0] // reuse what the window drops
-	}
+	carried := &segment{base: v, start: s.kept}
 	for i, p := range pending {
 		slot, st, err := sw.Invoke(&p.op)
 		if err != nil || st != online.Open {
@@ -468,24 +486,16 @@ func (s *Stream) restart(o *streamObj) {
 		}
 		p.slot = slot
 		pending[i] = p
-		carried.ops = append(carried.ops, p.op)
+		carried.carried = append(carried.carried, p.op)
 	}
-	// The operations of unknown outcome are counted open for good; what
-	// settles is everything else.
-	carried.carried = len(carried.ops)
 	o.pending = pending
-	if o.cur.lost {
-		o.prev = nil
-	} else {
-		o.prev = o.cur
-	}
-	o.cur = carried
+	o.prev, o.cur, o.since = o.cur, carried, 0
 }
 
 // giveUp makes the object's verdict unknown and stops following it.
 func (s *Stream) giveUp(o *streamObj, reason string) {
 	o.reason = reason
-	o.held, o.prev, o.cur, o.pending = nil, nil, &segment{}, nil
+	o.held, o.prev, o.cur, o.pending = nil, nil, nil, nil
 	o.sweep = nil
 	s.stats.Unknown++
 }
@@ -503,7 +513,7 @@ func (s *Stream) violated(o *streamObj, so *streamOp) {
 			Reason: fmt.Sprintf("operation %s (line %d) cannot be linearized after what came before it; the operations it conflicts with were not kept, so there is no core", label, so.op.Line)}}
 	}
 	o.result = &res
-	o.held, o.prev, o.cur, o.pending, o.sweep = nil, nil, &segment{}, nil, nil
+	o.held, o.prev, o.cur, o.pending, o.sweep = nil, nil, nil, nil, nil
 	s.stats.Failed++
 	if s.found != nil {
 		s.found(Found{Result: res, Op: so.op, Events: s.stats.Events, History: h})
@@ -513,19 +523,24 @@ func (s *Stream) violated(o *streamObj, so *streamOp) {
 // core checks the operations kept of the object from the value its
 // window starts at, with Run, which finds the violation's core.
 func (s *Stream) core(o *streamObj) (Result, *history.History) {
-	if o.cur.lost {
+	seg := o.prev
+	w := int64(s.lim.Window)
+	if seg == nil || seg.start < s.kept-w {
+		seg = o.cur // the window lost the previous segment's start
+	}
+	if seg.start < s.kept-w {
 		return Result{}, nil
 	}
-	base := o.cur.base
-	ops := o.cur.ops
-	if o.prev != nil {
-		base = o.prev.base
-		ops = append(slices.Clone(o.prev.ops), o.cur.ops[o.cur.carried:]...)
+	base := seg.base
+	ops := slices.Clone(seg.carried)
+	for i := seg.start; i < s.kept; i++ {
+		if k := &s.window[i%w]; k.obj == o {
+			ops = append(ops, k.op)
+		}
 	}
 	if len(ops) == 0 {
 		return Result{}, nil
 	}
-	ops = slices.Clone(ops)
 	h, err := (&history.History{Order: history.FileOrder, Timed: s.timed}).Derive(ops)
 	if err != nil {
 		return Result{}, nil

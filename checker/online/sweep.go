@@ -123,7 +123,16 @@ type Sweep[S comparable] struct {
 	best    map[group[S]][]mask
 	max     int
 	reason  string
+	// base is the state Base last found, and restarts counts Restart's
+	// calls: most restarts keep the model and its values and start
+	// from base; every rebuildEvery-th builds the model afresh from the
+	// value, which drops the values the past interned.
+	base     S
+	restarts int
 }
+
+// rebuildEvery is how often Restart builds the model afresh.
+const rebuildEvery = 8
 
 // NewSweep returns the sweep of an object that starts in the initial
 // state of the model build makes from opts. maxConfigs bounds the
@@ -157,6 +166,13 @@ func (w *Sweep[S]) Holds(slot int, call int64) bool {
 
 // Restart implements Object.
 func (w *Sweep[S]) Restart(init history.Value) {
+	w.restarts++
+	if w.restarts%rebuildEvery != 0 {
+		w.used, w.unknown, w.blind = mask{}, mask{}, mask{}
+		clear(w.ops[:])
+		w.cfgs = append(w.cfgs[:0], cfg[S]{s: w.base})
+		return
+	}
 	opts := w.opts
 	opts.Init = init
 	w.start(opts)
@@ -392,6 +408,7 @@ func (w *Sweep[S]) Base() (history.Value, bool) {
 			}
 		}
 	}
+	w.base = s0
 	return w.valued.Value(s0, w.t)
 }
 
