@@ -45,8 +45,8 @@ type Stream struct {
 	err     error
 	free    []*streamOp // settled operations' records, for reuse
 	// window holds the latest operations handed to the sweeps, of every
-	// key, at kept % len(window).
-	window []kept
+	// key, the one numbered i at i % Window (see at).
+	window [][]kept
 	kept   int64
 }
 
@@ -73,6 +73,7 @@ func (l StreamLimits) withDefaults() StreamLimits {
 	if l.Window <= 0 {
 		l.Window = 1 << 18
 	}
+	l.Window = (l.Window + keptChunk - 1) / keptChunk * keptChunk
 	if l.Segment <= 0 {
 		l.Segment = 64
 	}
@@ -135,10 +136,37 @@ type segment struct {
 	start   int64
 }
 
-// kept is an operation in the window.
+// kept is an operation in the window: what a core needs of it (the
+// window holds a quarter of a million of them).
 type kept struct {
-	obj *streamObj
-	op  history.Op
+	obj           *streamObj
+	index         int64
+	call, ret     int64
+	times         history.Span
+	client, f     string
+	value, key    history.Value
+	process, line int32
+	status        history.Type
+}
+
+func keptOf(o *streamObj, op *history.Op) kept {
+	return kept{obj: o, index: op.Index, call: op.Call, ret: op.Return, times: op.Times, client: op.Client, f: op.F,
+		value: op.Value, key: op.Key, process: int32(op.Process), line: int32(op.Line), status: op.Status}
+}
+
+func (k *kept) op() history.Op {
+	return history.Op{Index: k.index, Process: int(k.process), Client: k.client, F: k.f, Value: k.value, Key: k.key,
+		Call: k.call, Return: k.ret, Times: k.times, Status: k.status, Line: int(k.line)}
+}
+
+// keptChunk is how many operations a piece of the window holds: it is
+// allocated piece by piece, so that a short history holds little.
+const keptChunk = 4096
+
+// at returns the window's place for the operation numbered i.
+func (s *Stream) at(i int64) *kept {
+	i %= int64(s.lim.Window)
+	return &s.window[i/keptChunk][i%keptChunk]
 }
 
 // streamObj is one object's state.
@@ -152,7 +180,7 @@ type streamObj struct {
 	result  *Result
 	prev    *segment // nil: the window holds none of its operations
 	cur     *segment
-	since   int     // operations handed to the sweep since cur began
+	since   int         // operations handed to the sweep since cur began
 	pending []*streamOp // operations of unknown outcome in the sweep
 }
 
@@ -420,7 +448,7 @@ func (s *Stream) enter(o *streamObj, so *streamOp) error {
 		return nil
 	}
 	so.slot = slot
-	s.keep(o, so.op)
+	s.keep(o, &so.op)
 	if so.op.Status == history.Info {
 		if len(o.pending) >= 2*online.MaxOpen { // drop those every order used
 			o.pending = slices.DeleteFunc(o.pending, func(p *streamOp) bool { return !o.sweep.Holds(p.slot, p.op.Call) })
@@ -450,13 +478,11 @@ func (s *Stream) ret(o *streamObj, so *streamOp) error {
 }
 
 // keep adds an operation to the window.
-func (s *Stream) keep(o *streamObj, op history.Op) {
-	op.Extra = nil // shown in the report's own tables only
-	if len(s.window) < s.lim.Window { // it grows until it is whole, then turns round
-		s.window = append(s.window, kept{obj: o, op: op})
-	} else {
-		s.window[s.kept%int64(len(s.window))] = kept{obj: o, op: op}
+func (s *Stream) keep(o *streamObj, op *history.Op) {
+	if s.kept < int64(s.lim.Window) && s.kept%keptChunk == 0 { // it grows until it is whole, then turns round
+		s.window = append(s.window, make([]kept, keptChunk))
 	}
+	*s.at(s.kept) = keptOf(o, op)
 	s.kept++
 	o.since++
 }
@@ -534,8 +560,8 @@ func (s *Stream) core(o *streamObj) (Result, *history.History) {
 	base := seg.base
 	ops := slices.Clone(seg.carried)
 	for i := seg.start; i < s.kept; i++ {
-		if k := &s.window[i%w]; k.obj == o {
-			ops = append(ops, k.op)
+		if k := s.at(i); k.obj == o {
+			ops = append(ops, k.op())
 		}
 	}
 	if len(ops) == 0 {
