@@ -115,6 +115,7 @@ type streamClient struct {
 
 // streamOp is an operation while it is open.
 type streamOp struct {
+	obj  *streamObj
 	op   history.Op
 	done bool // its completion was read (or the input ended)
 	slot int
@@ -248,6 +249,15 @@ func (s *Stream) Stats() StreamStats {
 	return st
 }
 
+// Stop ends the stream at an error in its input that the caller found
+// (a line that is not an event): Finish then gives the verdicts found
+// before it, and unknown for the rest, as for an error Add returns.
+func (s *Stream) Stop(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+}
+
 // Err returns the input error that stopped the stream, if any.
 func (s *Stream) Err() error { return s.err }
 
@@ -313,6 +323,7 @@ func (s *Stream) invoke(c *streamClient, e *history.Event, pos int64) error {
 	c.open = so
 	s.stats.Ops++
 	o := s.object(e.Key)
+	so.obj = o
 	o.open++
 	if o.verdict != checker.Unknown || o.reason != "" {
 		return nil // decided, or given up: the key is not followed further
@@ -371,7 +382,7 @@ func (s *Stream) complete(c *streamClient, e *history.Event, pos int64) error {
 		o.Token = e.Token
 	}
 	so.done = true
-	obj := s.objs[o.Key]
+	obj := so.obj
 	if obj.verdict != checker.Unknown || obj.reason != "" {
 		obj.open--
 		s.stats.Settled++

@@ -53,6 +53,7 @@ func runFollow(ctx context.Context, e *env, o *checkOptions, file string, criter
 		src = e.stdin
 	}
 	fr := newFollowReader(ctx, src, isFile, o.followUntil)
+	fr.name = file
 	last := time.Now()
 	fr.idle = func() {
 		if time.Since(last) >= progressEvery {
@@ -75,6 +76,7 @@ func runFollow(ctx context.Context, e *env, o *checkOptions, file string, criter
 		}
 		if err != nil {
 			inputErr = err
+			stream.Stop(err)
 			break
 		}
 		if n&4095 == 0 {
@@ -159,6 +161,7 @@ func printProgress(e *env, st check.StreamStats) {
 // a file it waits for more (an end of a pipe is its end), until the
 // context ends or, with until, that long passes without new input.
 type followReader struct {
+	name  string
 	ctx   context.Context
 	ch    chan chunk
 	buf   []byte
@@ -175,9 +178,11 @@ type chunk struct {
 func newFollowReader(ctx context.Context, r io.Reader, poll bool, until time.Duration) *followReader {
 	fr := &followReader{ctx: ctx, ch: make(chan chunk, 16), until: until, idle: func() {}}
 	go func() {
+		var read int64
 		for {
 			b := make([]byte, 256<<10)
 			n, err := r.Read(b)
+			read += int64(n)
 			if n > 0 {
 				select {
 				case fr.ch <- chunk{b: b[:n]}:
@@ -186,6 +191,16 @@ func newFollowReader(ctx context.Context, r io.Reader, poll bool, until time.Dur
 				}
 			}
 			if errors.Is(err, io.EOF) && poll {
+				if f, ok := r.(*os.File); ok {
+					if st, serr := f.Stat(); serr == nil && st.Size() < read {
+						err = fmt.Errorf("the file was truncated while it was followed: it now has %d bytes, %d were read", st.Size(), read)
+						select {
+						case fr.ch <- chunk{err: err}:
+						case <-ctx.Done():
+						}
+						return
+					}
+				}
 				select {
 				case <-time.After(20 * time.Millisecond):
 					continue

@@ -495,11 +495,20 @@ func (v *kvValues) id(x history.Value) int64 {
 	if ok {
 		return id
 	}
+	if v.single { // no other goroutine can have added it meanwhile
+		return v.insert(x)
+	}
 	v.lock()
 	defer v.unlock()
 	if id, ok := v.lookup(x); ok {
 		return id
 	}
+	return v.insert(x)
+}
+
+// insert adds x, which has no id; the caller holds mu.
+func (v *kvValues) insert(x history.Value) int64 {
+	var id int64
 	e := kvEntry{leaf: int32(len(v.leaves)), n: -1}
 	v.leaves = append(v.leaves, x)
 	if x.Kind() != history.String {
