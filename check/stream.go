@@ -133,7 +133,7 @@ type heldEvent struct {
 // open then, and the place in the window of the key's operations since.
 type segment struct {
 	base    history.Value
-	carried []history.Op
+	carried []*streamOp // records of operations of unknown outcome are never reused
 	start   int64
 }
 
@@ -513,18 +513,19 @@ func (s *Stream) restart(o *streamObj) {
 			pending = append(pending, p)
 		}
 	}
-	sw.Restart(v)
+	rebuilt := sw.Restart(v)
 	carried := &segment{base: v, start: s.kept}
-	for i, p := range pending {
-		slot, st, err := sw.Invoke(&p.op)
-		if err != nil || st != online.Open {
-			s.giveUp(o, "the operations of unknown outcome could not be carried over: "+sw.Reason())
-			return
+	for _, p := range pending {
+		if rebuilt {
+			slot, st, err := sw.Invoke(&p.op)
+			if err != nil || st != online.Open {
+				s.giveUp(o, "the operations of unknown outcome could not be carried over: "+sw.Reason())
+				return
+			}
+			p.slot = slot
 		}
-		p.slot = slot
-		pending[i] = p
-		carried.carried = append(carried.carried, p.op)
 	}
+	carried.carried = slices.Clone(pending)
 	o.pending = pending
 	o.prev, o.cur, o.since = o.cur, carried, 0
 }
@@ -569,7 +570,10 @@ func (s *Stream) core(o *streamObj) (Result, *history.History) {
 		return Result{}, nil
 	}
 	base := seg.base
-	ops := slices.Clone(seg.carried)
+	ops := make([]history.Op, 0, len(seg.carried))
+	for _, p := range seg.carried {
+		ops = append(ops, p.op)
+	}
 	for i := seg.start; i < s.kept; i++ {
 		if k := s.at(i); k.obj == o {
 			ops = append(ops, k.op())

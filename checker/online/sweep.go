@@ -70,9 +70,12 @@ type Object interface {
 	// Call) is still open in slot: an operation of unknown outcome leaves
 	// once every configuration used it.
 	Holds(slot int, call int64) bool
-	// Restart starts the sweep again, with no operation open, from the
-	// model's initial value init (a value Base gave).
-	Restart(init history.Value)
+	// Restart starts the sweep again from the value init that Base gave,
+	// the operations of unknown outcome still open and used in no
+	// configuration. It reports whether it built the model afresh: its
+	// operations were then dropped, and the caller hands those of
+	// unknown outcome over again.
+	Restart(init history.Value) (rebuilt bool)
 	// Base returns the model's value that every configuration can be
 	// reached from by the open operations of unknown outcome, when there
 	// is one and no other operation is open: the object can then be
@@ -165,17 +168,18 @@ func (w *Sweep[S]) Holds(slot int, call int64) bool {
 }
 
 // Restart implements Object.
-func (w *Sweep[S]) Restart(init history.Value) {
+func (w *Sweep[S]) Restart(init history.Value) bool {
 	w.restarts++
 	if w.restarts%rebuildEvery != 0 {
-		w.used, w.unknown, w.blind = mask{}, mask{}, mask{}
-		clear(w.ops[:])
+		// Base found no required operation open; those of unknown
+		// outcome keep their slots, used in no configuration.
 		w.cfgs = append(w.cfgs[:0], cfg[S]{s: w.base})
-		return
+		return false
 	}
 	opts := w.opts
 	opts.Init = init
 	w.start(opts)
+	return true
 }
 
 // Open implements Object.
@@ -257,6 +261,11 @@ func (w *Sweep[S]) extend(c cfg[S], o int) bool {
 		x := w.queue[len(w.queue)-1]
 		w.queue = w.queue[:len(w.queue)-1]
 		free := w.used.andNot(x.m)
+		if free.andNot(w.blind).empty() {
+			// Only blind writes are left: one of unknown outcome is
+			// never worth trying (see pointless).
+			free = free.andNot(w.unknown.and(w.blind))
+		}
 		for q := range slots(free) {
 			op := &w.ops[q]
 			s2, ok := w.m.Step(x.s, op)
