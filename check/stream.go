@@ -348,7 +348,7 @@ func (s *Stream) complete(c *streamClient, e *history.Event, pos int64) error {
 	if so.op.F != e.F {
 		return history.Errorf(e.Line, "process %s completes %s but its open invocation (line %d) is %s", history.Quote(e.Process), e.F, so.op.Line, so.op.F)
 	}
-	if !e.Key.IsNone() && !so.op.Key.IsNone() && history.Compare(e.Key, so.op.Key) != 0 {
+	if !e.Key.IsNone() && !so.op.Key.IsNone() && e.Key != so.op.Key && history.Compare(e.Key, so.op.Key) != 0 {
 		return history.Errorf(e.Line, "the completion's key %s differs from its invocation's (line %d)", e.Key, so.op.Line)
 	}
 	if !e.Key.IsNone() && so.op.Key.IsNone() {

@@ -411,6 +411,33 @@ type kvValues struct {
 	// concatenation, for the appends whose string is not their own rope
 	// node (see known).
 	buckets, appends idTable
+	// recent are the values a single table interned or found last, for
+	// a check that compiles operations one at a time as they come (a
+	// read mostly returns a value just written).
+	recent [4]recentID
+	rnext  int
+}
+
+// recentID is a value and its id.
+type recentID struct {
+	v  history.Value
+	id int64
+}
+
+// singleID is id for a table one goroutine uses.
+func (v *kvValues) singleID(x history.Value) int64 {
+	for i := range v.recent {
+		if r := &v.recent[i]; r.id != 0 && r.v == x {
+			return r.id
+		}
+	}
+	id, ok := v.lookup(x)
+	if !ok {
+		id = v.insert(x)
+	}
+	v.recent[v.rnext] = recentID{v: x, id: id}
+	v.rnext = (v.rnext + 1) % len(v.recent)
+	return id
 }
 
 // kvEntry is an interned value. A value given whole has its index in
@@ -489,14 +516,14 @@ func (v *kvValues) unlock() {
 }
 
 func (v *kvValues) id(x history.Value) int64 {
+	if v.single {
+		return v.singleID(x)
+	}
 	v.rlock()
 	id, ok := v.lookup(x)
 	v.runlock()
 	if ok {
 		return id
-	}
-	if v.single { // no other goroutine can have added it meanwhile
-		return v.insert(x)
 	}
 	v.lock()
 	defer v.unlock()
