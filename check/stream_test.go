@@ -16,6 +16,7 @@ import (
 	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/internal/randhist"
+	"github.com/histcheck/histcheck/sim"
 )
 
 var followRuns = flag.Int("follow-runs", 0, "random histories per model in TestFollowMatchesOffline (0: 1,000, or 60 with -short)")
@@ -159,6 +160,69 @@ func TestFollowMatchesOffline(t *testing.T) {
 				counts[got.Results[0].Valid]++
 			}
 			t.Logf("%s: %v", m.name, counts)
+		})
+	}
+}
+
+// TestFollowLive follows sim.Live's key-value workload with crashed
+// writes: linearizable as generated, and with one stale read injected
+// the violation is found when the read returns, with a core that names
+// it, and the whole check agrees. Small segments and a small window make
+// the sweeps restart often and the window turn round.
+func TestFollowLive(t *testing.T) {
+	for _, stale := range []int64{0, 15_000} {
+		t.Run(fmt.Sprintf("stale-read-at-%d", stale), func(t *testing.T) {
+			var found []check.Found
+			s, err := check.NewStream(check.Request{Model: "kv", Init: history.IntValue(0)},
+				check.StreamLimits{Segment: 8, Window: 8192}, func(f check.Found) { found = append(found, f) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			var events []history.Event
+			var staleIdx int64 = -1
+			err = sim.Live(sim.LiveOptions{Ops: 20_000, Clients: 8, Keys: 20, Writes: 0.5, CrashRate: 0.05, StaleAt: stale, Seed: 7},
+				func(ev sim.LiveEvent) error {
+					events = append(events, *ev.Event)
+					if ev.Stale {
+						staleIdx = ev.Event.Index
+						if len(found) != 0 {
+							t.Errorf("a violation was reported before the stale read returned")
+						}
+					}
+					e := *ev.Event
+					return s.Add(&e)
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := s.Finish()
+			h, err := history.Pair(events)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := check.Run(context.Background(), h, check.Request{Model: "kv", Init: history.IntValue(0)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if verdicts(out) != verdicts(want) {
+				t.Fatalf("following gives %s, the whole check %s", verdicts(out), verdicts(want))
+			}
+			if stale == 0 {
+				if len(found) != 0 || out.Results[0].Valid != checker.True {
+					t.Fatalf("found %d violations in a linearizable history; verdict %s", len(found), out.Results[0].Valid)
+				}
+				return
+			}
+			if len(found) != 1 {
+				t.Fatalf("found %d violations, want the stale read's", len(found))
+			}
+			f := found[0]
+			if f.Result.Core == nil || f.History == nil {
+				t.Fatalf("the violation has no core: %s", f.Result.Reason)
+			}
+			if f.Events != staleIdx+1 {
+				t.Errorf("found after %d events, want right after the stale read's completion (event %d)", f.Events, staleIdx+1)
+			}
 		})
 	}
 }

@@ -226,21 +226,7 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 		return err
 	}
 	if o.follow {
-		if len(files) != 1 {
-			return usagef("--follow takes one FILE (- for standard input)")
-		}
-		criteria, err := o.settings(e)
-		if err != nil {
-			return usagef("%s", err.Error())
-		}
-		var initFlag history.Value
-		if o.initSet {
-			initFlag = ParseScalar(o.init)
-		}
-		if !o.criteriaSet {
-			criteria = nil
-		}
-		return runFollow(ctx, e, o, files[0], criteria, initFlag)
+		return startFollow(ctx, e, o, files)
 	}
 	// A setting that cannot be taken refuses every file: each is in the
 	// reports, its criteria unknown with the reason, as a file that

@@ -21,6 +21,25 @@ import (
 // progressEvery is how often the progress line is printed while following.
 const progressEvery = time.Second
 
+// startFollow checks the one FILE of check --follow.
+func startFollow(ctx context.Context, e *env, o *checkOptions, files []string) error {
+	if len(files) != 1 {
+		return usagef("--follow takes one FILE (- for standard input)")
+	}
+	criteria, err := o.settings(e)
+	if err != nil {
+		return usagef("%s", err.Error())
+	}
+	var initFlag history.Value
+	if o.initSet {
+		initFlag = ParseScalar(o.init)
+	}
+	if !o.criteriaSet {
+		criteria = nil
+	}
+	return runFollow(ctx, e, o, files[0], criteria, initFlag)
+}
+
 // runFollow checks one history as it is written (check --follow): each
 // violation is printed with its core as soon as it is certain, a progress
 // line goes to stderr, and at the end of the input (the writer closed a

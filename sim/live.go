@@ -45,6 +45,23 @@ type liveClient struct {
 	invoked int64 // event position of the invocation
 }
 
+// live is the state of a Live run.
+type live struct {
+	o        LiveOptions
+	g        *Mulberry32
+	emit     func(LiveEvent) error
+	store    []int64 // each key's value
+	prev     []int64 // its value before the last acknowledged write
+	setAt    []int64 // position of the acknowledged write that set it; -1 if not one
+	clients  []liveClient
+	names    map[int]string
+	keys     []history.Value
+	ev       history.Event
+	pos, ops int64
+	next     int64 // the last value written
+	injected bool
+}
+
 // Live runs a key-value workload against a single copy of the store and
 // emits its events as they happen, one at a time, so that a history of
 // any length is written in constant memory: each operation takes effect
@@ -59,98 +76,104 @@ func Live(o LiveOptions, emit func(LiveEvent) error) error {
 	case !(o.Writes >= 0 && o.Writes <= 1), !(o.CrashRate >= 0 && o.CrashRate < 1):
 		return errors.New("live: writes must be in [0, 1] and crash-rate in [0, 1)")
 	}
-	g := NewMulberry32(o.Seed)
-	store := make([]int64, o.Keys)
-	prev := make([]int64, o.Keys)
-	setAt := make([]int64, o.Keys) // position of the acknowledged write that set it; -1 if not one
-	for k := range setAt {
-		setAt[k] = -1
+	l := &live{o: o, g: NewMulberry32(o.Seed), emit: emit, store: make([]int64, o.Keys), prev: make([]int64, o.Keys),
+		setAt: make([]int64, o.Keys), clients: make([]liveClient, o.Clients), names: map[int]string{},
+		keys: make([]history.Value, o.Keys), ev: history.Event{HasTime: true, HasIdx: true}}
+	for k := range l.setAt {
+		l.setAt[k] = -1
+		l.keys[k] = history.IntValue(int64(k))
 	}
-	clients := make([]liveClient, o.Clients)
-	for i := range clients {
-		clients[i].name = i
-	}
-	names := map[int]string{}
-	name := func(n int) string {
-		if s, ok := names[n]; ok {
-			return s
-		}
-		s := strconv.Itoa(n)
-		if len(names) < 1<<16 {
-			names[n] = s
-		}
-		return s
-	}
-	keys := make([]history.Value, o.Keys)
-	for k := range keys {
-		keys[k] = history.IntValue(int64(k))
+	for i := range l.clients {
+		l.clients[i].name = i
 	}
 	start := time.Now()
-	var pos, ops, next int64
-	injected := false
-	ev := history.Event{HasTime: true, HasIdx: true}
-	send := func(c *liveClient, t history.Type, v history.Value, stale bool) error {
-		ev.Process, ev.Type, ev.Key, ev.Value, ev.Time, ev.Index = name(c.name), t, keys[c.key], v, pos, pos
-		ev.F = "read"
-		if c.write {
-			ev.F = "write"
-		}
-		pos++
-		return emit(LiveEvent{Event: &ev, Stale: stale})
-	}
-	complete := func(c *liveClient) error {
-		c.open = false
-		if !c.write {
-			v := store[c.key]
-			stale := false
-			if !injected && o.StaleAt > 0 && ops >= o.StaleAt && setAt[c.key] >= 0 && setAt[c.key] < c.invoked && prev[c.key] != v {
-				v, stale, injected = prev[c.key], true, true
-			}
-			return send(c, history.OK, history.IntValue(v), stale)
-		}
-		if g.Float64() < o.CrashRate {
-			if g.Float64() < 0.5 {
-				store[c.key], setAt[c.key] = c.value, -1
-			}
-			err := send(c, history.Info, history.IntValue(c.value), false)
-			c.name += o.Clients
-			return err
-		}
-		prev[c.key], store[c.key], setAt[c.key] = store[c.key], c.value, pos
-		return send(c, history.OK, history.IntValue(c.value), false)
-	}
-	for ops < o.Ops {
-		c := &clients[g.Intn(o.Clients)]
+	for l.ops < o.Ops {
+		c := &l.clients[l.g.Intn(o.Clients)]
 		if c.open {
-			if err := complete(c); err != nil {
+			if err := l.complete(c); err != nil {
 				return err
 			}
 			continue
 		}
 		if o.Rate > 0 {
-			if d := time.Until(start.Add(time.Duration(float64(ops) / o.Rate * float64(time.Second)))); d > 0 {
+			if d := time.Until(start.Add(time.Duration(float64(l.ops) / o.Rate * float64(time.Second)))); d > 0 {
 				time.Sleep(d)
 			}
 		}
-		c.open, c.key, c.invoked = true, g.Intn(o.Keys), pos
-		c.write = g.Float64() < o.Writes
-		v := history.NilValue
-		if c.write {
-			next++
-			c.value = next
-			v = history.IntValue(next)
-		}
-		ops++
-		if err := send(c, history.Invoke, v, false); err != nil {
+		if err := l.invoke(c); err != nil {
 			return err
 		}
 	}
-	for i := range clients {
-		if clients[i].open {
-			if err := complete(&clients[i]); err != nil {
+	for i := range l.clients {
+		if l.clients[i].open {
+			if err := l.complete(&l.clients[i]); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// name is a client's process name.
+func (l *live) name(n int) string {
+	if s, ok := l.names[n]; ok {
+		return s
+	}
+	s := strconv.Itoa(n)
+	if len(l.names) < 1<<16 {
+		l.names[n] = s
+	}
+	return s
+}
+
+// send emits an event of client c.
+func (l *live) send(c *liveClient, t history.Type, v history.Value, stale bool) error {
+	e := &l.ev
+	e.Process, e.Type, e.Key, e.Value, e.Time, e.Index = l.name(c.name), t, l.keys[c.key], v, l.pos, l.pos
+	e.F = "read"
+	if c.write {
+		e.F = "write"
+	}
+	l.pos++
+	return l.emit(LiveEvent{Event: e, Stale: stale})
+}
+
+// invoke starts an operation of the idle client c.
+func (l *live) invoke(c *liveClient) error {
+	c.open, c.key, c.invoked = true, l.g.Intn(l.o.Keys), l.pos
+	c.write = l.g.Float64() < l.o.Writes
+	v := history.NilValue
+	if c.write {
+		l.next++
+		c.value = l.next
+		v = history.IntValue(l.next)
+	}
+	l.ops++
+	return l.send(c, history.Invoke, v, false)
+}
+
+// complete ends client c's operation, which takes effect now: a read
+// returns the key's value (or, once, a stale one), a write sets it
+// unless it crashes.
+func (l *live) complete(c *liveClient) error {
+	c.open = false
+	k := c.key
+	if !c.write {
+		v := l.store[k]
+		stale := false
+		if !l.injected && l.o.StaleAt > 0 && l.ops >= l.o.StaleAt && l.setAt[k] >= 0 && l.setAt[k] < c.invoked && l.prev[k] != v {
+			v, stale, l.injected = l.prev[k], true, true
+		}
+		return l.send(c, history.OK, history.IntValue(v), stale)
+	}
+	if l.g.Float64() < l.o.CrashRate {
+		if l.g.Float64() < 0.5 {
+			l.store[k], l.setAt[k] = c.value, -1
+		}
+		err := l.send(c, history.Info, history.IntValue(c.value), false)
+		c.name += l.o.Clients // it goes on under a new name
+		return err
+	}
+	l.prev[k], l.store[k], l.setAt[k] = l.store[k], c.value, l.pos
+	return l.send(c, history.OK, history.IntValue(c.value), false)
 }

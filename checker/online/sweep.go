@@ -88,7 +88,6 @@ type mask [2]uint64
 
 func (m mask) has(i int) bool     { return m[i>>6]&(1<<(i&63)) != 0 }
 func (m *mask) set(i int)         { m[i>>6] |= 1 << (i & 63) }
-func (m *mask) clr(i int)         { m[i>>6] &^= 1 << (i & 63) }
 func (m mask) and(o mask) mask    { return mask{m[0] & o[0], m[1] & o[1]} }
 func (m mask) andNot(o mask) mask { return mask{m[0] &^ o[0], m[1] &^ o[1]} }
 func (m mask) subset(o mask) bool { return m[0]&^o[0] == 0 && m[1]&^o[1] == 0 }
