@@ -21,7 +21,13 @@ type LineEvents struct {
 	fj   *fastJSON
 	fe   *ednFast
 	err  error
+	// skipped counts the lines before the first event, which a log may
+	// have (up to logPreamble).
+	skipped int
 }
+
+// logPreamble is how many lines may come before the first event.
+const logPreamble = 1000
 
 // NewLineEvents reads events from r, a line at a time. name is a format
 // (JSONL, EDN or JepsenLog) or "" to sniff it from the first line.
@@ -91,8 +97,11 @@ func (l *LineEvents) decode(b []byte, line int) (history.Event, bool, error) {
 			l.form = EDN
 		case matchLogLine(b) != nil:
 			l.form = JepsenLog
+		case l.skipped < logPreamble:
+			l.skipped++ // a log's lines before its first history line
+			return history.Event{}, false, nil
 		default:
-			return history.Event{}, false, history.Errorf(line, "expected an event (a JSON object, an EDN op map or a Jepsen log line), got %q", truncate(t, 60))
+			return history.Event{}, false, history.Errorf(line, "expected an event (a JSON object, an EDN op map or a Jepsen log line) within the first %d lines, got %q", logPreamble, truncate(t, 60))
 		}
 	}
 	switch l.form {
