@@ -110,13 +110,15 @@ func runFollow(ctx context.Context, e *env, o *checkOptions, file string, criter
 		fmt.Fprintf(e.stderr, "histcheck: %s\n", inputErrorLine(file, inputErr))
 	}
 	hr := report.NewHistoryOf(file, nil, withoutCores(out), report.TextOnly(true))
+	rep := &report.Report{Histories: []report.History{hr}}
+	rep.Finish()
 	switch o.output {
 	case "json":
-		if err := report.JSON(e.stdout, &report.Report{Histories: []report.History{hr}}); err != nil {
+		if err := report.JSON(e.stdout, rep); err != nil {
 			return err
 		}
 	default:
-		if err := report.WriteText(e.stdout, &report.Report{Histories: []report.History{hr}}, report.TextOptions{}); err != nil {
+		if err := report.WriteText(e.stdout, rep, report.TextOptions{}); err != nil {
 			return err
 		}
 	}

@@ -90,3 +90,22 @@ func TestFollowTruncated(t *testing.T) {
 		t.Errorf("after truncation: %v, want an error that says the file was truncated", err)
 	}
 }
+
+// TestFollowJSON: the JSON report of a followed history carries its
+// verdict at the top as well as per criterion.
+func TestFollowJSON(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		code     int
+	}{
+		{staleRead[:strings.Index(staleRead, `{"process":1`)], `"valid": true`, 0},
+		{staleRead, `"valid": false`, 1},
+	} {
+		var out, errb bytes.Buffer
+		code := Main([]string{"check", "--follow", "-", "-m", "register", "--init", "0", "-o", "json"}, strings.NewReader(c.in), &out, &errb)
+		head, _, _ := strings.Cut(out.String(), `"histories"`)
+		if code != c.code || !strings.Contains(head, c.want) {
+			t.Errorf("exit %d, want %d; want %s before the histories:\n%s", code, c.code, c.want, out.String())
+		}
+	}
+}
