@@ -185,7 +185,9 @@ type followReader struct {
 	name  string
 	ctx   context.Context
 	ch    chan chunk
+	free  chan []byte // buffers to read into, handed back once consumed
 	buf   []byte
+	held  []byte // the buffer buf is a part of
 	until time.Duration
 	idle  func()
 	err   error
@@ -197,12 +199,20 @@ type chunk struct {
 }
 
 func newFollowReader(ctx context.Context, r io.Reader, poll bool, until time.Duration) *followReader {
-	fr := &followReader{ctx: ctx, ch: make(chan chunk, 16), until: until, idle: func() {}}
+	fr := &followReader{ctx: ctx, ch: make(chan chunk, 4), free: make(chan []byte, 6), until: until, idle: func() {}}
+	for i := 0; i < cap(fr.free); i++ {
+		fr.free <- make([]byte, 256<<10)
+	}
 	go func() {
 		var read int64
 		for {
-			b := make([]byte, 256<<10)
-			n, err := r.Read(b)
+			var b []byte
+			select {
+			case b = <-fr.free: // a buffer the reader is done with
+			case <-ctx.Done():
+				return
+			}
+			n, err := r.Read(b[:cap(b)])
 			read += int64(n)
 			if n > 0 {
 				select {
@@ -210,6 +220,8 @@ func newFollowReader(ctx context.Context, r io.Reader, poll bool, until time.Dur
 				case <-ctx.Done():
 					return
 				}
+			} else {
+				fr.free <- b // never blocks: it came from there
 			}
 			if errors.Is(err, io.EOF) && poll {
 				if f, ok := r.(*os.File); ok {
@@ -248,6 +260,10 @@ func (fr *followReader) Read(p []byte) (int, error) {
 		fr.buf = fr.buf[n:]
 		return n, nil
 	}
+	if fr.held != nil {
+		fr.free <- fr.held // never blocks: it came from there
+		fr.held = nil
+	}
 	if fr.err != nil {
 		return 0, fr.err
 	}
@@ -267,7 +283,7 @@ func (fr *followReader) Read(p []byte) (int, error) {
 				return 0, c.err
 			}
 			n := copy(p, c.b)
-			fr.buf = c.b[n:]
+			fr.buf, fr.held = c.b[n:], c.b
 			return n, nil
 		case <-tick.C:
 			fr.idle()
