@@ -277,7 +277,7 @@ func (w *Sweep[S]) extend(c cfg[S], o int) bool {
 				w.next = append(w.next, y)
 				continue
 			}
-			if op.Unknown && w.pointless(x, s2, op) {
+			if op.Unknown && w.pointless(x, s2, q) {
 				continue
 			}
 			if _, dup := w.seen[y]; dup {
@@ -299,11 +299,11 @@ func (w *Sweep[S]) extend(c cfg[S], o int) bool {
 // changed nothing (a read), or it is a blind write, whose value only a
 // read can make use of (anything that writes next erases it; see
 // useful).
-func (w *Sweep[S]) pointless(x cfg[S], s2 S, op *model.Op) bool {
+func (w *Sweep[S]) pointless(x cfg[S], s2 S, q int) bool {
 	if s2 == x.s {
 		return true
 	}
-	if w.rw == nil || w.rw.Class(op) != model.WriteOp {
+	if !w.blind.has(q) {
 		return false
 	}
 	return !w.readsNext(s2, x.m)
