@@ -163,7 +163,11 @@ func truncate(b []byte, n int) string {
 // key, value, time and index. Values are integers, nil or strings.
 func AppendEventLine(b []byte, e *history.Event) []byte {
 	b = append(b, `{"process":`...)
-	b = strconv.AppendQuote(b, e.Process)
+	if isDecimal(e.Process) {
+		b = append(b, e.Process...) // Jepsen's processes are integers
+	} else {
+		b = strconv.AppendQuote(b, e.Process)
+	}
 	b = append(b, `,"type":"`...)
 	b = append(b, e.Type.String()...)
 	b = append(b, `","f":`...)
@@ -193,4 +197,18 @@ func appendScalar(b []byte, v history.Value) []byte {
 		return strconv.AppendQuote(b, s)
 	}
 	return append(b, "null"...)
+}
+
+// isDecimal reports whether s is a plain non-negative integer that a
+// reader gives back as the same name ("0", "17"; not "007").
+func isDecimal(s string) bool {
+	if s == "" || len(s) > 18 || (len(s) > 1 && s[0] == '0') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

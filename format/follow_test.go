@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/histcheck/histcheck/history"
 )
 
 // TestLineEvents reads each format an event a line, and names the line
@@ -47,5 +49,37 @@ func TestLineEvents(t *testing.T) {
 				t.Errorf("error %v, want one with %q", err, c.err)
 			}
 		})
+	}
+}
+
+// TestAppendEventLine: what AppendEventLine writes reads back as the
+// same event, processes that are integers written as Jepsen writes them.
+func TestAppendEventLine(t *testing.T) {
+	events := []history.Event{
+		{Process: "17", Type: history.Invoke, F: "write", Key: history.IntValue(3), Value: history.IntValue(42), Time: 5, HasTime: true, Index: 0, HasIdx: true},
+		{Process: "007", Type: history.Info, F: "write", Key: history.IntValue(3), Value: history.IntValue(42), Time: 6, HasTime: true, Index: 1, HasIdx: true},
+		{Process: "a\"b", Type: history.OK, F: "read", Value: history.StringValue("x"), Time: 7, HasTime: true, Index: 2, HasIdx: true},
+		{Process: "0", Type: history.Fail, F: "read", Value: history.NilValue},
+	}
+	var b []byte
+	for i := range events {
+		b = AppendEventLine(b, &events[i])
+	}
+	if !strings.Contains(string(b), `"process":17,`) || !strings.Contains(string(b), `"process":"007",`) {
+		t.Errorf("processes not written as expected:\n%s", b)
+	}
+	l, err := NewLineEvents(strings.NewReader(string(b)), JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range events {
+		got, err := l.Next()
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if got.Process != want.Process || got.Type != want.Type || got.F != want.F || got.Key != want.Key ||
+			got.Value != want.Value || got.Time != want.Time || got.HasTime != want.HasTime || got.Index != want.Index {
+			t.Errorf("event %d: read %+v, wrote %+v", i, got, want)
+		}
 	}
 }
