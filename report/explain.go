@@ -15,7 +15,21 @@ import (
 // checker.Violation); each family of checkers has its own way of telling
 // the same relations, kept here so that engines give facts only.
 func Explain(h *history.History, criterion string, v checker.Violation) string {
-	w := &words{h: h, v: &v}
+	return (&words{h: h, v: &v, names: newNames(h, referenced(&v))}).explain(criterion)
+}
+
+// explainCore is Explain of the violation a checker found in a core's own
+// history: its operations are named as h, the original history, records
+// them (a weakened cas is a write in the core's history), positions
+// mapped by origin, and unique among the core's.
+func explainCore(h *history.History, criterion string, core *history.History, origin []int, v checker.Violation) string {
+	w := &words{h: core, v: &v, names: newNames(h, origin), origin: origin}
+	return w.explain(criterion)
+}
+
+// explain tells w's violation under criterion.
+func (w *words) explain(criterion string) string {
+	v := w.v
 	if v.Jepsen != nil {
 		return w.jepsen()
 	}
@@ -64,6 +78,10 @@ func Explain(h *history.History, criterion string, v checker.Violation) string {
 type words struct {
 	h *history.History
 	v *checker.Violation
+	// names labels the operations; origin, when set, maps h's positions
+	// to those of the history names labels (a core's to the original's).
+	names  names
+	origin []int
 }
 
 // label names the operation at position p as the input wrote it
@@ -72,7 +90,13 @@ func (w *words) label(p int) string {
 	if p < 0 || p >= len(w.h.Ops) {
 		return "?"
 	}
-	return w.h.Ops[p].Label()
+	if w.origin != nil {
+		if p >= len(w.origin) {
+			return "?"
+		}
+		p = w.origin[p]
+	}
+	return w.names.of(p)
 }
 
 // labels names the operations at positions ps.

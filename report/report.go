@@ -196,6 +196,9 @@ type Violation struct {
 	// steps is the longest legal order a search found before the
 	// failure, for the HTML report; not part of the JSON form.
 	steps *prefixSteps
+	// timeline draws the operations a count names, for the text form (a
+	// count has no core); not part of the JSON form.
+	timeline string
 }
 
 // prefixSteps is a search's longest legal order before a failure: the
@@ -431,14 +434,20 @@ func NewResult(h *history.History, r checker.Result) Result {
 			Partitions: r.Stats.Partitions, OpsChecked: r.Stats.Ops}
 	}
 	for _, v := range r.Violations {
-		out.Violations = append(out.Violations, Violation{
+		rv := Violation{
 			Ops:         orNoOps(ops(h, v.Ops)), // an array in JSON, as documented, even when empty
 			Explanation: Explain(h, r.Criterion, v),
 			Pattern:     v.Pattern,
 			Key:         v.Key,
 			Cycle:       dependencies(h, v.Cycle),
 			steps:       newPrefixSteps(&v),
-		})
+		}
+		if v.Count != nil || v.Pattern == "owners-held" {
+			// Counting names the operations it turns on; their timeline
+			// is the small picture of it.
+			rv.timeline = Timeline(h, v.Ops)
+		}
+		out.Violations = append(out.Violations, rv)
 	}
 	return out
 }
