@@ -15,7 +15,13 @@ import (
 // checker.Violation); each family of checkers has its own way of telling
 // the same relations, kept here so that engines give facts only.
 func Explain(h *history.History, criterion string, v checker.Violation) string {
-	return (&words{h: h, v: &v, names: newNames(h, referenced(&v))}).explain(criterion)
+	return explainWith(h, newReadIndex(h), criterion, v)
+}
+
+// explainWith is Explain with the index of h's reads the explanations of
+// one result share.
+func explainWith(h *history.History, reads *readIndex, criterion string, v checker.Violation) string {
+	return (&words{h: h, v: &v, names: newNames(h, referenced(&v)), reads: reads}).explain(criterion)
 }
 
 // explainCore is Explain of the violation a checker found in a core's own
@@ -23,7 +29,7 @@ func Explain(h *history.History, criterion string, v checker.Violation) string {
 // them (a weakened cas is a write in the core's history), positions
 // mapped by origin, and unique among the core's.
 func explainCore(h *history.History, criterion string, core *history.History, origin []int, v checker.Violation) string {
-	w := &words{h: core, v: &v, names: newNames(h, origin), origin: origin}
+	w := &words{h: core, v: &v, names: newNames(h, origin), origin: origin, reads: newReadIndex(core)}
 	return w.explain(criterion)
 }
 
@@ -82,6 +88,8 @@ type words struct {
 	// to those of the history names labels (a core's to the original's).
 	names  names
 	origin []int
+	// reads are h's committed transactional reads, by key.
+	reads *readIndex
 }
 
 // label names the operation at position p as the input wrote it

@@ -433,10 +433,11 @@ func NewResult(h *history.History, r checker.Result) Result {
 		out.Stats = &Stats{States: r.Stats.States, MemoSize: r.Stats.MemoSize,
 			Partitions: r.Stats.Partitions, OpsChecked: r.Stats.Ops}
 	}
+	reads := newReadIndex(h)
 	for _, v := range r.Violations {
 		rv := Violation{
 			Ops:         orNoOps(ops(h, v.Ops)), // an array in JSON, as documented, even when empty
-			Explanation: Explain(h, r.Criterion, v),
+			Explanation: explainWith(h, reads, r.Criterion, v),
 			Pattern:     v.Pattern,
 			Key:         v.Key,
 			Cycle:       dependencies(h, v.Cycle),
