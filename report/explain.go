@@ -21,7 +21,16 @@ func Explain(h *history.History, criterion string, v checker.Violation) string {
 // explainWith is Explain with the index of h's reads the explanations of
 // one result share.
 func explainWith(h *history.History, reads *readIndex, criterion string, v checker.Violation) string {
-	return (&words{h: h, v: &v, names: newNames(h, referenced(&v)), reads: reads}).explain(criterion)
+	s, _ := explainNamed(h, reads, criterion, v)
+	return s
+}
+
+// explainNamed is explainWith, and the positions of the operations the
+// explanation names.
+func explainNamed(h *history.History, reads *readIndex, criterion string, v checker.Violation) (string, []int) {
+	w := &words{h: h, v: &v, names: newNames(h, referenced(&v)), reads: reads}
+	s := w.explain(criterion)
+	return s, w.named
 }
 
 // explainCore is Explain of the violation a checker found in a core's own
@@ -35,6 +44,7 @@ func explainCore(h *history.History, criterion string, core *history.History, or
 
 // explain tells w's violation under criterion.
 func (w *words) explain(criterion string) string {
+	w.v.Steps = ownSteps(w.v.Steps)
 	v := w.v
 	if v.Jepsen != nil {
 		return w.jepsen()
@@ -52,6 +62,8 @@ func (w *words) explain(criterion string) string {
 		return w.noCausalPast()
 	case "no-process-view":
 		return w.noProcessView()
+	case "no-arbitration":
+		return w.noArbitration()
 	case "saturation-cycle":
 		return w.saturation()
 	case "no-sequential-order":
@@ -80,6 +92,24 @@ func (w *words) explain(criterion string) string {
 	return ""
 }
 
+// ownSteps is steps without those from an operation to itself: a weak
+// checker splits a cas into its read and its write, the one before the
+// other in its process, which is one operation to a reader ("A:cas(1, 2)
+// precedes A:cas(1, 2)" says nothing true). steps is not changed.
+func ownSteps(steps []checker.Step) []checker.Step {
+	out := make([]checker.Step, 0, len(steps))
+	for _, s := range steps {
+		if s.From == s.To && s.Rel == checker.RelProcess {
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return steps[:0:0]
+	}
+	return out
+}
+
 // words renders the facts of one violation.
 type words struct {
 	h *history.History
@@ -90,6 +120,8 @@ type words struct {
 	origin []int
 	// reads are h's committed transactional reads, by key.
 	reads *readIndex
+	// named are the positions the words named, in the order they did.
+	named []int
 }
 
 // label names the operation at position p as the input wrote it
@@ -104,6 +136,7 @@ func (w *words) label(p int) string {
 		}
 		p = w.origin[p]
 	}
+	w.named = append(w.named, p)
 	return w.names.of(p)
 }
 

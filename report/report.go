@@ -239,6 +239,23 @@ type Dependency struct {
 	Next  any `json:"next,omitempty"`
 }
 
+// withNamed is ops followed by those of named not among them, in the
+// order named first names them.
+func withNamed(ops, named []int) []int {
+	seen := make(map[int]bool, len(ops)+len(named))
+	out := append([]int(nil), ops...)
+	for _, p := range ops {
+		seen[p] = true
+	}
+	for _, p := range named {
+		if p >= 0 && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // dependencies converts a cycle's steps about h.
 func dependencies(h *history.History, cycle []checker.Dependency) []Dependency {
 	var out []Dependency
@@ -435,9 +452,13 @@ func NewResult(h *history.History, r checker.Result) Result {
 	}
 	reads := newReadIndex(h)
 	for _, v := range r.Violations {
+		explanation, named := explainNamed(h, reads, r.Criterion, v)
 		rv := Violation{
-			Ops:         orNoOps(ops(h, v.Ops)), // an array in JSON, as documented, even when empty
-			Explanation: explainWith(h, reads, r.Criterion, v),
+			// An array in JSON, as documented, even when empty; with
+			// every operation the explanation names, so that the list
+			// and the words are about the same operations.
+			Ops:         orNoOps(ops(h, withNamed(v.Ops, named))),
+			Explanation: explanation,
 			Pattern:     v.Pattern,
 			Key:         v.Key,
 			Cycle:       dependencies(h, v.Cycle),

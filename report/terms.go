@@ -18,6 +18,7 @@ var definitions = map[string]string{
 	"owners-held":         "several clients each end holding a lock that has one holder at a time",
 	"unexplained-output":  "an operation's output is legal after no sequence of the other operations",
 	"no-causal-past":      "no causal order of the operations explains every output",
+	"no-arbitration":      "no single order of all operations explains every output as the session guarantee asks",
 	"no-process-view":     "a process has no order of all operations that keeps each process's order and makes its own outputs legal",
 	"ThinAirRead":         "a read returned a value that no write wrote and that is not the initial value",
 	"CyclicCO":            "the causal order (each process's order and each read after the write it read) has a cycle",
