@@ -62,8 +62,10 @@ func stepReason(h *history.History, reads *readIndex, d checker.Dependency, a, b
 	case "ww":
 		if appends {
 			said := fmt.Sprintf("%s appended %s to %s after %s's append of %s", b, d.Next, key, a, d.Value)
-			if r, ok := reads.showsOrder(d.Key, d.Value, d.Next, false); ok {
-				return said + fmt.Sprintf(" (observed: a read of %s by %s shows %s before %s)", key, h.Ops[r].Label(), d.Value, d.Next)
+			if _, ok := reads.showsOrder(d.Key, d.Value, d.Next, false); ok {
+				// The read is not named: the explanation names the
+				// cycle's transactions only.
+				return said + fmt.Sprintf(" (observed: a committed read of %s shows %s before %s)", key, d.Value, d.Next)
 			}
 			return said + fmt.Sprintf(" (inferred from the order of %s's appends that its reads imply: no read shows %s and %s together)", key, d.Value, d.Next)
 		}
@@ -81,7 +83,7 @@ func stepReason(h *history.History, reads *readIndex, d checker.Dependency, a, b
 		if appends {
 			said := fmt.Sprintf("%s read %s, which %s changed by appending %s", a, state, b, d.Next)
 			if _, ok := reads.showsOrder(d.Key, d.Value, d.Next, true); ok {
-				return said + fmt.Sprintf(" (observed: a read of %s shows %s right after it)", key, d.Next)
+				return said + fmt.Sprintf(" (observed: a committed read of %s shows %s right after it)", key, d.Next)
 			}
 			return said + fmt.Sprintf(" (inferred: no read shows %s right after it; the order of %s's appends that its reads imply puts it next)", d.Next, key)
 		}
