@@ -30,6 +30,9 @@ type explained struct {
 	text string // story, facts and checker's words
 	init string
 	core bool // the explanation is a core's
+	// all are the labels of h's operations, by position, shared by the
+	// violations of one history.
+	all []string
 }
 
 // violationsOf decodes hr's JSON form and returns each violation's
@@ -52,13 +55,15 @@ func violationsOf(h *history.History, hr report.History) ([]explained, error) {
 		}
 	}
 	at := make(map[string]int) // "index label" -> position
+	all := make([]string, len(h.Ops))
 	for i := range h.Ops {
-		at[strconv.FormatInt(h.Ops[i].Index, 10)+" "+h.Ops[i].Label()] = i
+		all[i] = h.Ops[i].Label()
+		at[strconv.FormatInt(h.Ops[i].Index, 10)+" "+all[i]] = i
 	}
 	var out []explained
 	for _, r := range back.Histories[0].Results {
 		for _, v := range r.Violations {
-			e := explained{h: h, text: v.Explanation, init: init}
+			e := explained{h: h, text: v.Explanation, init: init, all: all}
 			named := v.Ops
 			if v.Core != nil {
 				named = append(append([]report.Op(nil), v.Core.Ops...), v.Core.Weakened...)

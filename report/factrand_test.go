@@ -98,9 +98,8 @@ func (e *explained) outsiders() []string {
 		mine[e.h.Ops[p].Label()] = true
 	}
 	var out []string
-	for i := range e.h.Ops {
-		l := e.h.Ops[i].Label()
-		if in[i] || mine[l] {
+	for i, l := range e.all {
+		if in[i] || mine[l] || !strings.Contains(text, l) {
 			continue
 		}
 		re := regexp.MustCompile(`(^|[^\pL\pN_])` + regexp.QuoteMeta(l))

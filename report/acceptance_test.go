@@ -1,0 +1,169 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/histcheck/histcheck/check"
+	"github.com/histcheck/histcheck/format"
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/report"
+)
+
+// historyFiles lists the history files under dir, recursively, as the
+// command's check -r finds them; none when dir is absent.
+func historyFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	if _, err := os.Stat(dir); err != nil {
+		return nil
+	}
+	files, _ := format.Expand([]string{dir}, false, true)
+	return files
+}
+
+// TestExplanationsOfEveryViolation checks the explanation of every
+// violation of every history in testdata/ and in the shared corpus, under
+// the default settings, with and without the facts: the violation and its
+// core name the same key and the same operations, the text's headline and
+// core line list the same labels, no label stands for two operations, no
+// fact stated is false (the fact checker), no operation outside the
+// violation is named and no explanation holds another's sentence.
+func TestExplanationsOfEveryViolation(t *testing.T) {
+	files := historyFiles(t, filepath.Join("..", "testdata", "histories"))
+	corpus := historyFiles(t, filepath.Join("..", "..", "shared", "corpus"))
+	if corpus == nil {
+		t.Log("the shared corpus is absent: only testdata is checked")
+	}
+	files = append(files, corpus...)
+	seen := make(map[string]int)
+	violations := 0
+	for _, file := range files {
+		h, err := format.ReadFile(file, "")
+		if err != nil {
+			continue // not read: no explanation to check
+		}
+		out, err := check.Run(context.Background(), h, check.Request{Name: file})
+		if err != nil || out.Refused != nil {
+			continue
+		}
+		hr := report.NewHistoryOf(file, h, out)
+		violations += checkExplanations(t, file, h, hr, seen)
+	}
+	if violations == 0 {
+		t.Fatal("no violation checked")
+	}
+	t.Logf("%d files, %d violations; facts checked: %v", len(files), violations, seen)
+}
+
+// checkExplanations checks the violations of one history's report, as
+// TestExplanationsOfEveryViolation says, and returns how many there were.
+func checkExplanations(t *testing.T, file string, h *history.History, hr report.History, seen map[string]int) int {
+	t.Helper()
+	es, err := violationsOf(h, hr)
+	if err != nil {
+		t.Errorf("%s: %v", file, err)
+		return 0
+	}
+	for _, e := range es {
+		bad := e.checkFacts(seen)
+		bad = append(bad, e.outsiders()...)
+		bad = append(bad, nested(e.text)...)
+		if len(bad) > 0 {
+			t.Errorf("%s:\n%s\n%s", file, strings.Join(bad, "\n"), e.text)
+		}
+	}
+	for _, r := range hr.Results {
+		for _, v := range r.Violations {
+			if c := v.Core; c != nil && (c.Key != "" && c.Key != v.Key || !sameOps(v.Ops, c)) {
+				t.Errorf("%s %s: the violation (key %q) names %v, its core (key %q) %v + %v",
+					file, r.Consistency, v.Key, labels(v.Ops), c.Key, labels(c.Ops), labels(c.Weakened))
+			}
+		}
+	}
+	for _, facts := range []bool{false, true} {
+		var buf bytes.Buffer
+		if err := report.WriteText(&buf, &report.Report{Histories: []report.History{hr}}, report.TextOptions{Facts: facts}); err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range headlinesAndCores(buf.String()) {
+			t.Errorf("%s (facts %v): %s", file, facts, bad)
+		}
+	}
+	return len(es)
+}
+
+func sameOps(ops []report.Op, c *report.Core) bool {
+	named := make(map[int64]bool)
+	for _, o := range append(append([]report.Op(nil), c.Ops...), c.Weakened...) {
+		named[o.Index] = true
+	}
+	if len(named) != len(ops) {
+		return false
+	}
+	for _, o := range ops {
+		if !named[o.Index] {
+			return false
+		}
+	}
+	return true
+}
+
+func labels(ops []report.Op) []string {
+	out := make([]string, len(ops))
+	for i, o := range ops {
+		out[i] = o.Label
+	}
+	return out
+}
+
+var (
+	headline = regexp.MustCompile(`^\s*violation[^:]*: (.*)$`)
+	coreLine = regexp.MustCompile(`^\s*core(?: on key [^:]*)?: (.*?)(?: \(not shown minimal.*\))?$`)
+	interval = regexp.MustCompile(` \[-?\d+, (?:-?\d+|∞)\]`)
+)
+
+// headlinesAndCores checks the text form: each violation's headline and
+// the core line under it list the same labels (the headline with each
+// operation's interval), the core is never said to be on another key,
+// and no label is listed twice.
+func headlinesAndCores(text string) []string {
+	var bad []string
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "core on key") {
+			bad = append(bad, "the core is on another key than its violation: "+l)
+		}
+		m := headline.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		list := interval.ReplaceAllString(m[1], "")
+		for j := i + 1; j < len(lines) && j < i+8; j++ {
+			if headline.MatchString(lines[j]) {
+				break
+			}
+			if c := coreLine.FindStringSubmatch(lines[j]); c != nil {
+				if c[1] != list {
+					bad = append(bad, "headline lists "+list+"; the core "+c[1])
+				}
+				break
+			}
+		}
+		parts := strings.Split(strings.ReplaceAll(list, "; weakened: ", ", "), ", ")
+		seen := make(map[string]bool)
+		for _, p := range parts {
+			// A label with commas inside is split too; its pieces
+			// do not look like whole labels, and are left alone.
+			if strings.Contains(p, ":") && strings.HasSuffix(p, ")") && seen[p] {
+				bad = append(bad, "the label "+p+" is listed twice: "+l)
+			}
+			seen[p] = true
+		}
+	}
+	return bad
+}
