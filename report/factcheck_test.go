@@ -166,15 +166,21 @@ var facts = []fact{
 		a := e.op(m[1])
 		return want(a.Value.String() == m[2], "%s read %s", a.Label(), a.Value)
 	}},
-	{"read, which only", regexp.MustCompile(op + ` (?:read|needs the value) (.+?), which only ` + op + ` wrote\.`), func(e *explained, m []string) error {
+	{"read, which only", regexp.MustCompile(op + ` (?:read|needs the value) (.+?), which only ` + op + ` wrote( here)?\.`), func(e *explained, m []string) error {
 		// Besides the reader: a cas that needs what it stores.
 		w := e.op(m[3])
 		ws := slices.DeleteFunc(e.writers(m[2]), func(l string) bool { return l == e.op(m[1]).Label() })
-		return want(stored(w) == m[2] && len(ws) == 1 && ws[0] == w.Label(), "%s stores %s; the others here storing it: %v", w.Label(), stored(w), ws)
+		if err := want(stored(w) == m[2] && len(ws) == 1 && ws[0] == w.Label(), "%s stores %s; the others here storing it: %v", w.Label(), stored(w), ws); err != nil {
+			return err
+		}
+		return e.alone(m[3], m[2], m[4] != "", int(num(m[1])))
 	}},
-	{"only wrote", regexp.MustCompile(`Only ` + op + ` wrote (.+?), so`), func(e *explained, m []string) error {
+	{"only wrote", regexp.MustCompile(`Only ` + op + ` wrote (.+?)( here)?, so`), func(e *explained, m []string) error {
 		w := e.op(m[1])
-		return want(stored(w) == m[2] && e.only(m[1], m[2]), "%s stores %s; the others here storing it: %v", w.Label(), stored(w), e.writers(m[2]))
+		if err := want(stored(w) == m[2] && e.only(m[1], m[2]), "%s stores %s; the others here storing it: %v", w.Label(), stored(w), e.writers(m[2])); err != nil {
+			return err
+		}
+		return e.alone(m[1], m[2], m[3] != "", -1)
 	}},
 	{"the initial value", regexp.MustCompile(op + ` (?:read|needs the value) (.+?), which no operation here wrote: the initial value\.`), func(e *explained, m []string) error {
 		ws := slices.DeleteFunc(e.writers(m[2]), func(l string) bool { return l == e.op(m[1]).Label() })
@@ -278,6 +284,21 @@ func (e *explained) writers(v string) []string {
 		}
 	}
 	return out
+}
+
+// alone checks "only W wrote v" against the whole history: said without
+// "here", no other operation of it (but the reader, a cas that stores
+// what it needs) stores v on W's key; said with it, some other one does.
+func (e *explained) alone(p, v string, here bool, reader int) error {
+	w := e.op(p)
+	var others []string
+	for i := range e.h.Ops {
+		o := &e.h.Ops[i]
+		if i != int(num(p)) && i != reader && o.Status != history.Fail && o.Key == w.Key && isWrite(o) && stored(o) == v {
+			others = append(others, o.Label())
+		}
+	}
+	return want(here == (len(others) > 0), "said of the history (here: %v), other writes of %s in it: %v", here, v, others)
 }
 
 // only reports whether the operation at p is the one operation of the

@@ -210,6 +210,26 @@ func (e *storyteller) older(key, old, v history.Value) (string, bool) {
 	return "the older value " + old.String(), true
 }
 
+// here is " here" when an operation of the history outside the core also
+// stores v on key (one that did not fail), so that "only W wrote v" is
+// said of the core's operations, as it is meant; else "".
+func (e *storyteller) here(key, v history.Value) string {
+	in := make(map[int]bool, len(e.ops)+len(e.weak))
+	for _, p := range append(append([]int(nil), e.ops...), e.weak...) {
+		in[p] = true
+	}
+	for i := range e.h.Ops {
+		o := &e.h.Ops[i]
+		if in[i] || o.Key != key || o.Status == history.Fail {
+			continue
+		}
+		if w, ok := e.m.Stored(o); ok && w == v {
+			return " here"
+		}
+	}
+	return ""
+}
+
 // plain reports whether the core's operations on key are reads, writes
 // and compare-and-sets (model.Info.ClassOf), so that a value read is the
 // value the last write or cas stored. On a key with other operations (an
@@ -279,8 +299,8 @@ func (e *storyteller) tell(a, b int, va, vb history.Value, old string) string {
 			case e.isWeak(ws[0]):
 				// A weakened write's times are not the core's: only
 				// that it alone wrote the value counts.
-				fmt.Fprintf(&sb, " Only %s wrote %s, so once %s saw %s the write had taken effect, and no later read may return %s.",
-					e.label(ws[0]), va, e.label(a), va, vb)
+				fmt.Fprintf(&sb, " Only %s wrote %s%s, so once %s saw %s the write had taken effect, and no later read may return %s.",
+					e.label(ws[0]), va, e.here(x.Key, va), e.label(a), va, vb)
 			case w.Return == history.Infinity || w.Return >= y.Call:
 				fmt.Fprintf(&sb, " %s was still in progress %s, so once %s saw %s the write had taken effect, and no later read may return %s.",
 					e.label(ws[0]), span(w), e.label(a), va, vb)
@@ -313,8 +333,8 @@ func (e *storyteller) tellSequential(sb *strings.Builder, a, b int, va, vb histo
 	case 0:
 		return
 	case 1:
-		fmt.Fprintf(sb, " Only %s wrote %s, so every order places it before %s and so before %s; no write of %s follows it, so %s cannot return %s.",
-			e.label(ws[0]), va, e.label(a), e.label(b), vb, e.label(b), vb)
+		fmt.Fprintf(sb, " Only %s wrote %s%s, so every order places it before %s and so before %s; no write of %s follows it, so %s cannot return %s.",
+			e.label(ws[0]), va, e.here(e.op(a).Key, va), e.label(a), e.label(b), vb, e.label(b), vb)
 	default:
 		fmt.Fprintf(sb, " Whichever of %s wrote what %s read comes before it, and so before %s, in every order; no write of %s follows it, so %s cannot return %s.",
 			e.list(ws), e.label(a), e.label(b), vb, e.label(b), vb)
@@ -445,7 +465,7 @@ func (e *storyteller) readFrom(p int) (string, bool) {
 	case len(from) == 0:
 		return what + ", which no operation here wrote.", true
 	case len(from) == 1:
-		return what + ", which only " + e.label(from[0]) + " wrote.", true
+		return what + ", which only " + e.label(from[0]) + " wrote" + e.here(o.Key, v) + ".", true
 	}
 	return what + ", which " + e.list(from) + " wrote.", true
 }
