@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -125,15 +126,30 @@ var (
 	headline = regexp.MustCompile(`^\s*violation[^:]*: (.*)$`)
 	coreLine = regexp.MustCompile(`^\s*core(?: on key [^:]*)?: (.*?)(?: \(not shown minimal.*\))?$`)
 	interval = regexp.MustCompile(` \[-?\d+, (?:-?\d+|∞)\]`)
+	pattern  = regexp.MustCompile(`(?m)^\s*violation \(([^)]+)\)`)
 )
 
 // headlinesAndCores checks the text form: each violation's headline and
 // the core line under it list the same labels (the headline with each
 // operation's interval), the core is never said to be on another key,
-// and no label is listed twice.
+// no label is listed twice, and each pattern's name and "weakened" are
+// defined once.
 func headlinesAndCores(text string) []string {
 	var bad []string
 	lines := strings.Split(text, "\n")
+	terms := make(map[string]bool)
+	for _, m := range pattern.FindAllStringSubmatch(text, -1) {
+		terms[m[1]] = true
+	}
+	if strings.Contains(text, "; weakened: ") {
+		terms["weakened"] = true
+	}
+	for term := range terms {
+		// Defined once, in words, where it first appears.
+		if n := strings.Count(text, "("+term+": "); n != 1 {
+			bad = append(bad, fmt.Sprintf("%s is defined %d times", term, n))
+		}
+	}
 	for i, l := range lines {
 		if strings.Contains(l, "core on key") {
 			bad = append(bad, "the core is on another key than its violation: "+l)

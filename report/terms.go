@@ -1,5 +1,7 @@
 package report
 
+import "strings"
+
 // definitions say in words what the names the text form uses mean: the
 // patterns the checkers find (checker.Violation.Pattern) and the words of
 // a core. The text form gives each once, where it first appears.
@@ -39,7 +41,40 @@ var definitions = map[string]string{
 	"G-single":            "read skew: a cycle with exactly one anti-dependency (a read of a version another transaction then replaced)",
 	"G2-item":             "write skew: a cycle with two or more anti-dependencies",
 	"lost-update":         "several transactions read the same version of a key and each then wrote that key",
+	"G1":                  "aborted read, intermediate read or circular information flow (G1a, G1b or G1c)",
+	"G2":                  "a cycle of dependencies with at least one anti-dependency (a read of a version another transaction then replaced)",
+	"G-nonadjacent":       "a cycle with anti-dependencies of which no two are adjacent",
+	"internal":            "a transaction read a value its own earlier micro-operations contradict",
+	"future-read":         "a transaction read an element it appends only later",
+	"duplicate-elements":  "a read holds one element more than once",
+	"incompatible-order":  "two reads of a key show its appends in orders no one order of appends gives",
+	"dirty-update":        "a transaction appended after an element that a failed transaction appended",
+	"fractured-read":      "a transaction saw another's effects in part",
+	"cycle-exists":        "the dependency graph has a cycle whose class the search did not determine in its budget",
+	"cyclic-versions":     "the versions of a key are ordered in a cycle",
 }
 
-// definition is what term means in words, or "" when it needs none.
-func definition(term string) string { return definitions[term] }
+// suffixes say what Elle's variants of a cycle's class add: the cycle
+// needs an order besides the dependencies, or is over single keys.
+var suffixes = []struct{ suffix, words string }{
+	{"-realtime", "; real time's order (a transaction that completed before another began) counts as a dependency"},
+	{"-process", "; each process's order counts as a dependency"},
+	{"-item", ", over dependencies between single keys"},
+}
+
+// definition is what term means in words, or "" when it needs none: an
+// Elle class's variant ("G-single-item-realtime") is its class's words
+// and what each suffix adds.
+func definition(term string) string {
+	if d, ok := definitions[term]; ok {
+		return d
+	}
+	for _, s := range suffixes {
+		if base, ok := strings.CutSuffix(term, s.suffix); ok {
+			if d := definition(base); d != "" {
+				return d + s.words
+			}
+		}
+	}
+	return ""
+}
