@@ -1,0 +1,228 @@
+package format
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/histcheck/histcheck/history"
+	"github.com/histcheck/histcheck/txn"
+)
+
+// The research checkers' formats (Plume's text, AWDIT's tests, dbcop's)
+// record sessions of read/write transactions and nothing of time. They
+// are read into rw-register transactions: each transaction one operation
+// whose value is its micro-operations, [[w k v] [r k v] …], its session
+// the operation's process.
+
+// rawMop is one read or write as read from a session format. A read of
+// the initial state has val history.NilValue.
+type rawMop struct {
+	write    bool
+	key, val history.Value
+}
+
+// rawTxn is one transaction as read: its session (an index into
+// sessionBuilder.names), status and micro-operations (mops[from:to]).
+type rawTxn struct {
+	session  int32
+	status   history.Type
+	from, to int32
+	line     int
+	id       int64 // the id the file gives it, where it gives one
+}
+
+// sessionBuilder collects the transactions of a session format and makes
+// the history.
+type sessionBuilder struct {
+	names []string // session names as written, by index
+	txns  []rawTxn
+	mops  []rawMop
+	// zeroIsInit says that a read of 0 is a read of the initial state
+	// (nil), as in Plume's text format and dbcop, unless some transaction
+	// writes 0 to that key.
+	zeroIsInit bool
+	ints       intValues
+}
+
+// session returns the index of the session named name, adding it.
+func (b *sessionBuilder) session(name string, index map[string]int32) int32 {
+	if s, ok := index[name]; ok {
+		return s
+	}
+	s := int32(len(b.names))
+	index[name] = s
+	b.names = append(b.names, name)
+	return s
+}
+
+var (
+	mopR = history.StringValue("r")
+	mopW = history.StringValue("w")
+	zero = history.IntValue(0)
+)
+
+// build makes the history: the k-th transaction of each session is
+// called at time k and returns at k+1, so that a session runs its
+// transactions one after another. The formats record no real time; this
+// layout is the one with fewest real-time edges between sessions that
+// keeps each session sequential (see docs/format.md).
+func (b *sessionBuilder) build() (*history.History, error) {
+	if b.zeroIsInit {
+		b.mapZeroReads()
+	}
+	ops := make([]history.Op, len(b.txns))
+	next := make([]int64, len(b.names))
+	var elems []history.Value
+	for i := range b.txns {
+		t := &b.txns[i]
+		elems = elems[:0]
+		for _, m := range b.mops[t.from:t.to] {
+			f := mopR
+			if m.write {
+				f = mopW
+			}
+			elems = append(elems, history.ListValue(f, m.key, m.val))
+		}
+		k := next[t.session]
+		next[t.session]++
+		ops[i] = history.Op{Index: int64(i), Client: b.names[t.session], F: txn.F, Value: history.ListValue(elems...),
+			Call: k, Return: k + 1, Status: t.status, Line: t.line}
+	}
+	h, err := history.FromOps(ops)
+	if err != nil {
+		return nil, err
+	}
+	h.Meta = map[string]history.Value{"model": history.StringValue("rw-register")}
+	return h, nil
+}
+
+// mapZeroReads makes reads of 0 reads of the initial state, on the keys
+// no transaction writes 0 to.
+func (b *sessionBuilder) mapZeroReads() {
+	var written map[history.Value]bool
+	for _, m := range b.mops {
+		if m.write && m.val == zero {
+			if written == nil {
+				written = map[history.Value]bool{}
+			}
+			written[m.key] = true
+		}
+	}
+	for i := range b.mops {
+		m := &b.mops[i]
+		if !m.write && m.val == zero && !written[m.key] {
+			m.val = history.NilValue
+		}
+	}
+}
+
+// intValues makes integer values, sharing the small ones: keys and
+// values repeat by the million in long histories.
+type intValues struct{ small []history.Value }
+
+func (c *intValues) get(n int64) history.Value {
+	const size = 1 << 12
+	if n < 0 || n >= size {
+		return history.IntValue(n)
+	}
+	if c.small == nil {
+		c.small = make([]history.Value, size)
+	}
+	v := c.small[n]
+	if v.IsNone() {
+		v = history.IntValue(n)
+		c.small[n] = v
+	}
+	return v
+}
+
+// parseUint reads the decimal digits of b as a non-negative int64.
+func parseUint(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 18 {
+		if len(b) > 18 {
+			n, err := strconv.ParseInt(string(b), 10, 64)
+			return n, err == nil && n >= 0 && b[0] != '+'
+		}
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// wsession is one session of a history as the session formats write it.
+type wsession struct {
+	name string
+	txns []wtxn
+}
+
+// wtxn is one transaction to write.
+type wtxn struct {
+	op     int // its operation in the history
+	status history.Type
+	mops   []txn.Mop
+}
+
+// sessionsOf groups h's transactions by client, in the order each client
+// ran them, for the formats that record sessions. It refuses what those
+// formats cannot say: an operation that is not a read/write transaction,
+// a transaction of unknown outcome, an append.
+func sessionsOf(h *history.History) ([]wsession, error) {
+	var out []wsession
+	index := map[string]int{}
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		mops, err := txn.Parse(o.Value)
+		if err != nil {
+			return nil, fmt.Errorf("operation %s: %v; these formats hold read/write transactions only", o.Label(), err)
+		}
+		for _, m := range mops {
+			if m.Kind == txn.Append {
+				return nil, fmt.Errorf("operation %s appends (%s); these formats hold read/write transactions only", o.Label(), m)
+			}
+		}
+		if o.Status == history.Info {
+			return nil, fmt.Errorf("operation %s has an unknown outcome (info); these formats record only committed and aborted transactions", o.Label())
+		}
+		s, ok := index[o.Client]
+		if !ok {
+			s = len(out)
+			index[o.Client] = s
+			out = append(out, wsession{name: o.Client})
+		}
+		out[s].txns = append(out[s].txns, wtxn{op: i, status: o.Status, mops: mops})
+	}
+	return out, nil
+}
+
+// uintText writes a key or value that must be a non-negative integer, as
+// these formats' keys and values are; what names the op and role for
+// messages.
+func uintText(v history.Value, o *history.Op, role string) (string, error) {
+	if n, ok := v.Int(); ok && n >= 0 {
+		return v.Text(), nil
+	}
+	return "", fmt.Errorf("operation %s: %s %s is not a non-negative integer, which this format needs", o.Label(), role, history.Quote(v.String()))
+}
+
+// zeroWritten lists the keys some transaction writes 0 to: on them a read
+// of 0 is not a read of the initial state, so a read of nil cannot be
+// written as 0.
+func zeroWritten(ss []wsession) map[history.Value]bool {
+	out := map[history.Value]bool{}
+	for _, s := range ss {
+		for _, t := range s.txns {
+			for _, m := range t.mops {
+				if m.Kind == txn.Write && m.Value == zero {
+					out[m.Key] = true
+				}
+			}
+		}
+	}
+	return out
+}
