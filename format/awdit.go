@@ -136,7 +136,11 @@ func readAWDIT(r io.Reader) (*history.History, error) {
 			b.txns = append(b.txns, rawTxn{session: sess, status: history.OK, from: n, to: n, line: lr.line})
 			open = true
 		}
-		b.mops = append(b.mops, rawMop{write: l.write, key: b.ints.get(l.key), val: b.ints.get(l.val)})
+		m := rawMop{key: l.key, val: l.val}
+		if l.write {
+			m.flags = mopWrite
+		}
+		b.mops = append(b.mops, m)
 		b.txns[len(b.txns)-1].to++
 	}
 	return b.build()

@@ -195,7 +195,7 @@ func readDBCopDoc(src []byte) (Result, error) {
 				switch {
 				case e.ok:
 					b.mops = append(b.mops, m)
-				case m.write:
+				case m.write():
 					// The original dbcop's unsuccessful write: an aborted
 					// write, as AWDIT and PolySI read it.
 					aborted = append(aborted, m)
@@ -215,20 +215,23 @@ func readDBCopDoc(src []byte) (Result, error) {
 }
 
 func (b *sessionBuilder) dbcopMop(e dbcopEvent) (rawMop, error) {
-	m := rawMop{write: e.write, val: history.NilValue}
+	m := rawMop{flags: mopNil}
+	if e.write {
+		m.flags = mopWrite
+	}
 	if e.varString != "" || e.variable == "" {
-		m.key = history.StringValue(e.varString)
-	} else if k, ok := history.BigIntValue(string(e.variable)); ok {
+		m.key, m.flags = b.strKey(e.varString), m.flags|mopStrKey
+	} else if k, err := strconv.ParseInt(string(e.variable), 10, 64); err == nil {
 		m.key = k
 	} else {
-		return m, fmt.Errorf("the variable %s is not an integer", e.variable)
+		return m, fmt.Errorf("the variable %s is not an integer that fits in 64 bits", e.variable)
 	}
 	if e.version != nil {
 		n, err := strconv.ParseInt(string(*e.version), 10, 64)
 		if err != nil || n < 0 {
 			return m, fmt.Errorf("the version %s is not a non-negative integer", *e.version)
 		}
-		m.val = b.ints.get(n)
+		m.val, m.flags = n, m.flags&^mopNil
 	}
 	return m, nil
 }

@@ -133,9 +133,10 @@ func (b *sessionBuilder) dbcopEvent(line []byte) (rawMop, []byte, error) {
 	case i == 0:
 		return m, nil, fmt.Errorf("expected an event (x:=1, x==1 or x==?), got %s", history.Quote(string(line)))
 	case bytes.HasPrefix(rest, []byte(":=")):
-		m.write, rest = true, rest[2:]
+		m.flags, rest = mopWrite, rest[2:]
 	case bytes.HasPrefix(rest, []byte("==?")):
-		m.key, m.val = b.dbcopVariable(name), history.NilValue
+		m.key, m.flags = b.dbcopVariable(name, &m)
+		m.flags |= mopNil
 		return m, rest[3:], nil
 	case bytes.HasPrefix(rest, []byte("==")):
 		rest = rest[2:]
@@ -150,17 +151,18 @@ func (b *sessionBuilder) dbcopEvent(line []byte) (rawMop, []byte, error) {
 	if !ok {
 		return m, nil, fmt.Errorf("expected a version (a non-negative integer) in %s", history.Quote(string(line)))
 	}
-	m.key, m.val = b.dbcopVariable(name), b.ints.get(n)
+	m.val = n
+	m.key, m.flags = b.dbcopVariable(name, &m)
 	return m, rest[j:], nil
 }
 
 // dbcopVariable is a variable's key: an integer when it is digits only,
 // so that integer keys come back as they were written.
-func (b *sessionBuilder) dbcopVariable(name []byte) history.Value {
+func (b *sessionBuilder) dbcopVariable(name []byte, m *rawMop) (int64, uint8) {
 	if n, ok := parseUint(name); ok {
-		return b.ints.get(n)
+		return n, m.flags
 	}
-	return history.StringValue(string(name))
+	return b.strKey(string(name)), m.flags | mopStrKey
 }
 
 // writeDBCopHist writes h's read/write transactions in dbcop's compact

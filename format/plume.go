@@ -107,15 +107,13 @@ func parsePlumeLine(b []byte) (plumeLine, error) {
 // the tools leave them out.
 func readPlume(r io.Reader) (*history.History, error) {
 	lr := newLineReader(r, RecordLimit)
-	b := &sessionBuilder{zeroIsInit: true}
-	sessions := map[string]int32{}
-	sessNames := map[int64]int32{}
-	byID := map[int64]int32{}
-	// txnMops collects each transaction's operations, as a transaction's
-	// lines need not be adjacent.
-	var txnMops [][]rawMop
-	last := int32(-1) // the transaction of the previous line
-	lastAborted := int32(-1)
+	p := plumeReader{b: &sessionBuilder{zeroIsInit: true}, sessions: map[int64]int32{}, byID: map[int64]int32{},
+		last: -1, lastAborted: -1, lastSess: -1}
+	if n := sizeHint(r) / 20; n > 0 {
+		// About one operation for every 20 bytes: the operations' slices
+		// are made once rather than copied as they grow.
+		p.b.mops, p.owner = make([]rawMop, 0, n), make([]int32, 0, n)
+	}
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
@@ -124,60 +122,141 @@ func readPlume(r io.Reader) (*history.History, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		if len(line) == 0 || len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		l, err := parsePlumeLine(line)
 		if err != nil {
 			return nil, history.Errorf(lr.line, "%v", err)
 		}
-		s, ok := sessNames[l.sess]
-		if !ok {
-			s = b.session(strconv.FormatInt(l.sess, 10), sessions)
-			sessNames[l.sess] = s
+		if err := p.add(l, lr.line); err != nil {
+			return nil, err
 		}
-		m := rawMop{write: l.write, key: b.ints.get(l.key), val: b.ints.get(l.val)}
-		if l.id == -1 {
-			if !l.write {
-				continue
-			}
-			if lastAborted < 0 || last != lastAborted || b.txns[lastAborted].session != s {
-				lastAborted = int32(len(b.txns))
-				b.txns = append(b.txns, rawTxn{session: s, status: history.Fail, line: lr.line})
-				txnMops = append(txnMops, nil)
-			}
-			last = lastAborted
-			txnMops[last] = append(txnMops[last], m)
-			continue
-		}
-		t := last
-		if t < 0 || t == lastAborted || b.txns[t].id != l.id {
-			var ok bool
-			if t, ok = byID[l.id]; !ok {
-				t = int32(len(b.txns))
-				byID[l.id] = t
-				b.txns = append(b.txns, rawTxn{session: s, status: history.OK, line: lr.line, id: l.id})
-				txnMops = append(txnMops, nil)
-			}
-		}
-		if b.txns[t].session != s {
-			return nil, history.Errorf(lr.line, "transaction %d is in session %d here and in session %s on line %d; a transaction belongs to one session",
-				l.id, l.sess, b.names[b.txns[t].session], b.txns[t].line)
-		}
-		last = t
-		txnMops[t] = append(txnMops[t], m)
 	}
-	n := 0
-	for _, ms := range txnMops {
-		n += len(ms)
+	p.group()
+	return p.b.build()
+}
+
+// plumeReader groups the lines into transactions. Their operations are
+// kept in file order with the transaction each belongs to; a transaction
+// whose lines are not adjacent is rare, and only then are the operations
+// sorted by transaction at the end.
+type plumeReader struct {
+	b           *sessionBuilder
+	sessions    map[int64]int32 // session as written -> index
+	byID        map[int64]int32 // transaction id -> index, for large ids
+	dense       []int32         // transaction id -> index+1 (0: none yet), for small ids
+	owner       []int32         // the transaction of each operation
+	last        int32           // the transaction of the previous line
+	lastAborted int32           // the aborted transaction last made
+	lastSess    int64
+	lastS       int32
+	scattered   bool
+}
+
+func (p *plumeReader) add(l plumeLine, line int) error {
+	b := p.b
+	s := p.lastS
+	if l.sess != p.lastSess {
+		var ok bool
+		if s, ok = p.sessions[l.sess]; !ok {
+			s = int32(len(b.names))
+			p.sessions[l.sess] = s
+			b.names = append(b.names, strconv.FormatInt(l.sess, 10))
+		}
+		p.lastSess, p.lastS = l.sess, s
 	}
-	b.mops = make([]rawMop, 0, n)
-	for i, ms := range txnMops {
-		b.txns[i].from = int32(len(b.mops))
-		b.mops = append(b.mops, ms...)
-		b.txns[i].to = int32(len(b.mops))
+	m := rawMop{key: l.key, val: l.val}
+	if l.write {
+		m.flags = mopWrite
 	}
-	return b.build()
+	t := p.last
+	switch {
+	case l.id == -1 && !l.write:
+		return nil
+	case l.id == -1:
+		if t < 0 || t != p.lastAborted || b.txns[t].session != s {
+			t = p.open(rawTxn{session: s, status: history.Fail, line: line})
+			p.lastAborted = t
+		}
+	case t < 0 || t == p.lastAborted || b.txns[t].id != l.id:
+		var ok bool
+		if t, ok = p.lookup(l.id); !ok {
+			t = p.open(rawTxn{session: s, status: history.OK, line: line, id: l.id})
+			p.remember(l.id, t)
+		} else {
+			p.scattered = true
+		}
+	}
+	if tx := &b.txns[t]; tx.session != s {
+		return history.Errorf(line, "transaction %d is in session %d here and in session %s on line %d; a transaction belongs to one session",
+			l.id, l.sess, b.names[tx.session], tx.line)
+	}
+	p.last = t
+	b.mops = append(b.mops, m)
+	p.owner = append(p.owner, t)
+	b.txns[t].to = int32(len(b.mops))
+	return nil
+}
+
+// denseIDs bounds the transaction ids kept in a slice rather than a map:
+// the tools number transactions 0, 1, 2, …
+const denseIDs = 1 << 26
+
+// lookup finds the transaction of an id.
+func (p *plumeReader) lookup(id int64) (int32, bool) {
+	if id < denseIDs {
+		if id < int64(len(p.dense)) && p.dense[id] > 0 {
+			return p.dense[id] - 1, true
+		}
+		return 0, false
+	}
+	t, ok := p.byID[id]
+	return t, ok
+}
+
+func (p *plumeReader) remember(id int64, t int32) {
+	if id >= denseIDs {
+		p.byID[id] = t
+		return
+	}
+	for int64(len(p.dense)) <= id {
+		p.dense = append(p.dense, 0)
+	}
+	p.dense[id] = t + 1
+}
+
+// open starts a transaction at the next operation.
+func (p *plumeReader) open(t rawTxn) int32 {
+	t.from, t.to = int32(len(p.b.mops)), int32(len(p.b.mops))
+	p.b.txns = append(p.b.txns, t)
+	return int32(len(p.b.txns) - 1)
+}
+
+// group puts each transaction's operations together, in file order,
+// when some transaction's lines were not adjacent.
+func (p *plumeReader) group() {
+	if !p.scattered {
+		return
+	}
+	b := p.b
+	count := make([]int32, len(b.txns)+1)
+	for _, t := range p.owner {
+		count[t+1]++
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	for i := range b.txns {
+		b.txns[i].from, b.txns[i].to = count[i], count[i+1]
+	}
+	out := make([]rawMop, len(b.mops))
+	for i, m := range b.mops {
+		t := p.owner[i]
+		out[count[t]] = m
+		count[t]++
+	}
+	b.mops = out
 }
 
 // writePlume writes h's read/write transactions in the text format:

@@ -2,6 +2,7 @@ package format
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/histcheck/histcheck/history"
@@ -14,12 +15,23 @@ import (
 // whose value is its micro-operations, [[w k v] [r k v] …], its session
 // the operation's process.
 
-// rawMop is one read or write as read from a session format. A read of
-// the initial state has val history.NilValue.
+// rawMop is one read or write as read from a session format, in 24
+// bytes, as histories hold tens of millions: its key (an integer, or an
+// index into sessionBuilder.strs when mopStrKey is set) and value (an
+// integer; mopNil marks a read of the initial state).
 type rawMop struct {
-	write    bool
-	key, val history.Value
+	key, val int64
+	flags    uint8
 }
+
+// The flags of a rawMop.
+const (
+	mopWrite uint8 = 1 << iota
+	mopNil
+	mopStrKey
+)
+
+func (m rawMop) write() bool { return m.flags&mopWrite != 0 }
 
 // rawTxn is one transaction as read: its session (an index into
 // sessionBuilder.names), status and micro-operations (mops[from:to]).
@@ -41,7 +53,22 @@ type sessionBuilder struct {
 	// (nil), as in Plume's text format and dbcop, unless some transaction
 	// writes 0 to that key.
 	zeroIsInit bool
-	ints       intValues
+	strs       []string // string keys, by index
+	strIndex   map[string]int64
+}
+
+// strKey returns the index of a string key.
+func (b *sessionBuilder) strKey(k string) int64 {
+	if i, ok := b.strIndex[k]; ok {
+		return i
+	}
+	if b.strIndex == nil {
+		b.strIndex = map[string]int64{}
+	}
+	i := int64(len(b.strs))
+	b.strIndex[k] = i
+	b.strs = append(b.strs, k)
+	return i
 }
 
 // session returns the index of the session named name, adding it.
@@ -72,20 +99,50 @@ func (b *sessionBuilder) build() (*history.History, error) {
 	}
 	ops := make([]history.Op, len(b.txns))
 	next := make([]int64, len(b.names))
-	var elems []history.Value
+	// The operations are laid out by call time (k) as FromOps wants
+	// them, so that its sort finds them sorted: first the place of each
+	// transaction in its session, then a counting sort by it.
+	place := make([]int32, len(b.txns))
+	most := int64(0)
+	for i := range b.txns {
+		s := b.txns[i].session
+		place[i] = int32(next[s])
+		next[s]++
+		most = max(most, next[s])
+	}
+	start := make([]int32, most+1)
+	for _, k := range place {
+		start[k+1]++
+	}
+	for k := 1; k < len(start); k++ {
+		start[k] += start[k-1]
+	}
+	var lb history.ListBuilder
 	for i := range b.txns {
 		t := &b.txns[i]
-		elems = elems[:0]
 		for _, m := range b.mops[t.from:t.to] {
-			f := mopR
-			if m.write {
-				f = mopW
+			lb.Row()
+			if m.write() {
+				lb.Value(mopW)
+			} else {
+				lb.Value(mopR)
 			}
-			elems = append(elems, history.ListValue(f, m.key, m.val))
+			if m.flags&mopStrKey != 0 {
+				lb.Value(history.StringValue(b.strs[m.key]))
+			} else {
+				lb.Int(m.key)
+			}
+			if m.flags&mopNil != 0 {
+				lb.Nil()
+			} else {
+				lb.Int(m.val)
+			}
+			lb.EndRow()
 		}
-		k := next[t.session]
-		next[t.session]++
-		ops[i] = history.Op{Index: int64(i), Client: b.names[t.session], F: txn.F, Value: history.ListValue(elems...),
+		k := int64(place[i])
+		at := start[k]
+		start[k]++
+		ops[at] = history.Op{Index: int64(i), Client: b.names[t.session], F: txn.F, Value: lb.List(),
 			Call: k, Return: k + 1, Status: t.status, Line: t.line}
 	}
 	h, err := history.FromOps(ops)
@@ -99,41 +156,25 @@ func (b *sessionBuilder) build() (*history.History, error) {
 // mapZeroReads makes reads of 0 reads of the initial state, on the keys
 // no transaction writes 0 to.
 func (b *sessionBuilder) mapZeroReads() {
-	var written map[history.Value]bool
+	type key struct {
+		k   int64
+		str bool
+	}
+	var written map[key]bool
 	for _, m := range b.mops {
-		if m.write && m.val == zero {
+		if m.write() && m.val == 0 {
 			if written == nil {
-				written = map[history.Value]bool{}
+				written = map[key]bool{}
 			}
-			written[m.key] = true
+			written[key{m.key, m.flags&mopStrKey != 0}] = true
 		}
 	}
 	for i := range b.mops {
 		m := &b.mops[i]
-		if !m.write && m.val == zero && !written[m.key] {
-			m.val = history.NilValue
+		if !m.write() && m.flags&mopNil == 0 && m.val == 0 && !written[key{m.key, m.flags&mopStrKey != 0}] {
+			m.flags |= mopNil
 		}
 	}
-}
-
-// intValues makes integer values, sharing the small ones: keys and
-// values repeat by the million in long histories.
-type intValues struct{ small []history.Value }
-
-func (c *intValues) get(n int64) history.Value {
-	const size = 1 << 12
-	if n < 0 || n >= size {
-		return history.IntValue(n)
-	}
-	if c.small == nil {
-		c.small = make([]history.Value, size)
-	}
-	v := c.small[n]
-	if v.IsNone() {
-		v = history.IntValue(n)
-		c.small[n] = v
-	}
-	return v
 }
 
 // parseUint reads the decimal digits of b as a non-negative int64.
@@ -225,4 +266,12 @@ func zeroWritten(ss []wsession) map[history.Value]bool {
 		}
 	}
 	return out
+}
+
+// sizeHint is the input's size when known (a regular file), else 0.
+func sizeHint(r io.Reader) int64 {
+	if b, ok := r.(*budgeted); ok && b.size > 0 {
+		return min(b.size, 1<<40)
+	}
+	return 0
 }
