@@ -309,7 +309,7 @@ func writeDBCopTxn(w *bufio.Writer, h *history.History, t wtxn) error {
 			return err
 		}
 		v := "null"
-		if !(m.Kind == txn.Read && m.Value.IsNil()) {
+		if m.Kind != txn.Read || !m.Value.IsNil() {
 			if v, err = uintText(m.Value, o, "version"); err != nil {
 				return err
 			}

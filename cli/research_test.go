@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/histcheck/histcheck/format"
+	"github.com/histcheck/histcheck/history"
+)
+
+// TestConvertResearchRoundTrip converts a simulated rw-register history
+// from Jepsen's EDN (and JSON Lines) to each research checker's format
+// and back with "histcheck convert": the transactions, their sessions,
+// outcomes and reads come back the same, and checking either gives the
+// same verdicts.
+func TestConvertResearchRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "h.edn")
+	if code, _, errs := run(t, nil, "sim", "txn", "--workload", "rw-register", "--isolation", "snapshot-isolation", "--sessions", "6",
+		"--ops", "4", "--keys", "20", "--writes-per-key", "0", "--crash-rate", "0", "--txns", "300", "--emit", "history", "--to", "edn", "-o", src); code != ExitOK {
+		t.Fatalf("sim: exit %d: %s", code, errs)
+	}
+	want := sessions(t, src)
+	_, verdicts, _ := run(t, nil, "check", "-c", "serializable,snapshot-isolation,read-committed", "--no-core", src)
+	for _, from := range []string{format.EDN, format.JSONL} {
+		in := src
+		if from == format.JSONL {
+			in = filepath.Join(dir, "h.jsonl")
+			if code, _, errs := run(t, nil, "convert", "--to", "jsonl", "-o", in, src); code != ExitOK {
+				t.Fatalf("convert to jsonl: %s", errs)
+			}
+		}
+		for _, to := range []string{format.Plume, format.AWDITTest, format.DBCop, format.DBCopHist} {
+			mid := filepath.Join(dir, "h-"+from+"."+to)
+			back := filepath.Join(dir, "back-"+from+"-"+to+".edn")
+			if code, _, errs := run(t, nil, "convert", "--to", to, "-o", mid, in); code != ExitOK {
+				if to == format.AWDITTest && strings.Contains(errs, "committed transactions only") {
+					continue // the simulated store aborts transactions, which AWDIT's tests cannot hold
+				}
+				t.Fatalf("convert %s to %s: exit %d: %s", from, to, code, errs)
+			}
+			if code, _, errs := run(t, nil, "convert", "--to", "edn", "-o", back, mid); code != ExitOK {
+				t.Fatalf("convert %s back: exit %d: %s", to, code, errs)
+			}
+			if got := sessions(t, back); got != want {
+				t.Errorf("%s → %s → edn: transactions differ:\n%s", from, to, firstDiff(got, want))
+			}
+			_, v, _ := run(t, nil, "check", "-c", "serializable,snapshot-isolation,read-committed", "--no-core", mid)
+			if strip(v, mid) != strip(verdicts, src) {
+				t.Errorf("%s: verdicts\n%s\nwant\n%s", to, v, verdicts)
+			}
+		}
+	}
+}
+
+// sessions describes a history file's transactions by session, sessions
+// numbered in order of first appearance. Aborted transactions show their
+// writes only, and a session's consecutive aborted ones are one, as
+// Plume's text keeps no more of them.
+func sessions(t *testing.T, path string) string {
+	t.Helper()
+	h, err := format.ReadFile(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := map[string]int{}
+	var lines []string
+	lastFail := map[int]bool{}
+	for _, o := range h.Ops {
+		s, ok := index[o.Client]
+		if !ok {
+			s = len(index)
+			index[o.Client] = s
+			lines = append(lines, "")
+		}
+		if o.Status != history.Fail {
+			lines[s] += " " + o.Status.String() + o.Value.String()
+			lastFail[s] = false
+			continue
+		}
+		ws := ""
+		for _, m := range o.Value.Elems() {
+			if f, _ := m.Elems()[0].Str(); f == "w" {
+				ws += " " + m.String()
+			}
+		}
+		switch {
+		case ws == "":
+		case lastFail[s]:
+			lines[s] += ws
+		default:
+			lines[s] += " fail:" + ws
+			lastFail[s] = true
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// strip takes the file name out of a report's lines.
+func strip(report, file string) string { return strings.ReplaceAll(report, file, "FILE") }
+
+// firstDiff shows the first line where two descriptions differ.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return "session " + strconv.Itoa(i) + ":\n" + g[i] + "\nwant\n" + w[i]
+		}
+	}
+	return "sessions: " + strconv.Itoa(len(g)) + ", want " + strconv.Itoa(len(w))
+}
