@@ -78,11 +78,31 @@ func awditSeparator(line []byte) byte {
 	return line[0]
 }
 
-// parseAWDITLine reads "r KEY VALUE" or "w KEY VALUE".
+// parseAWDITLine reads "r KEY VALUE" or "w KEY VALUE" (spaces or tabs
+// between), byte by byte: histories run to millions of lines.
 func parseAWDITLine(line []byte) (plumeLine, error) {
 	var l plumeLine
-	f := bytes.Fields(line)
-	if len(f) != 3 || len(f[0]) != 1 || (f[0][0] != 'r' && f[0][0] != 'w') {
+	var f [3][]byte
+	n := 0
+	for i := 0; i < len(line); {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		j := i
+		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
+			j++
+		}
+		if j > i {
+			if n == 3 {
+				n++
+				break
+			}
+			f[n] = line[i:j]
+			n++
+		}
+		i = j
+	}
+	if n != 3 || len(f[0]) != 1 || (f[0][0] != 'r' && f[0][0] != 'w') {
 		return l, fmt.Errorf("expected %s, got %s", awditShape, history.Quote(string(line)))
 	}
 	l.write = f[0][0] == 'w'
@@ -102,6 +122,9 @@ func parseAWDITLine(line []byte) (plumeLine, error) {
 func readAWDIT(r io.Reader) (*history.History, error) {
 	lr := newLineReader(r, RecordLimit)
 	b := &sessionBuilder{}
+	if n := sizeHint(r) / 8; n > 0 {
+		b.mops = make([]rawMop, 0, n) // "r 1 2\n": about one operation for every 8 bytes
+	}
 	names := map[string]int32{}
 	sess, open := int32(-1), false // the current session; whether a transaction is open
 	for {
@@ -112,9 +135,10 @@ func readAWDIT(r io.Reader) (*history.History, error) {
 		if err != nil {
 			return nil, err
 		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
+		if len(line) == 0 || line[0] <= ' ' || line[len(line)-1] <= ' ' {
+			if line = bytes.TrimSpace(line); len(line) == 0 {
+				continue
+			}
 		}
 		switch awditSeparator(line) {
 		case '-':

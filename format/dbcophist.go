@@ -58,6 +58,9 @@ func sniffDBCopHist(head []byte) int {
 func readDBCopHist(r io.Reader) (*history.History, error) {
 	lr := newLineReader(r, RecordLimit)
 	b := &sessionBuilder{zeroIsInit: true}
+	if n := sizeHint(r) / 8; n > 0 {
+		b.mops = make([]rawMop, 0, n) // "x==12 ": about one operation for every 8 bytes
+	}
 	names := map[string]int32{}
 	session := 1
 	for {
@@ -122,8 +125,16 @@ func (b *sessionBuilder) dbcopEvent(line []byte) (rawMop, []byte, error) {
 	var m rawMop
 	i := 0
 	for i < len(line) {
+		if c := line[i]; c < utf8.RuneSelf {
+			// ASCII, the common case, without decoding.
+			if c != '_' && (c < '0' || c > '9') && (c|0x20 < 'a' || c|0x20 > 'z') {
+				break
+			}
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRune(line[i:])
-		if r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			break
 		}
 		i += n
