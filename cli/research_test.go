@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/binary"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -110,4 +112,34 @@ func firstDiff(got, want string) string {
 		}
 	}
 	return "sessions: " + strconv.Itoa(len(g)) + ", want " + strconv.Itoa(len(w))
+}
+
+// TestCheckCobraFolder checks a folder of Cobra's client logs as one
+// history: a lost update, which serializability rules out.
+func TestCheckCobraFolder(t *testing.T) {
+	dir := t.TempDir()
+	// Two sessions read the initial state of key 7 and both write it.
+	log := func(txn, wid int64) []byte {
+		var b []byte
+		put := func(tag byte, nums ...int64) {
+			b = append(b, tag)
+			for _, n := range nums {
+				b = binary.BigEndian.AppendUint64(b, uint64(n))
+			}
+		}
+		put('S', txn)
+		put('R', 0xbebeebee, 0xbebeebee, 7, 0)
+		put('W', wid, 7, wid)
+		put('C', txn)
+		return b
+	}
+	for i, name := range []string{"T0.log", "T1.log"} {
+		if err := os.WriteFile(filepath.Join(dir, name), log(int64(i+1), int64(100+i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := run(t, nil, "check", "-c", "serializable", "--no-core", dir)
+	if code != ExitInvalid || !strings.Contains(out, dir+"\tserializable\tfalse") || !strings.Contains(out, "lost-update") {
+		t.Errorf("exit %d, stderr %q:\n%s", code, errs, out)
+	}
 }

@@ -88,7 +88,7 @@ func TestRegistry(t *testing.T) {
 			exts[e] = f.Name
 		}
 	}
-	if got := strings.Join(Formats(), ","); got != "json,jsonl,ops,tuples,edn,jepsen-log,jepsen-txt,notation,plume,awdit-test,dbcop,dbcop-hist" {
+	if got := strings.Join(Formats(), ","); got != "json,jsonl,ops,tuples,edn,jepsen-log,jepsen-txt,notation,plume,awdit-test,dbcop,dbcop-hist,cobra" {
 		t.Errorf("Formats() = %s", got)
 	}
 	if got := strings.Join(Writable(), ","); got != "json,jsonl,edn,plume,awdit-test,dbcop,dbcop-hist" {
