@@ -160,6 +160,16 @@ func (e *dbcopEvent) fields(variable, version json.RawMessage) error {
 
 // readDBCopDoc reads a dbcop document.
 func readDBCopDoc(src []byte) (Result, error) {
+	if b, ok := (&dbcopFast{src: src}).read(); ok {
+		h, err := b.build()
+		return Result{History: h, Format: DBCop}, err
+	}
+	return readDBCopDecoded(src)
+}
+
+// readDBCopDecoded reads a dbcop document through encoding/json: every
+// form dbcop writes, with errors that name the line.
+func readDBCopDecoded(src []byte) (Result, error) {
 	var sessions []dbcopSession
 	trimmed := bytes.TrimSpace(src)
 	var err error
