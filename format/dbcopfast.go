@@ -231,69 +231,73 @@ func (p *dbcopFast) boolean() (bool, bool) {
 func (p *dbcopFast) event() bool {
 	p.space()
 	var m rawMop
+	ok := false
 	switch p.peek() {
 	case '[':
-		p.i++
-		p.space()
-		switch {
-		case len(p.src)-p.i >= 3 && string(p.src[p.i:p.i+3]) == `"w"`:
-			m.flags = mopWrite
-		case len(p.src)-p.i >= 3 && string(p.src[p.i:p.i+3]) == `"r"`:
-		default:
-			return false
-		}
-		p.i += 3
-		var ok bool
-		if !p.eat(',') {
-			return false
-		}
-		if m.key, ok = p.uint(); !ok || !p.eat(',') || !p.version(&m) || !p.eat(']') {
-			return false
-		}
+		ok = p.compact(&m)
 	case '{':
-		p.i++
-		k, ok := p.key()
-		if !ok || (string(k) != "Read" && string(k) != "Write") || !p.eat('{') {
-			return false
-		}
-		if string(k) == "Write" {
-			m.flags = mopWrite
-		}
-		seen := 0
-		for first := true; ; first = false {
-			if p.eat('}') {
-				break
-			}
-			if !first && !p.eat(',') {
-				return false
-			}
-			f, ok := p.key()
-			if !ok {
-				return false
-			}
-			switch string(f) {
-			case "variable":
-				if m.key, ok = p.uint(); !ok {
-					return false
-				}
-				seen |= 1
-			case "version":
-				if !p.version(&m) {
-					return false
-				}
-				seen |= 2
-			default:
-				return false
-			}
-		}
-		if seen != 3 || !p.eat('}') {
-			return false
-		}
+		ok = p.tagged(&m)
+	}
+	if ok {
+		p.b.mops = append(p.b.mops, m)
+	}
+	return ok
+}
+
+// compact reads ["r"|"w", variable, version].
+func (p *dbcopFast) compact(m *rawMop) bool {
+	p.i++
+	p.space()
+	switch {
+	case len(p.src)-p.i >= 3 && string(p.src[p.i:p.i+3]) == `"w"`:
+		m.flags = mopWrite
+	case len(p.src)-p.i >= 3 && string(p.src[p.i:p.i+3]) == `"r"`:
 	default:
 		return false
 	}
-	p.b.mops = append(p.b.mops, m)
-	return true
+	p.i += 3
+	if !p.eat(',') {
+		return false
+	}
+	var ok bool
+	m.key, ok = p.uint()
+	return ok && p.eat(',') && p.version(m) && p.eat(']')
+}
+
+// tagged reads {"Read"|"Write": {"variable": N, "version": N|null}}.
+func (p *dbcopFast) tagged(m *rawMop) bool {
+	p.i++
+	k, ok := p.key()
+	if !ok || (string(k) != "Read" && string(k) != "Write") || !p.eat('{') {
+		return false
+	}
+	if string(k) == "Write" {
+		m.flags = mopWrite
+	}
+	seen := 0
+	for first := true; !p.eat('}'); first = false {
+		if !first && !p.eat(',') {
+			return false
+		}
+		f, ok := p.key()
+		switch {
+		case !ok:
+			return false
+		case string(f) == "variable":
+			if m.key, ok = p.uint(); !ok {
+				return false
+			}
+			seen |= 1
+		case string(f) == "version":
+			if !p.version(m) {
+				return false
+			}
+			seen |= 2
+		default:
+			return false
+		}
+	}
+	return seen == 3 && p.eat('}')
 }
 
 // version reads a version, or null for a read of the initial state.
