@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -318,5 +319,39 @@ func TestDBCopFastAgrees(t *testing.T) {
 	// variations are the common form.
 	if fast < 5 {
 		t.Errorf("the fast reader read %d documents, want at least 5", fast)
+	}
+}
+
+// TestSessionBuildParts checks that building a long history's values in
+// parts gives the history built in one.
+func TestSessionBuildParts(t *testing.T) {
+	src := researchHistory(20_000)
+	var hs []*history.History
+	for _, parts := range []int{1, 3} {
+		p := plumeReader{b: &sessionBuilder{zeroIsInit: true, parts: parts}, sessions: map[int64]int32{}, byID: map[int64]int32{},
+			last: -1, lastAborted: -1, lastSess: -1}
+		lr := newLineReader(bytes.NewReader(src), RecordLimit)
+		for {
+			line, err := lr.next()
+			if err != nil {
+				break
+			}
+			l, err := parsePlumeLine(line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.add(l, lr.line); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p.group()
+		h, err := p.b.build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, h)
+	}
+	if len(hs[0].Ops) != 20_000 || !reflect.DeepEqual(hs[0].Ops, hs[1].Ops) {
+		t.Error("built in parts, the history differs")
 	}
 }

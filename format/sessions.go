@@ -3,7 +3,9 @@ package format
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/txn"
@@ -55,6 +57,7 @@ type sessionBuilder struct {
 	zeroIsInit bool
 	strs       []string // string keys, by index
 	strIndex   map[string]int64
+	parts      int // parts the values are built in; 0: one per core for long histories
 }
 
 // strKey returns the index of a string key.
@@ -117,8 +120,43 @@ func (b *sessionBuilder) build() (*history.History, error) {
 	for k := 1; k < len(start); k++ {
 		start[k] += start[k-1]
 	}
+	// Each transaction's place among the operations, then their values,
+	// built in parts, one per core, for long histories.
+	at := make([]int32, len(place))
+	for i, k := range place {
+		at[i] = start[k]
+		start[k]++
+	}
+	parts := 1
+	if len(b.txns) >= 1<<14 {
+		parts = min(runtime.GOMAXPROCS(0), 4)
+	}
+	if b.parts > 0 {
+		parts = b.parts
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*len(b.txns)/parts, (p+1)*len(b.txns)/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b.fill(ops, at, place, lo, hi)
+		}()
+	}
+	wg.Wait()
+	h, err := history.FromOps(ops)
+	if err != nil {
+		return nil, err
+	}
+	h.Meta = map[string]history.Value{"model": history.StringValue("rw-register")}
+	return h, nil
+}
+
+// fill builds the operations of transactions lo to hi into ops[at[i]],
+// the k-th of its session (k = place[i]) called at k and returning at k+1.
+func (b *sessionBuilder) fill(ops []history.Op, at, place []int32, lo, hi int) {
 	var lb history.ListBuilder
-	for i := range b.txns {
+	for i := lo; i < hi; i++ {
 		t := &b.txns[i]
 		for _, m := range b.mops[t.from:t.to] {
 			lb.Row()
@@ -140,17 +178,9 @@ func (b *sessionBuilder) build() (*history.History, error) {
 			lb.EndRow()
 		}
 		k := int64(place[i])
-		at := start[k]
-		start[k]++
-		ops[at] = history.Op{Index: int64(i), Client: b.names[t.session], F: txn.F, Value: lb.List(),
+		ops[at[i]] = history.Op{Index: int64(i), Client: b.names[t.session], F: txn.F, Value: lb.List(),
 			Call: k, Return: k + 1, Status: t.status, Line: t.line}
 	}
-	h, err := history.FromOps(ops)
-	if err != nil {
-		return nil, err
-	}
-	h.Meta = map[string]history.Value{"model": history.StringValue("rw-register")}
-	return h, nil
 }
 
 // mapZeroReads makes reads of 0 reads of the initial state, on the keys

@@ -44,14 +44,22 @@ func (b *ListBuilder) addString(k ValueKind, text string) {
 	if b.inRow {
 		dst = &b.row
 	}
-	*dst = append(*dst, byte(k))
-	*dst = strconv.AppendInt(*dst, int64(len(text)), 10)
-	*dst = append(*dst, ':')
+	if len(text) < 10 {
+		*dst = append(*dst, byte(k), '0'+byte(len(text)), ':')
+	} else {
+		*dst = append(*dst, byte(k))
+		*dst = strconv.AppendInt(*dst, int64(len(text)), 10)
+		*dst = append(*dst, ':')
+	}
 	*dst = append(*dst, text...)
 }
 
 // appendElem appends one element's encoding (see Value.text).
 func appendElem(dst []byte, k ValueKind, text []byte) []byte {
+	if len(text) < 10 { // most elements: one digit of length
+		dst = append(dst, byte(k), '0'+byte(len(text)), ':')
+		return append(dst, text...)
+	}
 	dst = append(dst, byte(k))
 	dst = strconv.AppendInt(dst, int64(len(text)), 10)
 	dst = append(dst, ':')
