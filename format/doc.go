@@ -112,6 +112,7 @@
 //	awdit-test  w 1 5               r|w KEY VALUE; ----- between transactions, ===== between sessions
 //	dbcop       {"params": …, "data": [[{"events": [{"Write": {"variable": 1, "version": 5}}], "committed": true}]]}
 //	dbcop-hist  [x:=5 y==? z==2]!   a transaction per [ ]; ! not committed; --- between sessions
+//	dbcop-bincode  binary (history.bincode): bincode of dbcop's History, little-endian
 //	cobra       binary: 'S' txn, 'W' id key value, 'R' txn id key value, 'C' txn (a folder of T*.log)
 //
 // See docs/format.md for how each marks aborted transactions and the

@@ -93,7 +93,7 @@ func (h How) String() string {
 // formats is the list of formats, in the order they are listed to users.
 // A new encoding is a file defining its Format value, added here.
 func formats() []*Format {
-	return []*Format{&jsonFormat, &jsonlFormat, &opsFormat, &tuplesFormat, &ednFormat, &jepsenLogFormat, &jepsenTxtFormat, &notationFormat, &plumeFormat, &awditTestFormat, &dbcopFormat, &dbcopHistFormat, &cobraFormat}
+	return []*Format{&jsonFormat, &jsonlFormat, &opsFormat, &tuplesFormat, &ednFormat, &jepsenLogFormat, &jepsenTxtFormat, &notationFormat, &plumeFormat, &awditTestFormat, &dbcopFormat, &dbcopHistFormat, &dbcopBincodeFormat, &cobraFormat}
 }
 
 // All returns the formats histcheck knows, in the order they are listed to

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -170,10 +171,10 @@ func TestResearchFormatErrors(t *testing.T) {
 func TestResearchRoundTrip(t *testing.T) {
 	for _, tc := range researchCases {
 		h := readResearch(t, filepath.Join("testdata", "research", tc.file)).History
-		for _, to := range []string{EDN, JSONL, JSON, Plume, AWDITTest, DBCop, DBCopHist} {
+		for _, to := range []string{EDN, JSONL, JSON, Plume, AWDITTest, DBCop, DBCopHist, DBCopBincode} {
 			var buf bytes.Buffer
 			err := Write(&buf, h, to)
-			if (to == Plume || to == AWDITTest) && tc.format == DBCopHist {
+			if (to == Plume || to == AWDITTest || to == DBCopBincode) && tc.format == DBCopHist {
 				// Named variables: these formats' keys are integers.
 				if err == nil || !strings.Contains(err.Error(), "is not a non-negative integer") && !strings.Contains(err.Error(), "committed transactions only") {
 					t.Errorf("%s as %s: error %v, want a refusal of the key", tc.file, to, err)
@@ -353,5 +354,63 @@ func TestSessionBuildParts(t *testing.T) {
 	}
 	if len(hs[0].Ops) != 20_000 || !reflect.DeepEqual(hs[0].Ops, hs[1].Ops) {
 		t.Error("built in parts, the history differs")
+	}
+}
+
+// TestDBCopBincode reads a history written as the original dbcop's
+// binary file, its failed events and transactions included, and refuses
+// one cut short.
+func TestDBCopBincode(t *testing.T) {
+	le := func(ns ...uint64) []byte {
+		var b []byte
+		for _, n := range ns {
+			b = binary.LittleEndian.AppendUint64(b, n)
+		}
+		return b
+	}
+	var src []byte
+	src = append(src, le(7, 2, 2, 3, 5)...)
+	for _, s := range []string{"info", "start", "end"} {
+		src = append(append(src, le(uint64(len(s)))...), s...)
+	}
+	event := func(write bool, k, v uint64, ok bool) []byte {
+		b := []byte{0}
+		if write {
+			b[0] = 1
+		}
+		b = append(b, le(k, v)...)
+		if ok {
+			return append(b, 1)
+		}
+		return append(b, 0)
+	}
+	src = append(src, le(2)...) // sessions
+	src = append(src, le(1)...) // session 1: one transaction
+	src = append(src, le(2)...)
+	src = append(append(append(src, event(true, 0, 1, true)...), event(false, 1, 0, true)...), 1)
+	src = append(src, le(2)...) // session 2: two transactions
+	src = append(src, le(2)...)
+	src = append(append(append(src, event(false, 0, 1, true)...), event(true, 1, 2, false)...), 1)
+	src = append(src, le(1)...)
+	src = append(append(src, event(true, 1, 3, true)...), 0)
+	h, err := Read("history.bincode", bytes.NewReader(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range h.Ops {
+		got = append(got, o.Client+" "+o.Status.String()+" "+o.Value.String())
+	}
+	want := []string{"1 ok [[w 0 1] [r 1 nil]]", "2 ok [[r 0 1]]", "2 fail [[w 1 2]]", "2 fail [[w 1 3]]"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("read\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, cut := range []int{3, 50, len(src) - 1} {
+		if _, err := Read("history.bincode", bytes.NewReader(src[:cut]), ""); err == nil || !strings.Contains(err.Error(), "cut short") {
+			t.Errorf("cut at %d: error %v, want one saying it is cut short", cut, err)
+		}
+	}
+	if _, err := Read("history.bincode", bytes.NewReader(append(src, 0)), ""); err == nil || !strings.Contains(err.Error(), "more after the last session") {
+		t.Errorf("a byte more: error %v", err)
 	}
 }
