@@ -34,8 +34,11 @@ func TestConvertResearchRoundTrip(t *testing.T) {
 				t.Fatalf("convert to jsonl: %s", errs)
 			}
 		}
-		for _, to := range []string{format.Plume, format.AWDITTest, format.DBCop, format.DBCopHist} {
+		for _, to := range []string{format.Plume, format.AWDITTest, format.DBCop, format.DBCopHist, format.DBCopBincode} {
 			mid := filepath.Join(dir, "h-"+from+"."+to)
+			if to == format.DBCopBincode {
+				mid = filepath.Join(dir, "h-"+from+".bincode") // binary: told by its name
+			}
 			back := filepath.Join(dir, "back-"+from+"-"+to+".edn")
 			if code, _, errs := run(t, nil, "convert", "--to", to, "-o", mid, in); code != ExitOK {
 				if to == format.AWDITTest && strings.Contains(errs, "committed transactions only") {
