@@ -149,8 +149,16 @@ func (b *sessionBuilder) build() (*history.History, error) {
 		return nil, err
 	}
 	h.Meta = map[string]history.Value{"model": history.StringValue("rw-register")}
+	h.Warnings = append(h.Warnings, NoRealTime)
 	return h, nil
 }
+
+// NoRealTime is the warning every history read from a session format
+// carries: the verdicts of the real-time levels rest on a layout, not on
+// the file.
+const NoRealTime = "the format records sessions but no real time: each session's k-th transaction is laid out at time k, " +
+	"so the real-time levels (strict-serializable, the default for transactions, and the other strict-* ones) judge an order " +
+	"the file does not record; ask for serializable or weaker levels"
 
 // fill builds the operations of transactions lo to hi into ops[at[i]],
 // the k-th of its session (k = place[i]) called at k and returning at k+1.
