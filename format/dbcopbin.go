@@ -44,14 +44,19 @@ type binReader struct {
 }
 
 func (r *binReader) u64(what string) uint64 {
-	var b [8]byte
-	if r.err == nil {
-		if _, err := io.ReadFull(r.br, b[:]); err != nil {
-			r.err = history.Errorf(0, "dbcop's history is cut short at byte %d, in %s", r.off, what)
-		}
-		r.off += 8
+	if r.err != nil {
+		return 0
 	}
-	return binary.LittleEndian.Uint64(b[:])
+	// Peek and Discard read the buffer in place, without a copy.
+	b, err := r.br.Peek(8)
+	if err != nil {
+		r.err = history.Errorf(0, "dbcop's history is cut short at byte %d, in %s", r.off, what)
+		return 0
+	}
+	n := binary.LittleEndian.Uint64(b)
+	r.br.Discard(8)
+	r.off += 8
+	return n
 }
 
 func (r *binReader) flag(what string) bool {
