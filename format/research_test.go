@@ -355,6 +355,22 @@ func TestSessionBuildParts(t *testing.T) {
 	if len(hs[0].Ops) != 20_000 || !reflect.DeepEqual(hs[0].Ops, hs[1].Ops) {
 		t.Error("built in parts, the history differs")
 	}
+	// The history is the one FromOps makes of its operations.
+	for _, h := range append(hs, readResearch(t, filepath.Join("testdata", "research", "dbcop", "original.json")).History) {
+		in := make([]history.Op, len(h.Ops))
+		for i, o := range h.Ops {
+			o.Process, o.Times = 0, history.Span{}
+			in[i] = o
+		}
+		want, err := history.FromOps(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Meta, want.Warnings = h.Meta, append(want.Warnings, NoRealTime)
+		if !reflect.DeepEqual(h, want) {
+			t.Errorf("the history differs from FromOps's:\n%+v\n%+v", h, want)
+		}
+	}
 }
 
 // TestDBCopBincode reads a history written as the original dbcop's

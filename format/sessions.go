@@ -122,6 +122,15 @@ func (b *sessionBuilder) build() (*history.History, error) {
 	}
 	// Each transaction's place among the operations, then their values,
 	// built in parts, one per core, for long histories.
+	// Every session's first transaction is called at 0; FromOps numbers
+	// processes in call order, ties by position, so in the order of those
+	// transactions.
+	procOf := make(map[int32]int, len(b.names))
+	for i, k := range place {
+		if k == 0 {
+			procOf[b.txns[i].session] = len(procOf)
+		}
+	}
 	at := make([]int32, len(place))
 	for i, k := range place {
 		at[i] = start[k]
@@ -140,13 +149,17 @@ func (b *sessionBuilder) build() (*history.History, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b.fill(ops, at, place, lo, hi)
+			b.fill(ops, at, place, procOf, lo, hi)
 		}()
 	}
 	wg.Wait()
-	h, err := history.FromOps(ops)
-	if err != nil {
-		return nil, err
+	// The operations are made as FromOps would make them (sorted by call,
+	// processes numbered by first call, their times recorded), without
+	// its two copies of every operation: the layout is valid by
+	// construction, which Validate confirms.
+	h := &history.History{Ops: ops, Processes: len(procOf), Clients: len(procOf), Timed: true}
+	if err := h.Validate(); err != nil {
+		return nil, fmt.Errorf("laying out the sessions: %w", err)
 	}
 	h.Meta = map[string]history.Value{"model": history.StringValue("rw-register")}
 	h.Warnings = append(h.Warnings, NoRealTime)
@@ -162,7 +175,7 @@ const NoRealTime = "the format records sessions but no real time: each session's
 
 // fill builds the operations of transactions lo to hi into ops[at[i]],
 // the k-th of its session (k = place[i]) called at k and returning at k+1.
-func (b *sessionBuilder) fill(ops []history.Op, at, place []int32, lo, hi int) {
+func (b *sessionBuilder) fill(ops []history.Op, at, place []int32, procOf map[int32]int, lo, hi int) {
 	var lb history.ListBuilder
 	for i := lo; i < hi; i++ {
 		t := &b.txns[i]
@@ -186,8 +199,8 @@ func (b *sessionBuilder) fill(ops []history.Op, at, place []int32, lo, hi int) {
 			lb.EndRow()
 		}
 		k := int64(place[i])
-		ops[at[i]] = history.Op{Index: int64(i), Client: b.names[t.session], F: txn.F, Value: lb.List(),
-			Call: k, Return: k + 1, Status: t.status, Line: t.line}
+		ops[at[i]] = history.Op{Index: int64(i), Process: procOf[t.session], Client: b.names[t.session], F: txn.F, Value: lb.List(),
+			Call: k, Return: k + 1, Times: history.Span{Call: k, Return: k + 1}, Status: t.status, Line: t.line}
 	}
 }
 
