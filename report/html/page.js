@@ -5,7 +5,7 @@
 (function () {
   "use strict";
 
-  var LABEL_W = 120; // lane names column
+  var LABEL_W = 120; // lane names column; narrower in a narrow window (resize)
   var MAX_LABEL = 60; // characters of an operation's label in the side panel; the rest on hover
   var LEFT_PAD = 14; // room before the first call
   var AXIS_H = 30; // time axis
@@ -18,6 +18,9 @@
   var COLORS = {
     ok: "#3d6fa8", okText: "#ffffff", fail: "#9aa0a6", failText: "#3b434b",
     info: "#d9a21b", infoFill: "rgba(217, 162, 27, 0.22)", core: "#d1342f",
+    // Operations outside a highlighted violation: paler than the rest but
+    // drawn opaque, their labels as readable as any (see contrast).
+    okDim: "#d6e2f0", okDimEdge: "#a9bdd6", okDimText: "#1f2328",
     laneA: "#ffffff", laneB: "#f6f8fa", grid: "#e6eaee", ink: "#1f2328", muted: "#59636e"
   };
 
@@ -33,7 +36,7 @@
     step: -1, // step of the longest legal order shown in the side panel, -1 the last
     scale: 1, // px per unit of the axis
     axis: "time",
-    order: -1, // result whose witness numbers the bars, -1 none, -2 the selected violation's longest legal order
+    order: -1, // result whose witness numbers the bars, -1 none, -2 the violation shown (violationNumbers)
     sel: null, // {r, v}: the violation highlighted
     hover: -1,
     drawn: 0
@@ -157,16 +160,45 @@
     return S.H.h.results[S.sel.r].violations[S.sel.v].steps || null;
   }
 
-  function steps() {
+  // numbers maps each numbered bar to its number as drawn: a witness's
+  // step, or the violation shown's own (violationNumbers).
+  function numbers() {
+    if (S.order === -2) return violationNumbers(selViolation());
     var m = new Map();
-    if (S.order === -2) {
-      var st = selSteps();
-      if (st) st.ops.forEach(function (i, k) { m.set(i, st.total - st.ops.length + k + 1); });
-      return m;
-    }
     if (S.order < 0) return m;
-    S.H.h.results[S.order].witness.forEach(function (i, k) { m.set(i, k + 1); });
+    S.H.h.results[S.order].witness.forEach(function (i, k) { m.set(i, String(k + 1)); });
     return m;
+  }
+
+  // violationNumbers numbers a violation's operations as its side panel
+  // names them: the steps of its longest legal order (and a cross on the
+  // operation that could not follow), or its cycle's transactions T1, T2,
+  // … as drawn and as its explanation names them. A violation with
+  // neither has no numbers: its operations are marked by colour only.
+  function violationNumbers(v) {
+    var m = new Map();
+    if (!v) return m;
+    var st = v.steps;
+    if (st) {
+      st.ops.forEach(function (i, k) { m.set(i, String(stepNumber(st, k))); });
+      if (st.stuck >= 0) m.set(st.stuck, "\u2717");
+    } else if (v.cycle) {
+      v.cycle.nodes.forEach(function (n, k) { if (n.bar >= 0) m.set(n.bar, "T" + (k + 1)); });
+    }
+    return m;
+  }
+
+  function selViolation() {
+    return S.sel ? S.H.h.results[S.sel.r].violations[S.sel.v] : null;
+  }
+
+  // numbersBy says what numbers the bars, for the page's readers.
+  function numbersBy() {
+    if (S.order >= 0) return "witness:" + S.H.h.results[S.order].consistency;
+    var v = S.order === -2 ? selViolation() : null;
+    if (v && v.steps) return "steps";
+    if (v && v.cycle) return "cycle";
+    return "none";
   }
 
   // --- geometry -------------------------------------------------------
@@ -182,6 +214,8 @@
   }
 
   function resize() {
+    // In a narrow window the lane names get less room, the bars more.
+    LABEL_W = viewW() < 560 ? 64 : 120;
     var dpr = window.devicePixelRatio || 1, w = viewW(), h = viewH();
     canvas.width = Math.max(1, Math.round(w * dpr));
     canvas.height = Math.max(1, Math.round(h * dpr));
@@ -237,7 +271,7 @@
     ctx.clearRect(0, 0, w, h);
     ctx.font = FONT;
     ctx.textBaseline = "middle";
-    var hl = highlighted(), st = steps(), dim = hl.size > 0;
+    var hl = highlighted(), st = numbers(), dim = hl.size > 0;
     var u0 = (sx - LEFT_PAD) / S.scale, u1 = (sx + w - LABEL_W) / S.scale;
     var first = Math.max(0, Math.floor(sy / LANE_H)), last = Math.min(H.lanes.length - 1, Math.floor((sy + h - AXIS_H) / LANE_H));
     var xOf = function (u) { return LABEL_W + LEFT_PAD + u * S.scale - sx; };
@@ -282,8 +316,10 @@
         drawn++;
       }
     }
+    var inView = 0;
     later.forEach(function (b) {
-      bar(b[0], b[1], xOf(uCall(H, b[0])), uRet(H, b[0]), xOf, xEnd, b[2], false, st.get(b[0]));
+      if (bar(b[0], b[1], xOf(uCall(H, b[0])), uRet(H, b[0]), xOf, xEnd, b[2], false, st.get(b[0])) &&
+          b[1] >= AXIS_H && b[1] + BAR_H <= h) inView++;
       drawn++;
     });
 
@@ -319,6 +355,9 @@
 
     S.drawn = drawn;
     document.body.setAttribute("data-drawn", String(drawn));
+    // How many of the highlighted operations are in view, wholly in
+    // height and in part in width: where one looks first.
+    document.body.setAttribute("data-highlighted-in-view", String(inView));
   }
 
   function axisTicks(u0, u1) {
@@ -336,16 +375,17 @@
     return s + "\u2026";
   }
 
-  // bar draws operation i; kind is "core", "weak" or null.
+  // bar draws operation i; kind is "core", "weak" or null; dim says a
+  // violation is highlighted and i is not in it. It says whether any of
+  // the bar is in view.
   function bar(i, y, x0, uR, xOf, xEnd, kind, dim, step) {
     var H = S.H, status = H.ops.status[i], open = uR === Infinity;
     var x1 = open ? Math.max(xEnd, x0 + 24) : xOf(uR);
     var left = Math.max(x0, LABEL_W - 4), right = Math.min(x1, viewW() + 4);
     if (x1 - x0 < 2) { x1 = x0 + 2; right = Math.max(right, x1); }
     var bw = right - left;
-    if (bw <= 0) return;
+    if (bw <= 0) return false;
     ctx.save();
-    ctx.globalAlpha = dim ? 0.28 : 1;
     var textColor = COLORS.okText;
     if (kind === "core") {
       ctx.fillStyle = COLORS.core;
@@ -381,6 +421,13 @@
       ctx.moveTo(right, y + 0.75); ctx.lineTo(left + 0.75, y + 0.75); ctx.lineTo(left + 0.75, y + BAR_H - 0.75); ctx.lineTo(right, y + BAR_H - 0.75);
       ctx.stroke();
       textColor = "#5c4500";
+    } else if (dim) {
+      ctx.fillStyle = COLORS.okDim;
+      ctx.fillRect(left, y, bw, BAR_H);
+      ctx.strokeStyle = COLORS.okDimEdge;
+      ctx.lineWidth = 1;
+      ctx.strokeRect(left + 0.5, y + 0.5, bw - 1, BAR_H - 1);
+      textColor = COLORS.okDimText;
     } else {
       ctx.fillStyle = COLORS.ok;
       ctx.fillRect(left, y, bw, BAR_H);
@@ -406,7 +453,11 @@
     ctx.font = FONT;
     if (room > 6) {
       var tw = ctx.measureText(text).width;
-      var t = tw <= room ? text : (step && ctx.measureText(String(step)).width <= room ? String(step) : null);
+      // Too long: the number and as much of the label as fits, else the
+      // number alone.
+      var t = tw <= room ? text : null;
+      if (t === null && room > 60) t = clip(text, room);
+      if (t === null && step && ctx.measureText(String(step)).width <= room) t = String(step);
       if (t === null && room > 30) t = clip(text, room);
       if (t) {
         if (step && t === String(step)) ctx.font = "bold " + FONT;
@@ -414,6 +465,7 @@
       }
     }
     ctx.restore();
+    return true;
   }
 
   // --- zoom and scroll ------------------------------------------------
@@ -458,9 +510,11 @@
     var H = S.H, n = H.n;
     var s = n + " operation" + (n === 1 ? "" : "s") + " in " + H.groups + (H.keyed ? " key" : "") + " lane" + (H.groups === 1 ? "" : "s");
     s += " \u00b7 zoom " + fmtNum(S.scale / fitScale()) + "\u00d7";
-    s += " \u00b7 Ctrl+wheel or +/\u2212 to zoom, drag the scroll bars or use the wheel to move";
     if (S.axis === "time") s += " \u00b7 t0 = " + H.h.t0;
-    $("status").textContent = s;
+    var box = $("status");
+    box.textContent = s;
+    // How to zoom and move, which a narrow window leaves out (CSS).
+    box.appendChild(el("span", "hint", " \u00b7 Ctrl+wheel or +/\u2212 to zoom, drag the scroll bars or use the wheel to move"));
   }
 
   // --- tooltip --------------------------------------------------------
@@ -534,8 +588,9 @@
     var ret = ops.ret[i] < 0 ? "\u221e (outcome unknown)" : absTime(ops.ret[i]);
     var lines = [ops.label[i], "process " + H.h.lanes[ops.lane[i]].name + ", " + ops.status[i],
       "called " + absTime(ops.call[i]) + ", returned " + ret, "index " + ops.index[i]];
-    var st = steps().get(i);
-    if (st) lines.push("step " + st + " of the " + H.h.results[S.order].consistency + " witness");
+    var num = numbers().get(i);
+    if (num && S.order >= 0) lines.push("step " + num + " of the " + H.h.results[S.order].consistency + " witness");
+    if (num && numbersBy() === "cycle") lines.push(num + " of the cycle");
     var kind = highlighted().get(i);
     if (kind === "core") lines.push("in the violating core");
     if (kind === "weak") lines.push("in the core, weakened: may take effect at any time, or never");
@@ -565,14 +620,27 @@
     return node;
   }
 
-  function opChip(i, weak) {
-    var b = cut(el("button", "op" + (weak ? " weak" : "")), S.H.ops.label[i], MAX_LABEL);
+  // opChip names operation i; a click shows it in the timeline. Its
+  // number, when the bars are numbered, is the bar's.
+  function opChip(i, weak, nums) {
+    var b = el("button", "op" + (weak ? " weak" : ""));
+    var num = nums.get(i);
+    if (num) {
+      b.appendChild(el("b", "num", num));
+      b.setAttribute("data-bar", String(i));
+      b.setAttribute("data-num", num);
+    }
+    b.appendChild(cut(el("span", "lab"), S.H.ops.label[i], MAX_LABEL));
     b.type = "button";
-    b.title = (b.title ? b.title + "\n" : "") + (weak ? "weakened: may take effect at any time, or never" : "show in the timeline");
+    b.title = weak ? "weakened: may take effect at any time, or never" : "show in the timeline";
     b.addEventListener("click", function () { focus([i]); });
     return b;
   }
 
+  // side fills the side panel: what went wrong first (the violation
+  // shown, then warnings), then where the history stands (the ladder) and
+  // every result; a ladder's fifteen results would otherwise push the
+  // violation out of sight.
   function side() {
     var H = S.H, h = H.h, box = $("side");
     box.textContent = "";
@@ -580,38 +648,11 @@
       box.appendChild(el("h2", "", "Not checked"));
       box.appendChild(el("p", "warn", h.error));
     }
+    if (S.sel) box.appendChild(explanation(h.results[S.sel.r], h.results[S.sel.r].violations[S.sel.v]));
     if (h.warnings.length) {
       box.appendChild(el("h2", "", "Warnings"));
       h.warnings.forEach(function (w) { box.appendChild(el("p", "warn", w)); });
     }
-    box.appendChild(el("h2", "", "Results"));
-    h.results.forEach(function (r, ri) {
-      var card = el("div", "result");
-      var head = el("div", "head");
-      head.appendChild(el("span", "crit", r.consistency + (r.object ? " \u00b7 " + r.object : "")));
-      head.appendChild(el("span", "pill v-" + r.valid, r.valid));
-      head.appendChild(el("span", "meta", (r.method ? r.method + ", " : "") + fmtNum(r.elapsed_ms) + " ms"));
-      card.appendChild(head);
-      if (r.reason) card.appendChild(el("div", "reason", r.reason));
-      var acts = el("div", "acts");
-      if (r.witness.length) {
-        var ob = el("button", "chip order" + (S.order === ri ? " on" : ""), "number the witness (" + r.witness.length + " steps)");
-        ob.type = "button";
-        ob.addEventListener("click", function () { setOrder(S.order === ri ? -1 : ri); });
-        acts.appendChild(ob);
-      }
-      r.violations.forEach(function (v, vi) {
-        var on = S.sel && S.sel.r === ri && S.sel.v === vi;
-        var n = v.core ? v.core.ops.length + v.core.weakened.length : v.ops.length;
-        var name = (v.pattern || "violation") + (r.violations.length > 1 ? " " + (vi + 1) : "") + " \u00b7 " + n + " ops";
-        var b = el("button", "chip" + (on ? " on" : ""), name);
-        b.type = "button";
-        b.addEventListener("click", function () { select(on ? null : { r: ri, v: vi }, true); });
-        acts.appendChild(b);
-      });
-      if (acts.childNodes.length) card.appendChild(acts);
-      box.appendChild(card);
-    });
     if (h.ladder) {
       box.appendChild(el("h2", "", "Ladder"));
       var p = el("div", "ladder");
@@ -622,8 +663,47 @@
       p.appendChild(document.createTextNode(h.ladder.weakest_violated.join(", ") || "none"));
       box.appendChild(p);
     }
-    if (S.sel) box.appendChild(explanation(h.results[S.sel.r], h.results[S.sel.r].violations[S.sel.v]));
+    box.appendChild(el("h2", "", "Results"));
+    h.results.forEach(function (r, ri) { box.appendChild(resultCard(h, r, ri)); });
     mark();
+  }
+
+  function resultCard(h, r, ri) {
+    var card = el("div", "result");
+    var head = el("div", "head");
+    head.appendChild(el("span", "crit", r.consistency + (r.object ? " \u00b7 " + r.object : "")));
+    head.appendChild(el("span", "pill v-" + r.valid, r.valid));
+    head.appendChild(el("span", "meta", (r.method ? r.method + ", " : "") + fmtNum(r.elapsed_ms) + " ms"));
+    card.appendChild(head);
+    if (r.reason) card.appendChild(el("div", "reason", r.reason));
+    if (h.keys && r.consistency === "linearizable" && r.valid === "false" && !r.object) card.appendChild(el("div", "reason", keysLine(h.keys)));
+    var acts = el("div", "acts");
+    if (r.witness.length) {
+      var ob = el("button", "chip order" + (S.order === ri ? " on" : ""), "number the witness (" + r.witness.length + " steps)");
+      ob.type = "button";
+      ob.addEventListener("click", function () { setOrder(S.order === ri ? -1 : ri); });
+      acts.appendChild(ob);
+    }
+    r.violations.forEach(function (v, vi) {
+      var on = S.sel && S.sel.r === ri && S.sel.v === vi;
+      var n = v.core ? v.core.ops.length + v.core.weakened.length : v.ops.length;
+      var name = (v.pattern || "violation") + (r.violations.length > 1 ? " " + (vi + 1) : "") +
+        (v.key ? " \u00b7 key " + v.key : "") + " \u00b7 " + n + " ops";
+      var b = el("button", "chip" + (on ? " on" : ""), name);
+      b.type = "button";
+      b.addEventListener("click", function () { select(on ? null : { r: ri, v: vi }, true); });
+      acts.appendChild(b);
+    });
+    if (acts.childNodes.length) card.appendChild(acts);
+    return card;
+  }
+
+  // keysLine is the per-key breakdown of a failing linearizability check.
+  function keysLine(k) {
+    var s = "keys: " + k.failed + " of " + k.keys + " failed";
+    if (k.reads > 0) s += "; " + k.unplaced_reads + " of the " + k.reads + " reads on them could not be placed (each contradicts its key's writes on its own)";
+    if (k.reads_skipped) s += " (reads not counted on keys with appends or compare-and-sets, or past the count's limit)";
+    return s;
   }
 
   // mark records on the body what the side panel shows, for tests and
@@ -635,60 +715,80 @@
     b.setAttribute("data-truncated", String(document.querySelectorAll(".cut[title], text[data-cut]").length));
     b.setAttribute("data-cycles", String(box.querySelectorAll("svg.cycle").length));
     b.setAttribute("data-cycle-edges", String(box.querySelectorAll("svg.cycle g.edge").length));
+    // What numbers the bars, each numbered bar as bar:number, and the
+    // numbers the side panel gives the operations it names, alike: the
+    // two must agree.
+    b.setAttribute("data-numbers-by", numbersBy());
+    var drawn = [];
+    numbers().forEach(function (num, i) { drawn.push(i + ":" + num); });
+    b.setAttribute("data-numbers", drawn.sort().join(" "));
+    var named = {};
+    Array.prototype.forEach.call(box.querySelectorAll("[data-num]"), function (e) {
+      named[e.getAttribute("data-bar") + ":" + e.getAttribute("data-num")] = true;
+    });
+    b.setAttribute("data-side-numbers", Object.keys(named).sort().join(" "));
+    b.setAttribute("data-side-text", box.textContent.length > 0 ? "1" : "0");
+    var why = box.querySelector(".why");
+    b.setAttribute("data-why-top", why ? String(Math.round(why.getBoundingClientRect().top)) : "");
+    b.setAttribute("data-why-first", why && box.firstChild === why ? "1" : "0");
+    b.setAttribute("data-ascii-timeline", String(box.querySelectorAll("pre.timeline").length));
     fits();
   }
 
-  // fits records whether the side panel lies wholly within the window.
+  // fits records whether the side panel lies wholly within the window,
+  // and how far the page reaches past the window's width (0: it does
+  // not scroll sideways; the timeline scrolls within its own frame).
   function fits() {
     var r = $("side").getBoundingClientRect(), w = window.innerWidth, h = window.innerHeight;
     var ok = r.width > 0 && r.height > 0 && r.left >= -0.5 && r.top >= -0.5 && r.right <= w + 0.5 && r.bottom <= h + 0.5;
     document.body.setAttribute("data-side-fits", ok ? "1" : "0");
     document.body.setAttribute("data-side-box", [r.left, r.top, r.right, r.bottom, w, h].map(Math.round).join(" "));
+    var doc = document.documentElement;
+    document.body.setAttribute("data-overflow-x", String(Math.max(0, doc.scrollWidth - doc.clientWidth, document.body.scrollWidth - doc.clientWidth)));
+    document.body.setAttribute("data-width", String(doc.clientWidth));
   }
 
+  // explanation shows the violation v of result r: its story, its
+  // operations, its longest legal order or its cycle, and nothing the
+  // timeline already draws.
   function explanation(r, v) {
-    var wrap = el("div", "");
-    var c = v.core;
-    wrap.appendChild(el("h2", "", c ? "Why not " + r.consistency + ": the core" : "Why not " + r.consistency));
+    var wrap = el("div", "why");
+    var c = v.core, nums = violationNumbers(v);
+    var head = "Why not " + r.consistency + (r.object ? " \u00b7 " + r.object : "");
+    if (v.key && !r.object) head += " \u00b7 key " + v.key;
+    if (v.pattern) head += ": " + v.pattern;
+    wrap.appendChild(el("h2", "", head));
     var box = el("div", "explain");
     if (c) {
       var n = c.ops.length + c.weakened.length;
-      box.appendChild(el("div", "sub", n + " operation" + (n === 1 ? "" : "s") + ": " + c.ops.length + " as recorded, " +
+      box.appendChild(el("div", "sub", "the core: " + n + " operation" + (n === 1 ? "" : "s") + ", " + c.ops.length + " as recorded, " +
         c.weakened.length + " weakened" + (c.minimal ? "; minimal" : "; not shown minimal (time ran out)")));
       if (c.story) box.appendChild(el("p", "story", c.story));
       var ops = el("div", "ops");
-      c.ops.forEach(function (i) { ops.appendChild(opChip(i, false)); });
-      c.weakened.forEach(function (i) { ops.appendChild(opChip(i, true)); });
+      c.ops.forEach(function (i) { ops.appendChild(opChip(i, false, nums)); });
+      c.weakened.forEach(function (i) { ops.appendChild(opChip(i, true, nums)); });
       box.appendChild(ops);
       if (v.steps) box.appendChild(stepsPanel(v.steps));
-      if (c.timeline) {
-        var pre = el("pre", "timeline", c.timeline.replace(/\s+$/, ""));
-        if (n > 8) {
-          // A large core's text timeline wraps; the canvas shows it better.
-          var d = el("details", "");
-          d.appendChild(el("summary", "sub", "the core as text"));
-          d.appendChild(pre);
-          box.appendChild(d);
-        } else {
-          box.appendChild(pre);
-        }
-      }
-      if (c.facts.length) {
-        var ul = el("ul");
-        c.facts.forEach(function (f) { ul.appendChild(el("li", "", f)); });
-        box.appendChild(ul);
-      }
-    } else {
+    } else if (!drawnInCycle(v)) {
       var vops = el("div", "ops");
-      v.ops.forEach(function (i) { vops.appendChild(opChip(i, false)); });
+      v.ops.forEach(function (i) { vops.appendChild(opChip(i, false, nums)); });
       box.appendChild(vops);
       if (v.steps) box.appendChild(stepsPanel(v.steps));
     }
     if (v.cycle) box.appendChild(cycleSVG(v.cycle));
-    // With a core, the checker's words are among its facts.
+    // With a core, the story says it.
     if (v.explanation && !c) box.appendChild(el("p", "story words", v.explanation));
     wrap.appendChild(box);
     return wrap;
+  }
+
+  // drawnInCycle says whether v's cycle drawing names every operation of
+  // v, which then needs no list of its own.
+  function drawnInCycle(v) {
+    if (!v.cycle || v.steps) return false;
+    var bars = {};
+    v.cycle.nodes.forEach(function (n) { bars[n.bar] = true; });
+    return v.ops.every(function (i) { return bars[i]; });
   }
 
   // --- the longest legal order, step by step --------------------------
@@ -712,6 +812,8 @@
     if (st.stuck >= 0) {
       var row = el("div", "step stuck");
       row.setAttribute("role", "listitem");
+      row.setAttribute("data-bar", String(st.stuck));
+      row.setAttribute("data-num", "\u2717");
       row.appendChild(el("span", "n", "\u2717"));
       row.appendChild(cut(el("span", "lab"), S.H.ops.label[st.stuck], MAX_LABEL));
       row.appendChild(cut(el("span", "st"), "cannot take effect" + (st.said ? ": " + st.said : ""), 90));
@@ -746,6 +848,8 @@
     var row = el("div", "step" + (on ? " on" : ""));
     row.setAttribute("role", "listitem");
     row.setAttribute("data-step", String(j));
+    row.setAttribute("data-bar", String(i));
+    row.setAttribute("data-num", String(stepNumber(st, j)));
     row.appendChild(el("span", "n", String(stepNumber(st, j))));
     row.appendChild(cut(el("span", "lab"), S.H.ops.label[i], MAX_LABEL));
     if (stateOf(st, j) !== null) row.appendChild(cut(el("span", "st"), "\u2192 " + stateOf(st, j), 90));
@@ -822,6 +926,7 @@
 
   function txnBox(n, k, b) {
     var g = svgEl("g", { "class": "txn", "data-bar": n.bar });
+    if (n.bar >= 0) g.setAttribute("data-num", "T" + (k + 1));
     g.appendChild(svgEl("title", {}, "T" + (k + 1) + " = " + n.label));
     g.appendChild(svgEl("rect", { x: CYC.x, y: b.y, width: CYC.boxW, height: b.h, rx: 5 }));
     var tx = CYC.x + 8, ty = b.y + CYC.pad + 11;
@@ -869,6 +974,9 @@
 
   // --- state changes --------------------------------------------------
 
+  // numberable says whether violation v numbers operations of its own.
+  function numberable(v) { return !!(v && (v.steps || v.cycle)); }
+
   function setOrder(ri) {
     S.order = ri;
     $("order").value = String(ri);
@@ -876,10 +984,14 @@
     draw();
   }
 
+  // select shows violation sel; its own numbers replace the bars' when
+  // it has any, and no other violation's stay.
   function select(sel, zoom) {
     S.sel = sel;
     S.step = -1;
-    if (S.order === -2 && !selSteps()) setOrder(-1);
+    if (numberable(selViolation())) S.order = -2;
+    else if (S.order === -2) S.order = -1;
+    $("order").value = String(S.order);
     document.body.setAttribute("data-highlighted", String(highlighted().size));
     side();
     if (sel && zoom) focus(Array.from(highlighted().keys()));
@@ -915,12 +1027,15 @@
       return false;
     });
     S.step = -1;
-    if (h.results.some(function (r) { return r.violations.some(function (v) { return !!v.steps; }); })) {
-      var lo = el("option", "", "longest legal order of the violation shown");
+    if (h.results.some(function (r) { return r.violations.some(numberable); })) {
+      var lo = el("option", "", "the violation shown");
       lo.value = "-2";
       sel.appendChild(lo);
-      if (S.order < 0 && selSteps()) S.order = -2;
     }
+    // The bars are numbered as the violation shown numbers them, or not
+    // at all: another criterion's witness beside one criterion's core
+    // would number operations by an order the core's story does not use.
+    if (S.sel) S.order = numberable(selViolation()) ? -2 : -1;
     sel.value = String(S.order);
     S.axis = S.H.occupancy < 0.1 ? "order" : "time";
     Array.prototype.forEach.call(document.querySelectorAll("input[name=axis]"), function (r) { r.checked = r.value === S.axis; });
@@ -965,6 +1080,9 @@
   data.histories.forEach(function (h) { bars += h.ops.lane.length; });
   window.histcheckBars = bars;
   document.body.setAttribute("data-bars-total", String(bars));
+  // The colours of an operation outside the violation shown, fill and
+  // label, for tests that check it stays readable.
+  document.body.setAttribute("data-dim-colors", COLORS.okDim + " " + COLORS.okDimText);
 
   scroller.addEventListener("scroll", schedule);
   scroller.addEventListener("wheel", function (ev) {
