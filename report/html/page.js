@@ -77,9 +77,10 @@
     durs.sort(function (a, b) { return a - b; });
     // In a process's lane the label need not repeat the process; in a
     // key's lane it names it.
-    var short = keyed ? ops.label : ops.label.map(function (lab, k) {
+    var short = ops.label.map(function (lab, k) {
       var c = h.lanes[ops.lane[k]].client + ":";
-      return lab.indexOf(c) === 0 ? lab.slice(c.length) : lab;
+      if (!keyed && lab.indexOf(c) === 0) lab = lab.slice(c.length);
+      return shortTxn(lab);
     });
     var busy = 0;
     for (i = 0; i < durs.length; i++) busy += durs[i];
@@ -91,6 +92,14 @@
       // short bursts far apart, where the event order reads better.
       occupancy: end > 0 && lanes.length ? busy / (end * lanes.length) : 1
     };
+  }
+
+  // shortTxn shows a transaction on its bar by its micro-operations:
+  // "txn([[append x 1] [r y nil]])" as "[append x 1] [r y nil]", which a
+  // narrow bar cuts to its first micro-operation rather than to "txn([[".
+  function shortTxn(lab) {
+    var m = /^(.*?)txn\(\[(\[.*\])\]\)$/.exec(lab);
+    return m ? m[1] + m[2] : lab;
   }
 
   function hasKeys(h) { return !!(h.ops.key && h.ops.key.length); }
@@ -879,6 +888,20 @@
   var SVG = $("svg-ns").namespaceURI;
   var CYC = { w: 470, x: 8, boxW: 300, line: 15, pad: 7, gap: 44, maxMops: 10, mopChars: 44, headChars: 38, edgeChars: 22 };
 
+  // fitCycle sizes the drawing to the side panel, so that its text is
+  // drawn at its own size rather than scaled down in a narrow panel: the
+  // boxes take what the arrows around them leave, and lines are cut to
+  // the characters that fit.
+  function fitCycle() {
+    var side = $("side"), cs = window.getComputedStyle(side);
+    var room = side.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 16; // the box's rule and indent
+    CYC.w = Math.max(280, Math.min(470, Math.floor(room)));
+    CYC.boxW = CYC.w - 170;
+    CYC.headChars = Math.floor((CYC.boxW - 16) / 6.7);
+    CYC.mopChars = Math.floor((CYC.boxW - 22) / 6.7);
+    CYC.edgeChars = 22;
+  }
+
   function svgEl(tag, attrs, text) {
     var e = document.createElementNS(SVG, tag);
     Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, String(attrs[k])); });
@@ -904,6 +927,7 @@
   // in the cycle's order, with its dependencies as labelled arrows: down
   // from each transaction to the next, and around on the right back up.
   function cycleSVG(c) {
+    fitCycle();
     var y = 8, boxes = [];
     c.nodes.forEach(function (n) {
       var lines = Math.min(n.mops.length, CYC.maxMops) + (n.mops.length > CYC.maxMops ? 1 : 0);
