@@ -309,6 +309,13 @@ func (b *htmlBuilder) result(r *Result) htmlResult {
 				Minimal:  c.Minimal,
 				Story:    c.Story(),
 			}
+			// The page tells one story, the core's: when the core was
+			// taken from another failing key than the one the search
+			// stopped at, the search's longest legal order is of that
+			// other key and is left out.
+			if c.Key != "" && c.Key != v.Key {
+				hv.Key, hv.Steps = c.Key, nil
+			}
 		}
 		out.Violations = append(out.Violations, hv)
 	}

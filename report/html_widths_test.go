@@ -337,3 +337,31 @@ func ladderReport(t *testing.T, text string) History {
 	}
 	return hr
 }
+
+// TestHTMLOneStory checks that the page shows one violation's story: a
+// core taken from another key than the one the search stopped at comes
+// without that key's longest legal order, and is headed by its own key;
+// a core of the same key keeps it.
+func TestHTMLOneStory(t *testing.T) {
+	h := keyedHistory(t)
+	steps := &prefixSteps{ops: []int{0, 3}, stuck: 6}
+	for _, tc := range []struct {
+		coreKey   string
+		wantKey   string
+		wantSteps bool
+	}{
+		{"b", "b", false},
+		{"a", "a", true},
+		{"", "a", true},
+	} {
+		hr := NewHistory("kv.edn", "kv", h)
+		hr.Results = []Result{{Consistency: checker.Linearizable, Valid: checker.False, Violations: []Violation{{
+			Ops: []Op{NewOp(h, 6)}, Key: "a", steps: steps,
+			Core: &Core{Ops: []Op{NewOp(h, 1)}, Weakened: []Op{}, Key: tc.coreKey},
+		}}}}
+		v := pageData(t, string(pageOf(t, hr))).Histories[0].Results[0].Violations[0]
+		if v.Key != tc.wantKey || (v.Steps != nil) != tc.wantSteps {
+			t.Errorf("core on key %q: page key %q, steps %v; want key %q, steps %v", tc.coreKey, v.Key, v.Steps != nil, tc.wantKey, tc.wantSteps)
+		}
+	}
+}
