@@ -391,7 +391,10 @@
     var H = S.H, status = H.ops.status[i], open = uR === Infinity;
     var x1 = open ? Math.max(xEnd, x0 + 24) : xOf(uR);
     var left = Math.max(x0, LABEL_W - 4), right = Math.min(x1, viewW() + 4);
-    if (x1 - x0 < 2) { x1 = x0 + 2; right = Math.max(right, x1); }
+    // A very short operation is still a mark one can see and point at;
+    // one of the violation shown, a wider one.
+    var minW = kind ? 6 : 2;
+    if (x1 - x0 < minW) { x1 = x0 + minW; right = Math.max(right, x1); }
     var bw = right - left;
     if (bw <= 0) return false;
     ctx.save();
