@@ -93,7 +93,14 @@ type frame struct {
 func renderFrames(t *testing.T, bin string, frames []frame, name string) []rendered {
 	t.Helper()
 	var sb strings.Builder
-	sb.WriteString(`<!DOCTYPE html><html><body style="margin:0">`)
+	// The copying is each frame's own load handler, in place before the
+	// frame starts loading: a handler added after the frames could miss
+	// one that loaded first.
+	sb.WriteString(`<!DOCTYPE html><html><body style="margin:0"><script>function copyFrame(f) {
+  var b = f.contentDocument.body, k = f.id.slice(1), out = document.getElementById("out" + k);
+  for (var i = 0; i < b.attributes.length; i++) out.setAttribute(b.attributes[i].name, b.attributes[i].value);
+  document.getElementById("dom" + k).textContent = b.innerHTML;
+}</script>`)
 	x, y, rowH, width := 0, 0, 0, 0
 	at := make([][2]int, len(frames))
 	for i, f := range frames {
@@ -101,20 +108,14 @@ func renderFrames(t *testing.T, bin string, frames []frame, name string) []rende
 			x, y, rowH = 0, y+rowH, 0
 		}
 		at[i] = [2]int{x, y}
-		fmt.Fprintf(&sb, `<iframe id="f%d" style="position:absolute;left:%dpx;top:%dpx;border:0;width:%dpx;height:%dpx" srcdoc="%s"></iframe>`,
-			i, x, y, f.w, f.h, html.EscapeString(string(f.page)))
 		fmt.Fprintf(&sb, `<div id="out%d"></div><textarea id="dom%d"></textarea>`, i, i)
+		fmt.Fprintf(&sb, `<iframe id="f%d" onload="copyFrame(this)" style="position:absolute;left:%dpx;top:%dpx;border:0;width:%dpx;height:%dpx" srcdoc="%s"></iframe>`,
+			i, x, y, f.w, f.h, html.EscapeString(string(f.page)))
 		x += f.w
 		rowH = max(rowH, f.h)
 		width = max(width, x)
 	}
-	sb.WriteString(`<script>document.querySelectorAll("iframe").forEach(function (f) {
-  f.addEventListener("load", function () {
-    var b = f.contentDocument.body, k = f.id.slice(1), out = document.getElementById("out" + k);
-    for (var i = 0; i < b.attributes.length; i++) out.setAttribute(b.attributes[i].name, b.attributes[i].value);
-    document.getElementById("dom" + k).textContent = b.innerHTML;
-  });
-});</script></body></html>`)
+	sb.WriteString(`</body></html>`)
 	all := renderSized(t, bin, []byte(sb.String()), name, width, y+rowH)
 	img := decodePNG(t, all.shot)
 	out := make([]rendered, len(frames))
