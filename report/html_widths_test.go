@@ -19,6 +19,7 @@ import (
 	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/format"
+	"github.com/histcheck/histcheck/history"
 )
 
 // widthPage is a report page and what a person must see on it first.
@@ -68,7 +69,11 @@ func TestHTMLWidthsInChromium(t *testing.T) {
 			frames = append(frames, frame{name: fmt.Sprintf("%s-%d", p.name, w), page: pageOf(t, reports[i]), w: w, h: 900})
 		}
 	}
+	// One more frame: a core whose operations render alike.
+	twins := twinsReport(t)
+	frames = append(frames, frame{name: "twins", page: pageOf(t, twins), w: 1400, h: 900})
 	rs := renderFrames(t, bin, frames, "widths")
+	t.Run("twins", func(t *testing.T) { checkTwins(t, rs[len(rs)-1]) })
 	for i, p := range pages {
 		for j, w := range widths {
 			t.Run(frames[i*len(widths)+j].name, func(t *testing.T) {
@@ -363,6 +368,39 @@ func TestHTMLOneStory(t *testing.T) {
 		v := pageData(t, string(pageOf(t, hr))).Histories[0].Results[0].Violations[0]
 		if v.Key != tc.wantKey || (v.Steps != nil) != tc.wantSteps {
 			t.Errorf("core on key %q: page key %q, steps %v; want key %q, steps %v", tc.coreKey, v.Key, v.Steps != nil, tc.wantKey, tc.wantSteps)
+		}
+	}
+}
+
+// twinsReport is a register history with two writes of 1 by A, whose
+// made-up core holds both: they render alike, A:w(1).
+func twinsReport(t *testing.T) History {
+	t.Helper()
+	h, err := history.FromOps([]history.Op{
+		{Client: "A", F: "write", Value: history.IntValue(1), Call: 0, Return: 1, Status: history.OK, Index: 10},
+		{Client: "B", F: "read", Value: history.IntValue(1), Call: 2, Return: 3, Status: history.OK, Index: 11},
+		{Client: "A", F: "write", Value: history.IntValue(1), Call: 4, Return: 5, Status: history.OK, Index: 12},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr := NewHistory("twins.hist", "register", h)
+	hr.Results = []Result{{Consistency: checker.Linearizable, Valid: checker.False, Violations: []Violation{{
+		Ops:  []Op{NewOp(h, 1)},
+		Core: &Core{Ops: []Op{NewOp(h, 1)}, Weakened: []Op{NewOp(h, 0), NewOp(h, 2)}},
+	}}}}
+	return hr
+}
+
+// checkTwins checks that the side panel names the two writes apart, by
+// their indexes, as the text form does.
+func checkTwins(t *testing.T, r rendered) {
+	if r.body["ready"] != "1" || r.body["errors"] != "0" {
+		t.Fatalf("page script did not finish cleanly: body %v", r.body)
+	}
+	for _, want := range []string{">A:w(1)#10<", ">A:w(1)#12<", ">B:r(1)<"} {
+		if !strings.Contains(r.dom, want) {
+			t.Errorf("the side panel has no %s", want)
 		}
 	}
 }

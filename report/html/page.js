@@ -39,6 +39,7 @@
     order: -1, // result whose witness numbers the bars, -1 none, -2 the violation shown (violationNumbers)
     sel: null, // {r, v}: the violation highlighted
     hover: -1,
+    names: null, // labels of the explanation shown's operations that need their index (names)
     drawn: 0
   };
 
@@ -642,7 +643,7 @@
       b.setAttribute("data-bar", String(i));
       b.setAttribute("data-num", num);
     }
-    b.appendChild(cut(el("span", "lab"), S.H.ops.label[i], MAX_LABEL));
+    b.appendChild(cut(el("span", "lab"), nameOf(i), MAX_LABEL));
     b.type = "button";
     b.title = weak ? "weakened: may take effect at any time, or never" : "show in the timeline";
     b.addEventListener("click", function () { focus([i]); });
@@ -764,6 +765,7 @@
   // operations, its longest legal order or its cycle, and nothing the
   // timeline already draws.
   function explanation(r, v) {
+    S.names = names(v);
     var wrap = el("div", "why");
     var c = v.core, nums = violationNumbers(v);
     var head = "Why not " + r.consistency + (r.object ? " \u00b7 " + r.object : "");
@@ -792,6 +794,42 @@
     if (v.explanation && !c) box.appendChild(el("p", "story words", v.explanation));
     wrap.appendChild(box);
     return wrap;
+  }
+
+  // names labels the operations one explanation names, as the text form
+  // does: each by its label, and, when two of them render alike, with
+  // "#" and its index (its position when their indexes coincide too), so
+  // that no label stands for two operations.
+  function names(v) {
+    var ops = S.H.ops, ids = [];
+    if (v.core) ids = ids.concat(v.core.ops, v.core.weakened);
+    else ids = ids.concat(v.ops);
+    if (v.steps) {
+      ids = ids.concat(v.steps.ops);
+      if (v.steps.stuck >= 0) ids.push(v.steps.stuck);
+    }
+    // Maps, as labels come from the input and may be any string.
+    var bars = new Set(), byLabel = new Map();
+    ids.forEach(function (i) {
+      if (bars.has(i)) return;
+      bars.add(i);
+      var lab = ops.label[i];
+      if (!byLabel.has(lab)) byLabel.set(lab, []);
+      byLabel.get(lab).push(i);
+    });
+    var m = new Map();
+    byLabel.forEach(function (list, lab) {
+      if (list.length < 2) return;
+      var seen = new Set(), byPos = false;
+      list.forEach(function (i) { if (seen.has(ops.index[i])) byPos = true; seen.add(ops.index[i]); });
+      list.forEach(function (i) { m.set(i, lab + "#" + (byPos ? i : ops.index[i])); });
+    });
+    return m;
+  }
+
+  // nameOf is operation i's label in the explanation shown.
+  function nameOf(i) {
+    return (S.names && S.names.get(i)) || S.H.ops.label[i];
   }
 
   // drawnInCycle says whether v's cycle drawing names every operation of
@@ -827,7 +865,7 @@
       row.setAttribute("data-bar", String(st.stuck));
       row.setAttribute("data-num", "\u2717");
       row.appendChild(el("span", "n", "\u2717"));
-      row.appendChild(cut(el("span", "lab"), S.H.ops.label[st.stuck], MAX_LABEL));
+      row.appendChild(cut(el("span", "lab"), nameOf(st.stuck), MAX_LABEL));
       row.appendChild(cut(el("span", "st"), "cannot take effect" + (st.said ? ": " + st.said : ""), 90));
       row.addEventListener("click", function () { focus([st.stuck]); });
       list.appendChild(row);
@@ -849,7 +887,7 @@
     var box = el("div", "state-now");
     var head = el("div", "sub");
     head.appendChild(document.createTextNode("state after step " + stepNumber(st, j) + ", "));
-    head.appendChild(cut(el("span", "mono"), S.H.ops.label[st.ops[j]], MAX_LABEL));
+    head.appendChild(cut(el("span", "mono"), nameOf(st.ops[j]), MAX_LABEL));
     box.appendChild(head);
     var now = stateOf(st, j);
     box.appendChild(el("pre", "state" + (now === null ? " none" : ""), now === null ? "(not kept)" : now));
@@ -863,7 +901,7 @@
     row.setAttribute("data-bar", String(i));
     row.setAttribute("data-num", String(stepNumber(st, j)));
     row.appendChild(el("span", "n", String(stepNumber(st, j))));
-    row.appendChild(cut(el("span", "lab"), S.H.ops.label[i], MAX_LABEL));
+    row.appendChild(cut(el("span", "lab"), nameOf(i), MAX_LABEL));
     if (stateOf(st, j) !== null) row.appendChild(cut(el("span", "st"), "\u2192 " + stateOf(st, j), 90));
     row.addEventListener("click", function () { showStep(j, false); focus([i]); });
     return row;
