@@ -59,6 +59,12 @@ func TestHTMLWidthsInChromium(t *testing.T) {
 		{"steps", func(t *testing.T) History {
 			return checked(t, "kv.edn", "kv", keyedHistory(t), checkers(kv), checker.Linearizable)
 		}, "steps", true},
+		// A core in the last three of 20 lanes (lanes follow the
+		// operations in call order), below what a narrow window shows
+		// of the lanes: there only the violation's lanes are shown.
+		{"lanes", func(t *testing.T) History {
+			return checked(t, "lanes.hist", "register", farLanes(t), checkers(register0), checker.Linearizable)
+		}, "none", false},
 	}
 	widths := []int{1400, 400}
 	var frames []frame
@@ -403,4 +409,26 @@ func checkTwins(t *testing.T, r rendered) {
 			t.Errorf("the side panel has no %s", want)
 		}
 	}
+}
+
+// farLanes is H2 (A writes 1, B reads it, C then reads 0) after 17
+// processes that each read 0 before A's write began.
+func farLanes(t *testing.T) *history.History {
+	t.Helper()
+	ops := []history.Op{{Client: "A", F: "write", Value: history.IntValue(1), Call: 20, Return: 40, Status: history.OK}}
+	for i := range 17 {
+		ops = append(ops, history.Op{Client: fmt.Sprintf("F%d", i+1), F: "read", Value: history.IntValue(0),
+			Call: int64(i % 3), Return: int64(5 + i%3), Status: history.OK})
+	}
+	ops = append(ops,
+		history.Op{Client: "B", F: "read", Value: history.IntValue(1), Call: 22, Return: 24, Status: history.OK},
+		history.Op{Client: "C", F: "read", Value: history.IntValue(0), Call: 26, Return: 28, Status: history.OK})
+	for i := range ops {
+		ops[i].Index = int64(i)
+	}
+	h, err := history.FromOps(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

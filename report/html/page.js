@@ -39,6 +39,7 @@
     order: -1, // result whose witness numbers the bars, -1 none, -2 the violation shown (violationNumbers)
     sel: null, // {r, v}: the violation highlighted
     hover: -1,
+    only: false, // only the violation's lanes are laid out
     names: null, // labels of the explanation shown's operations that need their index (names)
     drawn: 0
   };
@@ -47,8 +48,10 @@
 
   // A lane is drawn as one or more tracks: a process's lane is one track;
   // a key's lane has as many tracks as its operations need so that none
-  // overlap. Tracks of one lane share its group number.
-  function layout(h, by) {
+  // overlap. Tracks of one lane share its group number. With keep (the
+  // bars of a violation), only the lanes that hold one of them are laid
+  // out; the others' operations are not drawn.
+  function layout(h, by, keep) {
     var ops = h.ops, n = ops.lane.length, i;
     var keyed = by === "key" && hasKeys(h);
     var lanes = keyed ? keyTracks(ops, n) : h.lanes.map(function (l, g) {
@@ -64,6 +67,14 @@
       l.ops.sort(function (a, b) { return ops.call[a] - ops.call[b] || a - b; });
       l.ops.forEach(function (j) { trackOf[j] = t; });
     });
+    var allGroups = countGroups(lanes), allTracks = lanes.length;
+    if (keep) {
+      var groups = new Set();
+      keep.forEach(function (_, j) { groups.add(lanes[trackOf[j]].group); });
+      lanes = lanes.filter(function (l) { return groups.has(l.group); });
+      trackOf.fill(-1);
+      lanes.forEach(function (l, t) { l.ops.forEach(function (j) { trackOf[j] = t; }); });
+    }
     // Event order: every distinct call and return time gets a slot.
     var times = [];
     for (i = 0; i < n; i++) {
@@ -87,11 +98,11 @@
     for (i = 0; i < durs.length; i++) busy += durs[i];
     return {
       h: h, ops: ops, n: n, lanes: lanes, end: end, uniq: uniq, short: short, keyed: keyed, trackOf: trackOf,
-      groups: lanes.length ? lanes[lanes.length - 1].group + 1 : 0,
+      groups: countGroups(lanes), allGroups: allGroups,
       medianDur: durs.length ? durs[Math.floor(durs.length / 2)] : 1,
       // The share of lane time that operations fill: low when they are
       // short bursts far apart, where the event order reads better.
-      occupancy: end > 0 && lanes.length ? busy / (end * lanes.length) : 1
+      occupancy: end > 0 && allTracks ? busy / (end * allTracks) : 1
     };
   }
 
@@ -101,6 +112,12 @@
   function shortTxn(lab) {
     var m = /^(.*?)txn\(\[(\[.*\])\]\)$/.exec(lab);
     return m ? m[1] + m[2] : lab;
+  }
+
+  function countGroups(lanes) {
+    var n = 0;
+    lanes.forEach(function (l, t) { if (t === 0 || l.group !== lanes[t - 1].group) n++; });
+    return n;
   }
 
   function hasKeys(h) { return !!(h.ops.key && h.ops.key.length); }
@@ -223,9 +240,25 @@
     return Math.min(Math.max(s, fitScale() * 0.999), maxS, 400);
   }
 
+  // sizeLanes fits the lanes to the window: in a narrow one the lane
+  // names get less room, the bars more, and lanes are lower, so that more
+  // of a violation's lanes are in view.
+  function sizeLanes() {
+    var narrow = viewW() < 560;
+    LABEL_W = narrow ? 64 : 120;
+    LANE_H = narrow ? 22 : 28;
+    BAR_H = narrow ? 16 : 18;
+  }
+
+  // relayout lays the history out again, with only the violation's lanes
+  // when so asked.
+  function relayout() {
+    S.H = layout(S.H.h, S.by, S.only && S.sel ? highlighted() : null);
+    marklanes();
+  }
+
   function resize() {
-    // In a narrow window the lane names get less room, the bars more.
-    LABEL_W = viewW() < 560 ? 64 : 120;
+    sizeLanes();
     var dpr = window.devicePixelRatio || 1, w = viewW(), h = viewH();
     canvas.width = Math.max(1, Math.round(w * dpr));
     canvas.height = Math.max(1, Math.round(h * dpr));
@@ -499,8 +532,14 @@
 
   // focus zooms and scrolls so that the given operations fill the view.
   function focus(ids) {
-    var H = S.H;
     if (!ids.length) return;
+    // An operation in a lane not shown brings every lane back.
+    if (S.only && ids.some(function (i) { return S.H.trackOf[i] < 0; })) {
+      S.only = false;
+      $("only").checked = false;
+      relayout();
+    }
+    var H = S.H;
     var a = Infinity, b = -Infinity, l0 = Infinity, l1 = -Infinity;
     ids.forEach(function (i) {
       a = Math.min(a, uCall(H, i));
@@ -521,7 +560,8 @@
 
   function status() {
     var H = S.H, n = H.n;
-    var s = n + " operation" + (n === 1 ? "" : "s") + " in " + H.groups + (H.keyed ? " key" : "") + " lane" + (H.groups === 1 ? "" : "s");
+    var s = n + " operation" + (n === 1 ? "" : "s") + " in " + H.allGroups + (H.keyed ? " key" : "") + " lane" + (H.allGroups === 1 ? "" : "s");
+    if (H.groups < H.allGroups) s += ", " + H.groups + " shown: the violation's";
     s += " \u00b7 zoom " + fmtNum(S.scale / fitScale()) + "\u00d7";
     if (S.axis === "time") s += " \u00b7 t0 = " + H.h.t0;
     var box = $("status");
@@ -1057,6 +1097,8 @@
     if (numberable(selViolation())) S.order = -2;
     else if (S.order === -2) S.order = -1;
     $("order").value = String(S.order);
+    $("only-group").hidden = !sel;
+    if (S.only) { relayout(); resize(); status(); }
     document.body.setAttribute("data-highlighted", String(highlighted().size));
     side();
     if (sel && zoom) focus(Array.from(highlighted().keys()));
@@ -1102,6 +1144,14 @@
     // would number operations by an order the core's story does not use.
     if (S.sel) S.order = numberable(selViolation()) ? -2 : -1;
     sel.value = String(S.order);
+    // In a narrow window whose lanes do not all fit, only the violation's
+    // lanes are shown at first, so that its operations are in view
+    // together; the toolbar shows them all again.
+    sizeLanes();
+    S.only = !!S.sel && viewW() < 560 && AXIS_H + S.H.lanes.length * LANE_H > viewH();
+    $("only").checked = S.only;
+    $("only-group").hidden = !S.sel;
+    if (S.only) relayout();
     S.axis = S.H.occupancy < 0.1 ? "order" : "time";
     Array.prototype.forEach.call(document.querySelectorAll("input[name=axis]"), function (r) { r.checked = r.value === S.axis; });
     document.body.setAttribute("data-bars", String(S.H.n));
@@ -1125,6 +1175,7 @@
 
   function marklanes() {
     document.body.setAttribute("data-lanes", String(S.H.groups));
+    document.body.setAttribute("data-lanes-all", String(S.H.allGroups));
     document.body.setAttribute("data-tracks", String(S.H.lanes.length));
     document.body.setAttribute("data-lanes-by", S.H.keyed ? "key" : "process");
   }
@@ -1197,12 +1248,18 @@
   Array.prototype.forEach.call(document.querySelectorAll("input[name=lanes]"), function (r) {
     r.addEventListener("change", function () {
       S.by = r.value;
-      S.H = layout(S.H.h, S.by);
-      marklanes();
+      relayout();
       resize();
       status();
       draw();
     });
+  });
+  $("only").addEventListener("change", function () {
+    S.only = $("only").checked;
+    relayout();
+    resize();
+    if (S.sel) focus(Array.from(highlighted().keys()));
+    else { status(); draw(); }
   });
   window.addEventListener("resize", function () { S.scale = clampScale(S.scale); resize(); status(); draw(); fits(); });
 
