@@ -250,6 +250,15 @@
     BAR_H = narrow ? 16 : 18;
   }
 
+  // fewerLanes says whether the violation shown has operations in fewer
+  // lanes than the history: else showing only its lanes changes nothing.
+  function fewerLanes() {
+    if (!S.sel) return false;
+    var ops = S.H.ops, seen = new Set();
+    highlighted().forEach(function (_, i) { seen.add(S.H.keyed ? (ops.key[i] || "") : ops.lane[i]); });
+    return seen.size < S.H.allGroups;
+  }
+
   // relayout lays the history out again, with only the violation's lanes
   // when so asked.
   function relayout() {
@@ -1097,8 +1106,8 @@
     if (numberable(selViolation())) S.order = -2;
     else if (S.order === -2) S.order = -1;
     $("order").value = String(S.order);
-    $("only-group").hidden = !sel;
     if (S.only) { relayout(); resize(); status(); }
+    $("only-group").hidden = !fewerLanes();
     document.body.setAttribute("data-highlighted", String(highlighted().size));
     side();
     if (sel && zoom) focus(Array.from(highlighted().keys()));
@@ -1150,8 +1159,8 @@
     sizeLanes();
     S.only = !!S.sel && viewW() < 560 && AXIS_H + S.H.lanes.length * LANE_H > viewH();
     $("only").checked = S.only;
-    $("only-group").hidden = !S.sel;
     if (S.only) relayout();
+    $("only-group").hidden = !fewerLanes();
     S.axis = S.H.occupancy < 0.1 ? "order" : "time";
     Array.prototype.forEach.call(document.querySelectorAll("input[name=axis]"), function (r) { r.checked = r.value === S.axis; });
     document.body.setAttribute("data-bars", String(S.H.n));
@@ -1249,6 +1258,7 @@
     r.addEventListener("change", function () {
       S.by = r.value;
       relayout();
+      $("only-group").hidden = !fewerLanes();
       resize();
       status();
       draw();
