@@ -6,6 +6,8 @@
   "use strict";
 
   var LABEL_W = 120; // lane names column; narrower in a narrow window (resize)
+  // What "weakened" means, where the page says it.
+  var WEAK = "kept only with unknown outcome, it may have taken effect at any time after its call, or never";
   var MAX_LABEL = 60; // characters of an operation's label in the side panel; the rest on hover
   var LEFT_PAD = 14; // room before the first call
   var AXIS_H = 30; // time axis
@@ -655,7 +657,7 @@
     if (num && numbersBy() === "cycle") lines.push(num + " of the cycle");
     var kind = highlighted().get(i);
     if (kind === "core") lines.push("in the violating core");
-    if (kind === "weak") lines.push("in the core, weakened: may take effect at any time, or never");
+    if (kind === "weak") lines.push("in the core, weakened: " + WEAK);
     if (H.keyed && ops.key[i]) lines.push("key " + ops.key[i]);
     lines = lines.concat(stepLines(i));
     tip.textContent = lines.join("\n");
@@ -694,7 +696,7 @@
     }
     b.appendChild(cut(el("span", "lab"), nameOf(i), MAX_LABEL));
     b.type = "button";
-    b.title = weak ? "weakened: may take effect at any time, or never" : "show in the timeline";
+    b.title = weak ? "weakened: " + WEAK + "; click to show it in the timeline" : "show in the timeline";
     b.addEventListener("click", function () { focus([i]); });
     return b;
   }
@@ -1201,6 +1203,7 @@
     pick.addEventListener("change", function () { show(Number(pick.value)); });
     $("pick-wrap").hidden = false;
   }
+  document.querySelector(".legend .k-weak").title = "weakened: " + WEAK;
   var bars = 0;
   data.histories.forEach(function (h) { bars += h.ops.lane.length; });
   window.histcheckBars = bars;
