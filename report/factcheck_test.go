@@ -169,7 +169,7 @@ var facts = []fact{
 	{"read, which only", regexp.MustCompile(op + ` (?:read|needs the value) (.+?), which only ` + op + ` wrote( here)?\.`), func(e *explained, m []string) error {
 		// Besides the reader: a cas that needs what it stores.
 		w := e.op(m[3])
-		ws := slices.DeleteFunc(e.writers(m[2]), func(l string) bool { return l == e.op(m[1]).Label() })
+		ws := slices.DeleteFunc(e.writers(e.op(m[1]).Key, m[2]), func(l string) bool { return l == e.op(m[1]).Label() })
 		if err := want(stored(w) == m[2] && len(ws) == 1 && ws[0] == w.Label(), "%s stores %s; the others here storing it: %v", w.Label(), stored(w), ws); err != nil {
 			return err
 		}
@@ -177,19 +177,19 @@ var facts = []fact{
 	}},
 	{"only wrote", regexp.MustCompile(`Only ` + op + ` wrote (.+?)( here)?, so`), func(e *explained, m []string) error {
 		w := e.op(m[1])
-		if err := want(stored(w) == m[2] && e.only(m[1], m[2]), "%s stores %s; the others here storing it: %v", w.Label(), stored(w), e.writers(m[2])); err != nil {
+		if err := want(stored(w) == m[2] && e.only(m[1], m[2]), "%s stores %s; the others here storing it: %v", w.Label(), stored(w), e.writers(w.Key, m[2])); err != nil {
 			return err
 		}
 		return e.alone(m[1], m[2], m[3] != "", -1)
 	}},
 	{"the initial value", regexp.MustCompile(op + ` (?:read|needs the value) (.+?), which no operation here wrote: the initial value\.`), func(e *explained, m []string) error {
-		ws := slices.DeleteFunc(e.writers(m[2]), func(l string) bool { return l == e.op(m[1]).Label() })
+		ws := slices.DeleteFunc(e.writers(e.op(m[1]).Key, m[2]), func(l string) bool { return l == e.op(m[1]).Label() })
 		return want(e.init != "" && e.init == m[2] && len(ws) == 0,
-			"the initial value is %s; writers of %s here: %v", e.init, m[2], e.writers(m[2]))
+			"the initial value is %s; writers of %s here: %v", e.init, m[2], ws)
 	}},
 	{"no operation here wrote", regexp.MustCompile(op + ` (?:read|needs the value) (.+?), which no operation here wrote`), func(e *explained, m []string) error {
 		// A cas that needs the value it stores does not give it itself.
-		ws := slices.DeleteFunc(e.writers(m[2]), func(l string) bool { return l == e.op(m[1]).Label() })
+		ws := slices.DeleteFunc(e.writers(e.op(m[1]).Key, m[2]), func(l string) bool { return l == e.op(m[1]).Label() })
 		return want(len(ws) == 0, "writers of %s here: %v", m[2], ws)
 	}},
 	{"weakened, recorded", regexp.MustCompile(op + ` \(recorded \[(-?\d+), (-?\d+|\.\.\.)[\])]\) is weakened`), func(e *explained, m []string) error {
@@ -208,7 +208,7 @@ var facts = []fact{
 		// Of the operations of the violation (a core's are all that
 		// is left of the history), or of the whole history.
 		w := e.op(m[2])
-		n := len(e.writers(m[1]))
+		n := len(e.writers(w.Key, m[1]))
 		if !e.core {
 			n = 0
 			for i := range e.h.Ops {
@@ -275,11 +275,11 @@ func (e *explained) checkFacts(seen map[string]int) []string {
 
 func (e *explained) op(p string) *history.Op { return &e.h.Ops[int(num(p))] }
 
-// writers lists the operations of the explanation that store v.
-func (e *explained) writers(v string) []string {
+// writers lists the operations of the explanation that store v on key.
+func (e *explained) writers(key history.Value, v string) []string {
 	var out []string
 	for _, p := range e.ops {
-		if o := &e.h.Ops[p]; isWrite(o) && stored(o) == v {
+		if o := &e.h.Ops[p]; o.Key == key && isWrite(o) && stored(o) == v {
 			out = append(out, o.Label())
 		}
 	}
@@ -304,7 +304,7 @@ func (e *explained) alone(p, v string, here bool, reader int) error {
 // only reports whether the operation at p is the one operation of the
 // explanation that stores v.
 func (e *explained) only(p, v string) bool {
-	ws := e.writers(v)
+	ws := e.writers(e.op(p).Key, v)
 	return len(ws) == 1 && ws[0] == e.op(p).Label()
 }
 
