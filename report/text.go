@@ -233,6 +233,37 @@ func chainOf(ops []Op, n, max int) string {
 	return elideOf(labels, n, max, " -> ")
 }
 
+// elideNamed is elide that never leaves out a label story names: those
+// are listed wherever they fall, the others until max labels are shown in
+// all, so that a list shows every operation its explanation speaks of.
+// shown is labels as they are written (each with its interval, say),
+// labels the labels alone.
+func elideNamed(shown, labels []string, story string, max int, sep string) string {
+	if max <= 0 || len(shown) <= max {
+		return strings.Join(shown, sep)
+	}
+	named := make([]bool, len(labels))
+	left := max
+	for i, l := range labels {
+		if named[i] = strings.Contains(story, l); named[i] {
+			left--
+		}
+	}
+	var out []string
+	for i, x := range shown {
+		if named[i] || left > 0 {
+			if !named[i] {
+				left--
+			}
+			out = append(out, x)
+		}
+	}
+	if n := len(shown) - len(out); n > 0 {
+		return strings.Join(out, sep) + sep + "… (" + strconv.Itoa(n) + " more)"
+	}
+	return strings.Join(out, sep)
+}
+
 func elide(labels []string, max int, sep string) string {
 	return elideOf(labels, len(labels), max, sep)
 }
@@ -311,12 +342,16 @@ func writeViolation(w *bufio.Writer, v *Violation, indent string, o TextOptions)
 		list, weak = c.Ops, c.Weakened
 	}
 	labels := opLabels(append(append([]Op(nil), list...), weak...))
+	story := v.Explanation
+	if c != nil {
+		story = c.Explanation
+	}
 	withTimes := func(ops []Op, labels []string) string {
 		parts := make([]string, len(ops))
 		for j, op := range ops {
 			parts[j] = labels[j] + " " + Interval(op)
 		}
-		return elide(parts, MaxWitnessSteps, ", ")
+		return elideNamed(parts, labels, story, MaxWitnessSteps, ", ")
 	}
 	if len(list) > 0 { // a violation of no operation (set-full's duplicates) has no list to give
 		head += ": " + withTimes(list, labels[:len(list)])
@@ -348,12 +383,13 @@ func writeViolation(w *bufio.Writer, v *Violation, indent string, o TextOptions)
 // facts under it when asked).
 func writeCore(w *bufio.Writer, c *Core, key, pad string, o TextOptions) {
 	ls := opLabels(append(append([]Op(nil), c.Ops...), c.Weakened...))
-	head := pad + "core: " + elide(ls[:len(c.Ops)], MaxWitnessSteps, ", ")
+	list := func(ls []string) string { return elideNamed(ls, ls, c.Explanation, MaxWitnessSteps, ", ") }
+	head := pad + "core: " + list(ls[:len(c.Ops)])
 	if c.Key != "" && c.Key != key {
-		head = pad + "core on key " + c.Key + ": " + elide(ls[:len(c.Ops)], MaxWitnessSteps, ", ")
+		head = pad + "core on key " + c.Key + ": " + list(ls[:len(c.Ops)])
 	}
 	if len(c.Weakened) > 0 {
-		head += "; weakened: " + elide(ls[len(c.Ops):], MaxWitnessSteps, ", ")
+		head += "; weakened: " + list(ls[len(c.Ops):])
 	}
 	if !c.Minimal {
 		head += " (not shown minimal: the time allowed ran out)"
