@@ -1,0 +1,47 @@
+package porcupine_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/histcheck/histcheck/internal/porcupinesuite"
+)
+
+// TestPorcupineSuite runs Porcupine v1.3.1's own porcupine_test.go (all
+// but the test of its internal fields) against this package, staged in a
+// folder of its own with Porcupine's test_data. With -short, the staged
+// binary runs with -test.short too, which skips Porcupine's two long
+// tests (a key-value store checked without partitions, 10 clients).
+func TestPorcupineSuite(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := porcupinesuite.Source(root)
+	if errors.Is(err, porcupinesuite.ErrAbsent) {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	if err := porcupinesuite.Stage(dir, root, src, porcupinesuite.Histcheck); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "porcupine.test")
+	if out, err := porcupinesuite.Compile(dir, bin); err != nil {
+		t.Fatalf("compiling Porcupine's tests against package porcupine: %v\n%s", err, out)
+	}
+	args := []string{}
+	if testing.Short() {
+		args = append(args, "-test.short")
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("Porcupine's tests fail against package porcupine: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
