@@ -12,10 +12,13 @@ import (
 
 // TestPorcupineSuite runs Porcupine v1.3.1's own porcupine_test.go (all
 // but the test of its internal fields) against this package, staged in a
-// folder of its own with Porcupine's test_data. With -short, the staged
-// binary runs with -test.short too, which skips Porcupine's two long
-// tests (a key-value store checked without partitions, 10 clients).
+// folder of its own with Porcupine's test_data, all of its tests (the
+// two it skips with -short too). Compiling them takes seconds, so -short
+// skips it.
 func TestPorcupineSuite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiling Porcupine's tests takes seconds; run without -short")
+	}
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -32,11 +35,7 @@ func TestPorcupineSuite(t *testing.T) {
 	if out, err := porcupinesuite.Compile(dir, bin); err != nil {
 		t.Fatalf("compiling Porcupine's tests against package porcupine: %v\n%s", err, out)
 	}
-	args := []string{}
-	if testing.Short() {
-		args = append(args, "-test.short")
-	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(bin)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
