@@ -2,6 +2,8 @@ package porcupine
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -9,7 +11,6 @@ import (
 	"github.com/histcheck/histcheck/checker/linear"
 	"github.com/histcheck/histcheck/checker/shrink"
 	"github.com/histcheck/histcheck/history"
-	"github.com/histcheck/histcheck/report"
 )
 
 // coreTime bounds the search for an illegal history's core: the core
@@ -142,7 +143,7 @@ func explain(f *filled, ops []Operation, r *partResult, e *Explanation) {
 	if r.hist == nil || len(r.res.Violations) == 0 {
 		return
 	}
-	e.Text = report.Explain(r.hist, checker.Linearizable, r.res.Violations[0])
+	e.Text = describeViolation(f, ops, r.hist, r.res.Violations[0])
 	ctx, cancel := context.WithTimeout(context.Background(), coreTime)
 	defer cancel()
 	check := func(ctx context.Context, h *history.History) (checker.Result, error) {
@@ -158,4 +159,46 @@ func explain(f *filled, ops []Operation, r *partResult, e *Explanation) {
 		return
 	}
 	e.Core, e.Weakened, e.Minimal = indices(r.hist, core.Ops), indices(r.hist, core.Weakened), core.Minimal
+}
+
+// describeViolation says what the search found, with the model's own
+// descriptions of the operations (Porcupine's ids, in brackets) and
+// states: the operation that could not take effect, the state it could
+// not take effect in, and the end of the longest legal order found.
+func describeViolation(f *filled, ops []Operation, h *history.History, v checker.Violation) string {
+	name := func(pos int) string {
+		i, _ := h.Ops[pos].Value.Int()
+		o := &ops[i]
+		return fmt.Sprintf("[%d] %s", i, f.DescribeOperation(o.Input, o.Output))
+	}
+	var sb strings.Builder
+	if len(v.Stuck) > 0 {
+		st := v.Stuck[0]
+		fmt.Fprintf(&sb, "%s cannot take effect", name(st.Op))
+		if st.State {
+			fmt.Fprintf(&sb, " in state %s", st.Said)
+		} else if st.Said != "" {
+			fmt.Fprintf(&sb, ": %s", st.Said)
+		}
+	} else {
+		sb.WriteString("no order of the operations is legal")
+	}
+	const shown = 3
+	prefix := v.Prefix
+	if len(prefix) == 0 {
+		sb.WriteString(", from the initial state")
+		return sb.String()
+	}
+	sb.WriteString(", after the longest legal order found: ")
+	if len(prefix) > shown {
+		fmt.Fprintf(&sb, "%d operations, then ", len(prefix)-shown)
+		prefix = prefix[len(prefix)-shown:]
+	}
+	for k, pos := range prefix {
+		if k > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(name(pos))
+	}
+	return sb.String()
 }
