@@ -53,6 +53,11 @@ func TestModelPanics(t *testing.T) {
 		{"nil init", porcupine.Model{Step: regModel.Step}, []string{"needs Init"}},
 		{"no step", porcupine.Model{Init: regModel.Init}, []string{"needs Step"}},
 	}
+	// Without partitions, Porcupine never calls Init: neither does this.
+	noParts := porcupine.Model{Step: regModel.Step, Partition: func([]porcupine.Operation) [][]porcupine.Operation { return nil }}
+	if v := panics(func() { porcupine.CheckOperations(noParts, ops) }); v != nil {
+		t.Errorf("a model without Init and no partitions panics: %v", v)
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, check := range []func(){

@@ -180,6 +180,11 @@ func checkParts(f *filled, parts []partition, verbose bool, timeout time.Duratio
 	if len(parts) == 0 {
 		return Ok, info
 	}
+	if f.Init == nil {
+		// Porcupine calls Init for every partition, and ends the process
+		// doing so in a goroutine of its own: here the caller hears why.
+		panic("porcupine: the model needs Init")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var expired <-chan time.Time
@@ -253,12 +258,13 @@ func checkOne(ctx context.Context, f *filled, i int, p *partition, verbose bool)
 	if len(p.ops) == 0 {
 		return partResult{verdict: Ok}, nil
 	}
-	a := newAdapter(ctx, f, p.ops)
+	var a *adapter
 	defer func() {
 		if v := recover(); v != nil {
 			mp = newModelPanic(i, a, v)
 		}
 	}()
+	a = newAdapter(ctx, f, p.ops)
 	if !verbose {
 		if v, ok := checkRegister(ctx, a, p); ok {
 			return partResult{verdict: v}, nil
@@ -361,6 +367,9 @@ type ModelPanic struct {
 func newModelPanic(part int, a *adapter, v interface{}) *ModelPanic {
 	pe := checker.AsPanic(v)
 	mp := &ModelPanic{Partition: part, Value: pe.Value, Stack: pe.Stack}
+	if a == nil {
+		return mp
+	}
 	if o := a.current; o >= 0 {
 		mp.Stepping, mp.Input, mp.Output = true, a.ins[o], a.outs[o]
 	}

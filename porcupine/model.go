@@ -242,15 +242,12 @@ type filled struct {
 	defaultEqual bool
 }
 
-// fill checks m and fills in its defaults. A model without Init or
-// without a step is a programming error, reported in the caller's
-// goroutine, as Porcupine reports a missing step.
+// fill checks m and fills in its defaults. A model without a step is a
+// programming error, reported in the caller's goroutine, as Porcupine
+// reports it; one without Init is reported when a partition needs it.
 func fill(m Model) filled {
 	if m.Step == nil && m.StepContext == nil {
 		panic("porcupine: the model needs Step or StepContext")
-	}
-	if m.Init == nil {
-		panic("porcupine: the model needs Init")
 	}
 	defaultEqual := m.Equal == nil
 	if defaultEqual {

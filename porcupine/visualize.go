@@ -212,6 +212,9 @@ func buildPart(f *filled, i int, p partInfo, e *Explanation, slots map[int64]int
 // partial linearization never has.
 func replay(f *filled, ops []Operation, order []int) []pageStep {
 	var steps []pageStep
+	if f.Init == nil {
+		panic("porcupine: the model needs Init")
+	}
 	state := f.Init()
 	for _, id := range order {
 		ok, next := f.Step(state, ops[id].Input, ops[id].Output)
