@@ -1,6 +1,7 @@
 package porcupine_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -35,12 +36,17 @@ func TestPorcupineSuite(t *testing.T) {
 	if out, err := porcupinesuite.Compile(dir, bin); err != nil {
 		t.Fatalf("compiling Porcupine's tests against package porcupine: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin)
+	cmd := exec.Command(bin, "-test.v")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("Porcupine's tests fail against package porcupine: %v\n%s", err, out)
 	}
-	t.Logf("%s", out)
+	// Every test must have run and passed: none skipped.
+	passed := bytes.Count(out, []byte("\n--- PASS: "))
+	if skipped := bytes.Count(out, []byte("\n--- SKIP: ")); skipped > 0 || passed == 0 {
+		t.Fatalf("%d of Porcupine's tests passed and %d were skipped, want all to pass\n%s", passed, skipped, out)
+	}
+	t.Logf("all %d of Porcupine's tests passed", passed)
 }
