@@ -171,6 +171,8 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S, prev []
 	flags := 0
 	if rw, ok := m.(model.ReadWriteRegister); ok {
 		flags = s.classify(rw)
+	} else if ob, ok := m.(model.Observer); ok {
+		s.observers(ob)
 	}
 	s.link()
 
@@ -225,6 +227,21 @@ func (s *searcher[S]) classify(rw model.ReadWriteRegister) int {
 		s.optBlind, s.observes = nil, nil
 	}
 	return flags
+}
+
+// observers sets reads from a model that tells the operations that never
+// change the state: a completed one that is legal when its turn may come
+// is taken at once (see enter), which needs no more than that.
+func (s *searcher[S]) observers(ob model.Observer) {
+	s.reads = make([]bool, len(s.ops))
+	some := false
+	for i := range s.ops {
+		s.reads[i] = !s.ops[i].Unknown && ob.Observes(&s.ops[i])
+		some = some || s.reads[i]
+	}
+	if !some {
+		s.reads = nil
+	}
 }
 
 // link builds the event list: a call and a return per operation, sorted
@@ -285,6 +302,9 @@ const foresightAhead = 32
 
 // enter returns the entry to look at first in the configuration just
 // reached, and that entry again when it is the only one to try.
+//
+// The read rule below needs only that the operation never changes the
+// state (model.Observer), whatever else the model says of it.
 //
 // When a completed operation not yet taken can never take effect
 // (model.Foresight), that is its return: every order from here fails. The
