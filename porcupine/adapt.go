@@ -197,6 +197,16 @@ func (t *stepTable) grow() {
 	}
 }
 
+// observing is an adapter that tells the search which operations never
+// change the state, from the table of every reachable state (see
+// explore).
+type observing struct {
+	*adapter
+	classes []regOp
+}
+
+func (o *observing) Observes(op *model.Op) bool { return o.classes[op.A].observes }
+
 func (a *adapter) Describe(s int32, _ *model.Table) string {
 	return a.m.DescribeState(a.st.vals[s])
 }

@@ -265,22 +265,29 @@ func checkOne(ctx context.Context, f *filled, i int, p *partition, verbose bool)
 		}
 	}()
 	a = newAdapter(ctx, f, p.ops)
-	if !verbose {
-		if v, ok := checkRegister(ctx, a, p); ok {
-			return partResult{verdict: v}, nil
-		}
+	var m model.Model[int32] = a
+	if len(p.ops) >= exploreMinOps {
+		t, ok := a.explore()
 		if a.cancelled {
 			// A step was cut short: it must not be asked again (a
 			// model may count on being asked once), and the verdict
 			// would not stand.
 			return partResult{verdict: Unknown}, nil
 		}
+		if ok && !verbose {
+			if v, ok := checkRegister(ctx, a, p, &t); ok {
+				return partResult{verdict: v}, nil
+			}
+		}
+		if ok && t.observers > 0 {
+			m = &observing{adapter: a, classes: t.classes}
+		}
 	}
 	h, err := p.history()
 	if err != nil {
 		return partResult{verdict: Illegal}, nil
 	}
-	res, err := linear.Check(ctx, a, h, linear.Options{Workers: 1, Partials: verbose})
+	res, err := linear.Check(ctx, m, h, linear.Options{Workers: 1, Partials: verbose})
 	if err != nil {
 		return partResult{verdict: Unknown}, nil
 	}
@@ -305,12 +312,12 @@ func checkOne(ctx context.Context, f *filled, i int, p *partition, verbose bool)
 // checkRegister checks the partition with histcheck's cas-register model
 // when the model acts as one on it (see registerHistory); ok is false
 // when it does not.
-func checkRegister(ctx context.Context, a *adapter, p *partition) (CheckResult, bool) {
-	h, init, ok := a.registerHistory(p)
+func checkRegister(ctx context.Context, a *adapter, p *partition, t *table) (CheckResult, bool) {
+	h, ok := a.registerHistory(p, t)
 	if !ok {
 		return "", false
 	}
-	m := model.NewCASRegister(model.Options{Init: history.IntValue(int64(init))})
+	m := model.NewCASRegister(model.Options{Init: history.IntValue(int64(t.init))})
 	res, err := linear.Check(ctx, m, h, linear.Options{Workers: 1})
 	switch {
 	case err != nil:

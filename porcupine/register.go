@@ -21,7 +21,12 @@ import (
 // can always go last) one that may take effect or not. Any other
 // operation, or more states or steps than the bounds below, leaves the
 // partition to the search.
+//
+// The same table tells the search which operations never change the
+// state (model.Observer), whatever the model: such an operation, legal
+// and free to come next, is taken at once.
 const (
+	exploreMinOps    = 16      // smaller partitions are searched at once
 	registerMinOps   = 64      // smaller partitions are quicker to search
 	registerMaxState = 64      // states the closure may reach
 	registerMaxSteps = 1 << 14 // steps the closure may take
@@ -42,26 +47,49 @@ const (
 type regOp struct {
 	class opClass
 	a, b  int32
+	// observes says the operation never changes the state.
+	observes bool
+}
+
+// table is what stepping every operation in every reachable state found.
+type table struct {
+	init    int32
+	classes []regOp // by operation id
+	// register says every operation is of a register's classes.
+	register bool
+	// observers counts the operations that never change the state.
+	observers int
+}
+
+// explore steps every operation of the partition in every state reachable
+// from the initial one; ok is false past the bounds, or when the context
+// ended.
+func (a *adapter) explore() (t table, ok bool) {
+	t.init = a.Init(nil)
+	states, ok := a.closure(t.init)
+	if !ok {
+		return t, false
+	}
+	t.classes = make([]regOp, len(a.ins))
+	t.register = true
+	for o := range t.classes {
+		c := a.classify(states, int32(o))
+		t.classes[o] = c
+		t.register = t.register && c.class != notRegister
+		if c.observes {
+			t.observers++
+		}
+	}
+	return t, !a.cancelled
 }
 
 // registerHistory returns the partition as a cas-register history over
-// the ids of its states, with the initial state's id, when its model acts
-// as a register on it; ok is false otherwise, or when the context ended.
-func (a *adapter) registerHistory(p *partition) (h *history.History, init int32, ok bool) {
-	if len(p.ops) < registerMinOps {
-		return nil, 0, false
+// the ids of its states when its model acts as a register on it (see t).
+func (a *adapter) registerHistory(p *partition, t *table) (*history.History, bool) {
+	if len(p.ops) < registerMinOps || !t.register {
+		return nil, false
 	}
-	init = a.Init(nil)
-	states, ok := a.closure(init)
-	if !ok {
-		return nil, 0, false
-	}
-	classes := make([]regOp, len(a.ins))
-	for o := range classes {
-		if classes[o] = a.classify(states, int32(o)); classes[o].class == notRegister {
-			return nil, 0, false
-		}
-	}
+	classes := t.classes
 	// An operation that returns last, after every call, can always go
 	// last.
 	lastCall, lastReturn := int64(-1<<63), int64(-1<<63)
@@ -92,7 +120,7 @@ func (a *adapter) registerHistory(p *partition) (h *history.History, init int32,
 			hop.F, hop.Value = "cas", history.ListValue(history.IntValue(int64(c.a)), history.IntValue(int64(c.b)))
 		case maybeCASClass:
 			if !goesLast(o) {
-				return nil, 0, false
+				return nil, false
 			}
 			hop.F, hop.Value = "cas", history.ListValue(history.IntValue(int64(c.a)), history.IntValue(int64(c.b)))
 			hop.Status = history.Info
@@ -101,9 +129,9 @@ func (a *adapter) registerHistory(p *partition) (h *history.History, init int32,
 	}
 	h, err := history.FromOps(ops)
 	if err != nil {
-		return nil, 0, false
+		return nil, false
 	}
-	return h, init, true
+	return h, true
 }
 
 // closure returns every state the operations reach from init, in any
@@ -148,6 +176,14 @@ func (a *adapter) classify(states []int32, o int32) regOp {
 		}
 	}
 	all := len(legal) == len(states)
+	r := classOf(states, legal, changes, to, all)
+	r.observes = len(changes) == 0
+	return r
+}
+
+// classOf is the register class of an operation legal in the states
+// legal, changing those of changes to those of to.
+func classOf(states, legal, changes, to []int32, all bool) regOp {
 	switch {
 	case len(legal) == 0:
 		return regOp{}
