@@ -430,17 +430,7 @@ func run[S comparable](ctx context.Context, parts []*part[S], ro runOpts, budget
 			p := parts[i]
 			s := searchers[i]
 			if s == nil {
-				s = newSearcher(p.m, p.comp.Ops, p.init, p.comp.Prev)
-				s.budget = budget
-				if ro.partials && !s.done {
-					s.longest = make([]int32, len(p.comp.Ops))
-					for k := range s.longest {
-						s.longest[k] = -1
-					}
-				}
-				if budget != nil && s.memo != nil {
-					s.memo.grows = budget.fits
-				}
+				s = partSearcher(p, budget, ro.partials)
 				searchers[i] = s
 				slices[i] = firstSlice
 			}
@@ -483,6 +473,23 @@ func run[S comparable](ctx context.Context, parts []*part[S], ro runOpts, budget
 			parts[i].res = s.res
 		}
 	}
+}
+
+// partSearcher starts the search of a partition, within the memos'
+// budget, keeping partial orders when asked.
+func partSearcher[S comparable](p *part[S], budget *memBudget, partials bool) *searcher[S] {
+	s := newSearcher(p.m, p.comp.Ops, p.init, p.comp.Prev)
+	s.budget = budget
+	if partials && !s.done {
+		s.longest = make([]int32, len(p.comp.Ops))
+		for k := range s.longest {
+			s.longest[k] = -1
+		}
+	}
+	if budget != nil && s.memo != nil {
+		s.memo.grows = budget.fits
+	}
+	return s
 }
 
 // witness merges the per-partition orders into one global order that keeps
