@@ -3,6 +3,7 @@ package porcupine_test
 import (
 	"bytes"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -152,6 +153,37 @@ func TestBadHistories(t *testing.T) {
 			}
 			if !strings.Contains(page.String(), c.says) {
 				t.Errorf("the page does not say %q", c.says)
+			}
+		})
+	}
+}
+
+// TestEndOfTime checks operations called or returning at the end of time
+// (math.MaxInt64, as users record an operation whose client never heard
+// back), against Porcupine's verdicts.
+func TestEndOfTime(t *testing.T) {
+	const end = math.MaxInt64
+	w1, r0 := regIn{true, 1}, regIn{false, 0}
+	cases := []struct {
+		name string
+		ops  []porcupine.Operation
+	}{
+		{"write returning at the end, read of it", []porcupine.Operation{
+			{Input: w1, Call: 0, Return: end}, {ClientId: 1, Input: r0, Output: 1, Call: 5, Return: 6}}},
+		{"read called and returning at the end", []porcupine.Operation{
+			{Input: w1, Call: 0, Return: 3}, {ClientId: 1, Input: r0, Output: 1, Call: end, Return: end}}},
+		{"stale read at the end", []porcupine.Operation{
+			{Input: w1, Call: 0, Return: 3}, {ClientId: 1, Input: r0, Output: 0, Call: end, Return: end}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var up []upstream.Operation
+			for _, o := range c.ops {
+				up = append(up, upstream.Operation{ClientId: o.ClientId, Input: o.Input, Output: o.Output, Call: o.Call, Return: o.Return})
+			}
+			want := upstream.CheckOperations(upstream.Model{Init: regModel.Init, Step: regModel.Step}, up)
+			if got := porcupine.CheckOperations(regModel, c.ops); got != want {
+				t.Errorf("linearizable %v, Porcupine says %v", got, want)
 			}
 		})
 	}

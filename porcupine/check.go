@@ -340,7 +340,7 @@ func (p *partition) history() (*history.History, error) {
 		o := &p.ops[i]
 		// A return at the end of time would read as an unknown outcome.
 		ops[i] = history.Op{Client: strconv.Itoa(i), F: "op", Value: history.IntValue(int64(i)),
-			Call: o.Call, Return: min(o.Return, history.Infinity-1), Status: history.OK, Index: int64(i)}
+			Call: min(o.Call, history.Infinity-1), Return: min(o.Return, history.Infinity-1), Status: history.OK, Index: int64(i)}
 	}
 	return history.FromOps(ops)
 }

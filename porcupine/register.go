@@ -102,7 +102,7 @@ func (a *adapter) registerHistory(p *partition, t *table) (*history.History, boo
 		o := &p.ops[i]
 		c := classes[a.opOf[i]]
 		// A return at the end of time would read as an unknown outcome.
-		hop := history.Op{Client: strconv.Itoa(i), Index: int64(i), Call: o.Call, Return: min(o.Return, history.Infinity-1),
+		hop := history.Op{Client: strconv.Itoa(i), Index: int64(i), Call: min(o.Call, history.Infinity-1), Return: min(o.Return, history.Infinity-1),
 			Status: history.OK}
 		switch c.class {
 		case anyReadClass:
