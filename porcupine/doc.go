@@ -5,7 +5,12 @@
 // a Model becomes a histcheck model whose states are interned through
 // its Hash and Equal, so the search's memo compares integers and each
 // step the model was asked is asked once; partitions are checked in
-// parallel, each in a goroutine of its own as Porcupine does.
+// parallel, each in a goroutine of its own as Porcupine does. A partition
+// of 16 operations or more is first stepped through every state its
+// operations can reach (within bounds): the table tells the search which
+// operations never change the state, and a partition of 64 or more on
+// which the model acts as a compare-and-set register goes to histcheck's
+// register sweep, which decides histories of 32 and 64 clients.
 //
 // Beyond Porcupine: a verbose check of an illegal history also carries
 // histcheck's explanation and core ([LinearizationInfo.Explanation]),
