@@ -168,7 +168,7 @@ func TestAgainstPorcupine(t *testing.T) {
 		if string(got) != string(want) {
 			t.Fatalf("%s: verbose verdict %v, Porcupine says %v", name, got, want)
 		}
-		checkPartials(t, name, m, info, got == porcupine.Ok)
+		checkPartials(t, name, m, info, got == porcupine.Ok, len(ours))
 		if got := porcupine.CheckEvents(m, toEvents(ours)); got != (want == upstream.Ok) {
 			t.Fatalf("%s: as events %v, Porcupine says %v", name, got, want)
 		}
@@ -184,11 +184,11 @@ func TestAgainstPorcupine(t *testing.T) {
 
 // checkPartials checks that each partial linearization is a legal order
 // under m, and that a linearizable history's is complete.
-func checkPartials(t *testing.T, name string, m porcupine.Model, info porcupine.LinearizationInfo, complete bool) {
+func checkPartials(t *testing.T, name string, m porcupine.Model, info porcupine.LinearizationInfo, complete bool, n int) {
 	t.Helper()
 	for p, partials := range info.PartialLinearizationsOperations() {
-		if complete && len(partials) != 1 {
-			t.Fatalf("%s: partition %d of a linearizable history has %d linearizations, want 1", name, p, len(partials))
+		if complete && (len(partials) != 1 || len(partials[0]) != n) {
+			t.Fatalf("%s: partition %d of a linearizable history of %d operations has %d linearizations, want 1 of them all", name, p, n, len(partials))
 		}
 		for _, order := range partials {
 			s := m.Init()
