@@ -64,7 +64,17 @@ type table struct {
 // explore steps every operation of the partition in every state reachable
 // from the initial one; ok is false past the bounds, or when the context
 // ended.
+//
+// The model is asked steps that no order of the history may need: one
+// that panics on them (an assertion about states it thinks impossible)
+// is left to the search, which asks only what Porcupine would.
 func (a *adapter) explore() (t table, ok bool) {
+	defer func() {
+		if recover() != nil {
+			a.current = -1
+			t, ok = table{}, false
+		}
+	}()
 	t.init = a.Init(nil)
 	states, ok := a.closure(t.init)
 	if !ok {
