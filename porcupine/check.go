@@ -285,7 +285,9 @@ func checkOne(ctx context.Context, f *filled, i int, p *partition, verbose bool)
 	}
 	h, err := p.history()
 	if err != nil {
-		return partResult{verdict: Illegal}, nil
+		// Not a verdict on the history: the operations were checked to
+		// be one already.
+		return partResult{verdict: Unknown}, nil
 	}
 	res, err := linear.Check(ctx, m, h, linear.Options{Workers: 1, Partials: verbose})
 	if err != nil {
