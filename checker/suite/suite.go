@@ -16,6 +16,7 @@ import (
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/elle"
 	"github.com/histcheck/histcheck/checker/online"
+	"github.com/histcheck/histcheck/checker/sequential"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
@@ -73,6 +74,10 @@ type Model struct {
 	// Options are the names of the model's own options
 	// (model.Options.Settings); a model without any takes none.
 	Options []string
+	// Count, when set, refutes h by counting alone (a lock's holders;
+	// sequential.RefuteByCount): a violation that holds for every order,
+	// real time or not, or nil when counting leaves room for one.
+	Count func(h *history.History, mopts model.Options) (*checker.Violation, error)
 	// Online, when set, starts the online linearizability check of one
 	// object (checker/online) with the model built from mopts.
 	Online func(mopts model.Options) online.Object
@@ -159,6 +164,10 @@ func Bind[S comparable](newModel func(model.Options) model.Model[S]) Model {
 		}
 		return res, nil
 	}
+	count := func(h *history.History, mopts model.Options) (*checker.Violation, error) {
+		mopts.Versions = model.UsesVersions(h)
+		return sequential.RefuteByCount(newModel(mopts), h)
+	}
 	build := func(mopts model.Options) model.Model[S] {
 		m := newModel(mopts)
 		if f, ok := m.(model.Forker[S]); ok {
@@ -167,7 +176,7 @@ func Bind[S comparable](newModel func(model.Options) model.Model[S]) Model {
 		return m
 	}
 	start := func(mopts model.Options) online.Object { return online.NewSweep(build, mopts, 0) }
-	return Model{Info: info, Check: check, Criteria: criteria, Online: start}
+	return Model{Info: info, Check: check, Criteria: criteria, Count: count, Online: start}
 }
 
 // ReadWrite adds the causal criteria and the session guarantees to m, for
