@@ -108,9 +108,8 @@ type StreamStats struct {
 
 // streamClient is one process name's state.
 type streamClient struct {
-	proc    int
-	open    *streamOp
-	unknown bool // its last operation's outcome is unknown
+	proc int
+	open *streamOp
 }
 
 // streamOp is an operation while it is open.
@@ -305,10 +304,6 @@ func (s *Stream) invoke(c *streamClient, e *history.Event, pos int64) error {
 		return history.Errorf(e.Line, "process %s invokes %s while its %s from line %d is open; checking as the history is written needs one operation at a time per process",
 			history.Quote(e.Process), e.F, c.open.op.F, c.open.op.Line)
 	}
-	if c.unknown { // its last operation may still run: a new logical process
-		c.proc, c.unknown = s.procs, false
-		s.procs++
-	}
 	idx := pos
 	if e.HasIdx {
 		idx = e.Index
@@ -373,7 +368,11 @@ func (s *Stream) complete(c *streamClient, e *history.Event, pos int64) error {
 	case history.Fail:
 		o.Return, o.Times.Return = pos, t
 	case history.Info:
-		c.unknown = true
+		// Its next operation is another logical process's, as for a
+		// name not seen before: forgetting the name keeps the table of
+		// names to the clients still running (Jepsen's crashed clients
+		// never come back under their old name).
+		delete(s.clients, e.Process)
 	}
 	if !e.Version.IsNone() {
 		o.Version = e.Version

@@ -226,3 +226,40 @@ func TestFollowLive(t *testing.T) {
 		})
 	}
 }
+
+// TestFollowAfterACrash: a client that goes on under its name after an
+// operation of unknown outcome is another logical process, as when the
+// history is read whole: its crashed write may take effect after its
+// next operation.
+func TestFollowAfterACrash(t *testing.T) {
+	seen := map[checker.Verdict]bool{}
+	for _, text := range []string{
+		`{"process":0,"type":"invoke","f":"write","value":1}
+{"process":0,"type":"info","f":"write","value":1}
+{"process":0,"type":"invoke","f":"read","value":null}
+{"process":0,"type":"ok","f":"read","value":null}
+{"process":1,"type":"invoke","f":"read","value":null}
+{"process":1,"type":"ok","f":"read","value":1}
+`,
+		`{"process":0,"type":"invoke","f":"write","value":1}
+{"process":0,"type":"info","f":"write","value":1}
+{"process":0,"type":"invoke","f":"read","value":null}
+{"process":0,"type":"ok","f":"read","value":1}
+{"process":1,"type":"invoke","f":"read","value":null}
+{"process":1,"type":"ok","f":"read","value":null}
+`,
+	} {
+		want := offline(t, []byte(text), "register")
+		_, got, err := follow(t, []byte(text), "register", check.StreamLimits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if verdicts(got) != verdicts(want) {
+			t.Errorf("following gives %s, the whole check %s\n%s", verdicts(got), verdicts(want), text)
+		}
+		seen[got.Results[0].Valid] = true
+	}
+	if !seen[checker.True] || !seen[checker.False] {
+		t.Errorf("verdicts %v, want one of each", seen)
+	}
+}
