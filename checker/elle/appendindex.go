@@ -47,9 +47,14 @@ type appendAnalysis struct {
 	// reads are the committed reads of each key without repeated
 	// elements, in history order.
 	reads [][]readOf
-	// inLongest marks, by position, the appends the longest read of
-	// their key shows.
-	inLongest []bool
+	// longestAt is, by position, where the longest read of its key
+	// shows an append (-1: it does not); readLen is, by position, the
+	// number of elements of a committed read that is a prefix of its
+	// key's longest read (-1: any other micro-operation). Fractured reads
+	// are found with them, with no value looked up again.
+	longestAt, readLen []int32
+	// versions are the keys' versions, by id.
+	versions []*version
 	// longestOf is each key's longest read: its version order.
 	longestOf [][]history.Value
 }
@@ -106,7 +111,17 @@ func analyzeAppends(txns []txn.Txn) (*Graph, []Case, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	a.cases = append(a.cases, a.fracturedReads()...)
 	return g, a.cases, nil
+}
+
+// negatives returns n int32s, each -1.
+func negatives(n int) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = -1
+	}
+	return s
 }
 
 // indexKeys numbers the keys and the micro-operations.
@@ -157,7 +172,8 @@ func (a *appendAnalysis) indexKeys() {
 	for k, n := range reads {
 		a.reads[k], backing = backing[:0:n], backing[n:]
 	}
-	a.inLongest = make([]bool, total)
+	a.longestAt, a.readLen = negatives(total), negatives(total)
+	a.versions = make([]*version, len(a.keys))
 	a.longestOf = make([][]history.Value, len(a.keys))
 }
 

@@ -60,7 +60,7 @@ func (a *appendAnalysis) newVersion(k int32, longest []history.Value, text strin
 		w, ok := out.writers.get(e)
 		v.writers[i], v.known[i] = w, ok
 		if ok {
-			a.inLongest[a.pos(int(w.txn), int(w.mop))] = true
+			a.longestAt[a.pos(int(w.txn), int(w.mop))] = int32(i)
 			if a.failed(w) {
 				v.failed = append(v.failed, i)
 			}
@@ -266,7 +266,14 @@ func (a *appendAnalysis) longest(k int32, reads []readOf, out *keyOutput) (*vers
 			Values: []history.Value{history.ListValue(list...), history.ListValue(longest...)}})
 	}
 	a.longestOf[k] = longest
-	return a.newVersion(k, longest, text, out), prefix
+	for i, r := range reads {
+		if prefix[i] {
+			a.readLen[a.pos(int(r.txn), int(r.mop))] = int32(r.n)
+		}
+	}
+	v := a.newVersion(k, longest, text, out)
+	a.versions[k] = v
+	return v, prefix
 }
 
 type unseenAppend struct {
@@ -287,7 +294,7 @@ func (a *appendAnalysis) unobserved(k int32) []unseenAppend {
 		}
 		for mi, m := range t.Mops {
 			p := a.pos(int(ti), mi)
-			if m.Kind == txn.Append && a.mopKey[p] == k && !a.inLongest[p] && a.final[p] {
+			if m.Kind == txn.Append && a.mopKey[p] == k && a.longestAt[p] < 0 && a.final[p] {
 				out = append(out, unseenAppend{txn: int(ti), ref: mopRef(p)})
 			}
 		}
