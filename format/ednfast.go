@@ -233,6 +233,9 @@ func (p *ednFast) elem(depth int) bool {
 	t := p.token()
 	if len(t) > 0 {
 		if c := t[0]; c >= '0' && c <= '9' || (c == '+' || c == '-') && len(t) > 1 && t[1] >= '0' && t[1] <= '9' {
+			if p.lb.AddDigits(t) {
+				return true
+			}
 			n, ok := parseEDNInt(t)
 			p.lb.AddInt(n)
 			return ok

@@ -351,7 +351,9 @@ func (p *fastJSON) elem(depth int) bool {
 	}
 	tok, ok := p.number()
 	if ok && tok.fits {
-		p.lb.AddInt(tok.n)
+		if !p.lb.AddDigits(tok.t) {
+			p.lb.AddInt(tok.n) // -0
+		}
 		return true
 	}
 	v, ok := p.tokValue(tok, ok)

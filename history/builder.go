@@ -38,6 +38,34 @@ func (b *ListBuilder) AddInt(n int64) {
 	b.buf = append(b.buf, t...)
 }
 
+// AddDigits appends the integer t writes, when t is IntValue's text of
+// it (an optional minus, then digits without a leading zero; not -0) of
+// at most 18 digits, and reports whether it was: readers pass the
+// digits they read without converting them twice.
+func (b *ListBuilder) AddDigits(t []byte) bool {
+	d := t
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 18 || d[0] == '0' && (len(d) > 1 || len(t) > 1) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	b.buf = append(b.buf, byte(Int))
+	if len(t) < 10 {
+		b.buf = append(b.buf, byte('0'+len(t)))
+	} else {
+		b.buf = strconv.AppendInt(b.buf, int64(len(t)), 10)
+	}
+	b.buf = append(b.buf, ':')
+	b.buf = append(b.buf, t...)
+	return true
+}
+
 // AddString appends StringValue(string(s)) to the innermost open list.
 func (b *ListBuilder) AddString(s []byte) {
 	b.buf = append(b.buf, byte(String))

@@ -22,6 +22,18 @@ func TestListBuilder(t *testing.T) {
 			b.Add(BoolValue(true))
 			b.Add(FloatValue(1.5))
 		}, ListValue(IntValue(-12), StringValue("append"), NilValue, BoolValue(true), FloatValue(1.5))},
+		{"digits", func(b *ListBuilder) {
+			for _, t := range []string{"0", "7", "-12", "123456789012345678", "-123456789"} {
+				if !b.AddDigits([]byte(t)) {
+					panic(t)
+				}
+			}
+			for _, t := range []string{"", "-", "-0", "007", "+5", "1234567890123456789", "1e3", "12a"} {
+				if b.AddDigits([]byte(t)) {
+					panic(t)
+				}
+			}
+		}, ListValue(IntValue(0), IntValue(7), IntValue(-12), IntValue(123456789012345678), IntValue(-123456789))},
 		{"a micro-operation", func(b *ListBuilder) {
 			b.Open()
 			b.AddString([]byte("r"))
