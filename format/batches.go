@@ -80,8 +80,10 @@ func (b *lineBatch) pair(pr *history.Pairer) error {
 // that stopped it, if any) and returns when send reports false; the
 // batches are parsed on every core, each worker with a parser of its own
 // (newParser), and their events paired in order. It returns the first
-// error in the input's order.
-func pairBatches(pr *history.Pairer, produce func(send func(*lineBatch) bool, free batchPool), newParser func() func(*lineBatch)) error {
+// error in the input's order. When the input's size is known (not -1),
+// the Pairer is told how much has been read (Pairer.Expect), so that the
+// operations of a long input go into one slice of their number.
+func pairBatches(pr *history.Pairer, size int64, produce func(send func(*lineBatch) bool, free batchPool), newParser func() func(*lineBatch)) error {
 	free := make(batchPool, 2*batchesAhead)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -114,10 +116,14 @@ func pairBatches(pr *history.Pairer, produce func(send func(*lineBatch) bool, fr
 			}
 		}()
 	}
+	read := int64(0)
 	for b := range order {
 		<-b.done
 		if err := b.pair(pr); err != nil {
 			return err
+		}
+		if read += int64(len(b.data) + len(b.ends)); size > 0 {
+			pr.Expect(read, size)
 		}
 		free.put(b)
 	}
@@ -159,7 +165,7 @@ func pairLines(lr *lineReader, pr *history.Pairer, first *lineBatch) error {
 			}
 		}
 	}
-	return pairBatches(pr, produce, func() func(*lineBatch) {
+	return pairBatches(pr, lr.size, produce, func() func(*lineBatch) {
 		fp := newFastJSON()
 		return func(b *lineBatch) { b.parse(fp, true) }
 	})

@@ -13,10 +13,13 @@ import (
 // budget when r carries one.
 func readEDNInput(r io.Reader) (Result, error) {
 	var mem *budget.Memory
+	size := int64(-1)
 	if b, ok := r.(*budgeted); ok {
-		mem = b.mem
+		mem, size = b.mem, b.size
 	}
-	h, err := readEDN(r, mem, true)
+	in := newEDNStream(r, mem)
+	in.size = size
+	h, err := readEDNStream(in, true)
 	return Result{History: h}, err
 }
 
@@ -328,7 +331,7 @@ func (rd *ednReader) batchedElements(open byte, line, depth int) error {
 			}
 		}
 	}
-	return pairBatches(rd.pr, produce, func() func(*lineBatch) {
+	return pairBatches(rd.pr, rd.in.size, produce, func() func(*lineBatch) {
 		fast := newEDNFast()
 		return func(b *lineBatch) { b.parseEDN(fast) }
 	})

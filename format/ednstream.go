@@ -37,6 +37,7 @@ type ednStream struct {
 	total     int64 // bytes read
 	asked     int64 // total when the budget was last asked
 	limit     int   // the longest form
+	size      int64 // the input's size when known, else -1
 }
 
 func newEDNStream(r io.Reader, mem *budget.Memory) *ednStream {
@@ -44,7 +45,7 @@ func newEDNStream(r io.Reader, mem *budget.Memory) *ednStream {
 	if share := mem.Limit() / MaxValueShare; share > 0 && share < int64(limit) {
 		limit = int(share)
 	}
-	return &ednStream{r: r, buf: make([]byte, 0, ednWindow), line: 1, checkLine: 1, mem: mem, limit: limit}
+	return &ednStream{r: r, buf: make([]byte, 0, ednWindow), line: 1, checkLine: 1, mem: mem, limit: limit, size: -1}
 }
 
 // more reads more input, keeping buf[off:] (moved to the front), and
