@@ -380,15 +380,21 @@ func (a *appendAnalysis) indexReads() {
 		keys := a.mopKey[a.base[ti]:a.base[ti+1]]
 		// A transaction that touches each key once knows nothing of a
 		// key before it reads it: it has no internal anomaly to check.
+		// Nor does it need to follow what it knows: each of its reads is
+		// external.
 		alone := touchesOnce(keys, touched, int32(ti+1))
-		st.reset()
+		if !alone {
+			st.reset()
+		}
 		for mi, m := range t.Mops {
 			k := keys[mi]
 			if m.Kind == txn.Append {
-				st.append(k, m.Value)
+				if !alone {
+					st.append(k, m.Value)
+				}
 				continue
 			}
-			r := readOf{txn: int32(ti), mop: int32(mi), value: m.Value, external: !st.wrote[k]}
+			r := readOf{txn: int32(ti), mop: int32(mi), value: m.Value, external: alone || !st.wrote[k]}
 			if alone {
 				r.n = m.Value.NumElems()
 			} else {
@@ -410,7 +416,9 @@ func (a *appendAnalysis) indexReads() {
 				if d, ok := dec.duplicates(list, from); ok {
 					a.cases = append(a.cases, Case{Name: "duplicate-elements", Txns: []int{ti}, Key: m.Key, Mop: mi, Element: d,
 						Values: []history.Value{m.Value}})
-					st.read(k, r.list)
+					if !alone {
+						st.read(k, r.list)
+					}
 					continue
 				}
 				if len(text) > len(clean[k]) {
@@ -418,7 +426,9 @@ func (a *appendAnalysis) indexReads() {
 				}
 			}
 			a.reads[k] = append(a.reads[k], r)
-			st.read(k, r.list)
+			if !alone {
+				st.read(k, r.list)
+			}
 		}
 	}
 }
