@@ -34,6 +34,8 @@ type lineBatch struct {
 	first int
 	lines []int
 	depth int
+	// upTo is how much of the input was read up to the batch's end.
+	upTo int64
 	// readErr is the error reading the line after the batch's last.
 	readErr error
 	events  []history.Event
@@ -42,10 +44,11 @@ type lineBatch struct {
 	done chan struct{}
 }
 
-// fill reads lines into the batch until it is full; eof reports that
-// the input ended, or could not be read further (readErr).
-func (b *lineBatch) fill(lr *lineReader) (eof bool) {
-	b.first = lr.line + 1
+// fill reads lines into the batch until it is full, before bytes of the
+// input having been read; eof reports that the input ended, or could not
+// be read further (readErr).
+func (b *lineBatch) fill(lr *lineReader, before int64) (eof bool) {
+	b.first, b.upTo = lr.line+1, before
 	for len(b.data) < batchBytes && len(b.ends) < batchLines {
 		line, err := lr.next()
 		if err == io.EOF {
@@ -57,6 +60,7 @@ func (b *lineBatch) fill(lr *lineReader) (eof bool) {
 		}
 		b.data = append(b.data, line...)
 		b.ends = append(b.ends, len(b.data))
+		b.upTo += int64(len(line)) + 1 // and its newline
 	}
 	return false
 }
@@ -107,7 +111,7 @@ func pairBatches(pr *history.Pairer, size int64, produce func(send func(*lineBat
 			}
 		}, free)
 	}()
-	for range runtime.GOMAXPROCS(0) {
+	for range runtime.NumCPU() {
 		go func() {
 			parse := newParser()
 			for b := range work {
@@ -116,14 +120,13 @@ func pairBatches(pr *history.Pairer, size int64, produce func(send func(*lineBat
 			}
 		}()
 	}
-	read := int64(0)
 	for b := range order {
 		<-b.done
 		if err := b.pair(pr); err != nil {
 			return err
 		}
-		if read += int64(len(b.data) + len(b.ends)); size > 0 {
-			pr.Expect(read, size)
+		if size > 0 {
+			pr.Expect(b.upTo, size)
 		}
 		free.put(b)
 	}
@@ -158,8 +161,10 @@ func (p batchPool) put(b *lineBatch) {
 // them on every core, and pairs their events in order.
 func pairLines(lr *lineReader, pr *history.Pairer, first *lineBatch) error {
 	produce := func(send func(*lineBatch) bool, free batchPool) {
+		upTo := int64(0) // read before b
 		for b := first; ; b = free.get() {
-			eof := b != first && b.fill(lr)
+			eof := b != first && b.fill(lr, upTo)
+			upTo = b.upTo
 			if !send(b) || eof || b.readErr != nil {
 				return
 			}

@@ -17,9 +17,7 @@ func readEDNInput(r io.Reader) (Result, error) {
 	if b, ok := r.(*budgeted); ok {
 		mem, size = b.mem, b.size
 	}
-	in := newEDNStream(r, mem)
-	in.size = size
-	h, err := readEDNStream(in, true)
+	h, err := readEDNSized(r, mem, true, size)
 	return Result{History: h}, err
 }
 
@@ -29,17 +27,27 @@ type ednReader struct {
 	fast *ednFast // nil: every form through ednParser
 	pr   *history.Pairer
 	meta map[string]history.Value
+	// size is the input's length when known (else -1), and hint the
+	// operation count at which the Pairer next hears how much is read.
+	size int64
+	hint int
 }
 
 // readEDN reads op maps: one vector or list of them, maps one after
 // another, or a wrapper map with a :history entry, as a stream. fast says
 // whether to try ednFast on each op map before the exact ednParser.
 func readEDN(r io.Reader, mem *budget.Memory, fast bool) (*history.History, error) {
-	return readEDNStream(newEDNStream(r, mem), fast)
+	return readEDNSized(r, mem, fast, -1)
 }
 
-func readEDNStream(in *ednStream, fast bool) (*history.History, error) {
-	rd := &ednReader{in: in, pr: history.NewPairer()}
+// readEDNSized is readEDN of an input of size bytes (-1 if not known),
+// which tells the Pairer how many operations to make room for.
+func readEDNSized(r io.Reader, mem *budget.Memory, fast bool, size int64) (*history.History, error) {
+	return readEDNStream(newEDNStream(r, mem), fast, size)
+}
+
+func readEDNStream(in *ednStream, fast bool, size int64) (*history.History, error) {
+	rd := &ednReader{in: in, pr: history.NewPairer(), size: size, hint: ednHintFirst}
 	if fast {
 		rd.fast = newEDNFast()
 	}
@@ -253,7 +261,7 @@ func (rd *ednReader) event(depth int) error {
 			// ednFast takes no characters or escapes, so every newline
 			// in the form is one.
 			s.consume(n, bytes.Count(s.buf[s.off:s.off+n], []byte{'\n'}))
-			return rd.pr.Add(&e)
+			return rd.add(&e)
 		}
 	}
 	chunk, lines, err := s.frame()
@@ -278,7 +286,24 @@ func (rd *ednReader) event(depth int) error {
 		}
 	}
 	s.consume(len(chunk), lines)
-	return rd.pr.Add(&e)
+	return rd.add(&e)
+}
+
+// ednHintFirst is the operation count at which the Pairer first hears how
+// much of the input is read; the count doubles after each.
+const ednHintFirst = 256
+
+// add pairs e, and now and then tells the Pairer how much of the input
+// is read, so that it can make room for the whole history at once.
+func (rd *ednReader) add(e *history.Event) error {
+	if err := rd.pr.Add(e); err != nil {
+		return err
+	}
+	if rd.size > 0 && rd.pr.Ops() >= rd.hint {
+		rd.pr.Expect(rd.in.read(), rd.size)
+		rd.hint *= 2
+	}
+	return nil
 }
 
 // elements reads the op maps of a vector or list opened at line, whose
@@ -286,7 +311,7 @@ func (rd *ednReader) event(depth int) error {
 func (rd *ednReader) elements(open byte, line, depth int) error {
 	close := closers[open]
 	for n := 0; ; n++ {
-		if n == batchLines && rd.fast != nil && runtime.GOMAXPROCS(0) > 1 {
+		if n == batchLines && rd.fast != nil && runtime.NumCPU() > 1 {
 			return rd.batchedElements(open, line, depth)
 		}
 		if err := rd.skip(depth); err != nil {
@@ -331,7 +356,7 @@ func (rd *ednReader) batchedElements(open byte, line, depth int) error {
 			}
 		}
 	}
-	return pairBatches(rd.pr, rd.in.size, produce, func() func(*lineBatch) {
+	return pairBatches(rd.pr, rd.size, produce, func() func(*lineBatch) {
 		fast := newEDNFast()
 		return func(b *lineBatch) { b.parseEDN(fast) }
 	})
@@ -365,6 +390,7 @@ func (rd *ednReader) frameElement(open byte, line, depth int, b *lineBatch) (clo
 	b.ends = append(b.ends, len(b.data))
 	b.lines = append(b.lines, rd.in.line)
 	rd.in.consume(len(chunk), lines)
+	b.upTo = rd.in.read()
 	return false, nil
 }
 

@@ -37,7 +37,6 @@ type ednStream struct {
 	total     int64 // bytes read
 	asked     int64 // total when the budget was last asked
 	limit     int   // the longest form
-	size      int64 // the input's size when known, else -1
 }
 
 func newEDNStream(r io.Reader, mem *budget.Memory) *ednStream {
@@ -45,7 +44,7 @@ func newEDNStream(r io.Reader, mem *budget.Memory) *ednStream {
 	if share := mem.Limit() / MaxValueShare; share > 0 && share < int64(limit) {
 		limit = int(share)
 	}
-	return &ednStream{r: r, buf: make([]byte, 0, ednWindow), line: 1, checkLine: 1, mem: mem, limit: limit, size: -1}
+	return &ednStream{r: r, buf: make([]byte, 0, ednWindow), line: 1, checkLine: 1, mem: mem, limit: limit}
 }
 
 // more reads more input, keeping buf[off:] (moved to the front), and
@@ -191,6 +190,9 @@ func (s *ednStream) consume(n, lines int) {
 	s.off += n
 	s.line += lines
 }
+
+// read is how many bytes of the input are consumed.
+func (s *ednStream) read() int64 { return s.total - int64(len(s.buf)-s.off) }
 
 // token reads the bytes up to the next delimiter.
 func (s *ednStream) token() (string, error) {

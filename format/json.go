@@ -672,8 +672,8 @@ func readJSONLWith(r io.Reader, fast bool) (*history.History, error) {
 func pairJSONL(lr *lineReader, pr *history.Pairer, fast bool) error {
 	fp := newFastJSON()
 	first := &lineBatch{}
-	eof := first.fill(lr)
-	if !fast || eof || runtime.GOMAXPROCS(0) < 2 {
+	eof := first.fill(lr, 0)
+	if !fast || eof || runtime.NumCPU() < 2 {
 		first.parse(fp, fast)
 		if err := first.pair(pr); err != nil || eof {
 			return err
