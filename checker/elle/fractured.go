@@ -220,8 +220,18 @@ func (a *appendAnalysis) fracturedReads() []Case {
 		parts = 4 * workers
 	}
 	outs := make([][]Case, parts)
+	// A scratch space per worker, not per part: each holds arrays the
+	// length of the history. The readers' stamps are unique in the whole
+	// history, so a part may use another's.
+	scratches := make(chan *fractureScratch, parts)
 	parallel(parts, func(i int) {
-		s := newFractureScratch(len(a.txns), len(a.keys))
+		var s *fractureScratch
+		select {
+		case s = <-scratches:
+		default:
+			s = newFractureScratch(len(a.txns), len(a.keys))
+		}
+		defer func() { scratches <- s }()
 		for ti := i * len(a.txns) / parts; ti < (i+1)*len(a.txns)/parts; ti++ {
 			if a.txns[ti].Committed() && a.twoKeys(ti, txn.Read) {
 				outs[i] = f.in(ti, s, outs[i])
