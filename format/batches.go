@@ -18,10 +18,11 @@ import (
 // memory beside the history, large enough that handing them over costs
 // little beside parsing them.
 const (
-	batchBytes = 256 << 10
-	batchLines = 2048
-	// batchesAhead bounds the batches read but not yet paired.
-	batchesAhead = 4
+	batchBytes = 128 << 10
+	batchLines = 1024
+	// batchesAhead bounds the batches read but not yet paired: enough
+	// for every worker to have one while the last is paired.
+	batchesAhead = 3
 )
 
 // lineBatch is a run of consecutive lines and, once parsed, their events.
@@ -88,7 +89,7 @@ func (b *lineBatch) pair(pr *history.Pairer) error {
 // the Pairer is told how much has been read (Pairer.Expect), so that the
 // operations of a long input go into one slice of their number.
 func pairBatches(pr *history.Pairer, size int64, produce func(send func(*lineBatch) bool, free batchPool), newParser func() func(*lineBatch)) error {
-	free := make(batchPool, 2*batchesAhead)
+	free := make(batchPool, 2) // the paired batches the reader has yet to take
 	stop := make(chan struct{})
 	defer close(stop)
 	work := make(chan *lineBatch, batchesAhead)

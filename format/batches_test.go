@@ -9,12 +9,12 @@ import (
 	"testing"
 )
 
-// TestBatchedJSONLines reads long JSON Lines inputs, whose lines past the
+// TestBatchedJSONLines reads long JSON Lines files, whose lines past the
 // first batch are parsed on several cores, and compares the history, or
 // the error, with the exact reader's, which reads line by line.
 func TestBatchedJSONLines(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
-	const n = 18_000 // events: three batches
+	const n = 18_000 // events: many batches
 	lines := func(edit func(i int, line string) string) string {
 		var sb strings.Builder
 		for i := range n {
@@ -69,7 +69,9 @@ func TestBatchedJSONLines(t *testing.T) {
 		})},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, gerr := readJSONLWith(strings.NewReader(c.text), true)
+			// A file of known size is read in batches; the exact reader
+			// reads line by line.
+			got, gerr := readJSONLWith(&budgeted{r: strings.NewReader(c.text), size: int64(len(c.text))}, true)
 			want, werr := readJSONLWith(strings.NewReader(c.text), false)
 			if fmt.Sprint(gerr) != fmt.Sprint(werr) {
 				t.Fatalf("error %v, want %v", gerr, werr)
@@ -84,13 +86,13 @@ func TestBatchedJSONLines(t *testing.T) {
 	}
 }
 
-// TestBatchedEDN reads long EDN histories, whose op maps past the first
+// TestBatchedEDN reads long EDN files, whose op maps past the first
 // batch are framed on one goroutine and read on several cores, and
 // compares the history, or the error, with the exact reader's, which
 // reads form by form.
 func TestBatchedEDN(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
-	const n = 20_000 // op maps: the first batch, read as they come, and two more
+	const n = 20_000 // op maps: the first batch, read as they come, and many more
 	ops := func(edit func(i int, op string) string) string {
 		var sb strings.Builder
 		sb.WriteString("{:model \"list-append\"\n :history [")
@@ -140,7 +142,7 @@ func TestBatchedEDN(t *testing.T) {
 		{"an unfinished op map at the end", strings.TrimSuffix(ops(func(_ int, op string) string { return op }), "}\n  ]}\n")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, gerr := readEDN(strings.NewReader(c.text), nil, true)
+			got, gerr := readEDNSized(strings.NewReader(c.text), nil, true, int64(len(c.text)))
 			want, werr := readEDN(strings.NewReader(c.text), nil, false)
 			if fmt.Sprint(gerr) != fmt.Sprint(werr) {
 				t.Fatalf("error %v, want %v", gerr, werr)

@@ -311,7 +311,7 @@ func (rd *ednReader) add(e *history.Event) error {
 func (rd *ednReader) elements(open byte, line, depth int) error {
 	close := closers[open]
 	for n := 0; ; n++ {
-		if n == batchLines && rd.fast != nil && runtime.NumCPU() > 1 {
+		if n == batchLines && rd.fast != nil && rd.size >= 0 && runtime.NumCPU() > 1 {
 			return rd.batchedElements(open, line, depth)
 		}
 		if err := rd.skip(depth); err != nil {
@@ -337,7 +337,10 @@ func (rd *ednReader) elements(open byte, line, depth int) error {
 
 // batchedElements reads the rest of the elements as elements does, in
 // batches: a goroutine of its own frames the forms, and they are read on
-// every core and their events paired in order.
+// every core and their events paired in order. elements takes it for a
+// long file of known size, whose operations the Pairer makes room for at
+// once; a stream of unknown length is read form by form, which holds less
+// at a time.
 func (rd *ednReader) batchedElements(open byte, line, depth int) error {
 	produce := func(send func(*lineBatch) bool, free batchPool) {
 		b := free.get()

@@ -667,13 +667,16 @@ func readJSONLWith(r io.Reader, fast bool) (*history.History, error) {
 }
 
 // pairJSONL reads the lines and pairs their events in order. Past its
-// first batch of lines, a long input is read in batches parsed on every
-// core (readLines), the events paired in their order.
+// first batch of lines, a long file of known size is read in batches
+// parsed on every core (pairLines), the events paired in their order; the
+// Pairer, told how much is read, then makes room for all the operations
+// at once. A stream of unknown length is read line by line, which holds
+// less at a time.
 func pairJSONL(lr *lineReader, pr *history.Pairer, fast bool) error {
 	fp := newFastJSON()
 	first := &lineBatch{}
 	eof := first.fill(lr, 0)
-	if !fast || eof || runtime.NumCPU() < 2 {
+	if !fast || eof || lr.size < 0 || runtime.NumCPU() < 2 {
 		first.parse(fp, fast)
 		if err := first.pair(pr); err != nil || eof {
 			return err
