@@ -89,7 +89,9 @@ func (b *lineBatch) pair(pr *history.Pairer) error {
 // the Pairer is told how much has been read (Pairer.Expect), so that the
 // operations of a long input go into one slice of their number.
 func pairBatches(pr *history.Pairer, size int64, produce func(send func(*lineBatch) bool, free batchPool), newParser func() func(*lineBatch)) error {
-	free := make(batchPool, 2) // the paired batches the reader has yet to take
+	// Paired batches wait here for the reader: as many as can be in
+	// flight, so that it seldom makes a new one.
+	free := make(batchPool, batchesAhead+2)
 	stop := make(chan struct{})
 	defer close(stop)
 	work := make(chan *lineBatch, batchesAhead)
@@ -144,7 +146,8 @@ func (p batchPool) get() *lineBatch {
 	case b := <-p:
 		return b
 	default:
-		return &lineBatch{data: make([]byte, 0, batchBytes+batchBytes/8)}
+		return &lineBatch{data: make([]byte, 0, batchBytes+batchBytes/8), ends: make([]int, 0, batchLines),
+			events: make([]history.Event, 0, batchLines)}
 	}
 }
 
@@ -163,8 +166,10 @@ func (p batchPool) put(b *lineBatch) {
 func pairLines(lr *lineReader, pr *history.Pairer, first *lineBatch) error {
 	produce := func(send func(*lineBatch) bool, free batchPool) {
 		upTo := int64(0) // read before b
-		for b := first; ; b = free.get() {
-			eof := b != first && b.fill(lr, upTo)
+		// The first batch is filled already; a batch from the pool may
+		// be the same one again, filled anew.
+		for b, filled := first, true; ; b, filled = free.get(), false {
+			eof := !filled && b.fill(lr, upTo)
 			upTo = b.upTo
 			if !send(b) || eof || b.readErr != nil {
 				return
