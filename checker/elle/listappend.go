@@ -144,7 +144,7 @@ func (a *appendAnalysis) orderKeys() (*Graph, error) {
 	pend, refs := make([]pending, total), make([]whyRef, total)
 	off := 0
 	for _, n := range room {
-		outs = append(outs, keyOutput{g: &Graph{n: len(a.txns), pend: pend[off:off:off+n], refs: refs[off:off:off+n]}})
+		outs = append(outs, keyOutput{g: &Graph{n: len(a.txns), pend: pend[off : off : off+n], refs: refs[off : off : off+n]}})
 		off += n
 	}
 	parallel(len(ranges), func(i int) {
