@@ -20,6 +20,11 @@ type ednFast struct {
 	intern interner
 	// lists[d] is reused for the elements of a collection at depth d.
 	lists [][]history.Value
+	// lb builds vectors and lists, nested ones included, as one encoding;
+	// building is set while it does (a set or map inside such a list
+	// builds its own values, and lists inside it, with coll).
+	lb       history.ListBuilder
+	building bool
 }
 
 func newEDNFast() *ednFast { return &ednFast{} }
@@ -112,10 +117,11 @@ func (p *ednFast) value(depth int) (history.Value, bool) {
 	case '"':
 		s, ok := p.rawString()
 		return history.StringValue(string(s)), ok
-	case '[':
-		return p.coll(depth, ']', history.List)
-	case '(':
-		return p.coll(depth, ')', history.List)
+	case '[', '(':
+		if !p.building {
+			return p.list(depth)
+		}
+		return p.coll(depth, closing(p.b[p.i]), history.List)
 	case '{':
 		return p.coll(depth, '}', history.Map)
 	case '#':
@@ -153,6 +159,91 @@ func (p *ednFast) atom(t []byte) (history.Value, bool) {
 		return history.IntValue(n), ok
 	}
 	return history.StringValue(string(t)), true
+}
+
+// closing is the bracket that closes the vector or list opened by c.
+func closing(c byte) byte {
+	if c == '(' {
+		return ')'
+	}
+	return ']'
+}
+
+// list reads a vector or list, from its opening bracket, its elements at
+// depth+1, with the list builder: the value and the lists nested in it
+// are written as one encoding.
+func (p *ednFast) list(depth int) (history.Value, bool) {
+	p.lb.Reset()
+	p.building = true
+	defer func() { p.building = false }()
+	if !p.elems(depth) {
+		return history.Value{}, false
+	}
+	return p.lb.List(), true
+}
+
+// elems adds the elements of the vector or list that opens at p.i to the
+// builder's innermost open list.
+func (p *ednFast) elems(depth int) bool {
+	close := closing(p.b[p.i])
+	p.i++
+	for {
+		p.space()
+		if p.i >= len(p.b) {
+			return false
+		}
+		if p.b[p.i] == close {
+			p.i++
+			return true
+		}
+		if !p.elem(depth + 1) {
+			return false
+		}
+	}
+}
+
+// elem adds the value at p.i, at depth, to the builder: as value would
+// read it, and without a Value of its own for lists, strings, keywords
+// and integers.
+func (p *ednFast) elem(depth int) bool {
+	if depth > fastDepth {
+		return false
+	}
+	switch p.b[p.i] {
+	case '[', '(':
+		p.lb.Open()
+		if !p.elems(depth) {
+			return false
+		}
+		p.lb.Close()
+		return true
+	case '"':
+		s, ok := p.rawString()
+		p.lb.AddString(s)
+		return ok
+	case ':':
+		k, ok := p.keyword()
+		p.lb.AddString(k)
+		return ok
+	case '{', '#', '\\', '^', ')', ']', '}':
+		v, ok := p.value(depth)
+		p.lb.Add(v)
+		return ok
+	}
+	t := p.token()
+	if len(t) > 0 {
+		if c := t[0]; c >= '0' && c <= '9' || (c == '+' || c == '-') && len(t) > 1 && t[1] >= '0' && t[1] <= '9' {
+			if p.lb.AddDigits(t) {
+				return true
+			}
+			n, ok := parseEDNInt(t)
+			p.lb.AddInt(n)
+			return ok
+		}
+	}
+	v, ok := p.atom(t)
+	p.lb.Add(v)
+	return ok
 }
 
 // coll reads a vector, list, set or map from its opening bracket up to

@@ -3,6 +3,7 @@ package format
 import (
 	"bytes"
 	"io"
+	"runtime"
 
 	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/history"
@@ -309,7 +310,10 @@ func (rd *ednReader) add(e *history.Event) error {
 // opening bracket has been read, up to its closing one.
 func (rd *ednReader) elements(open byte, line, depth int) error {
 	close := closers[open]
-	for {
+	for n := 0; ; n++ {
+		if n == batchLines && rd.fast != nil && rd.size >= 0 && runtime.NumCPU() > 1 {
+			return rd.batchedElements(open, line, depth)
+		}
 		if err := rd.skip(depth); err != nil {
 			return err
 		}
@@ -328,6 +332,90 @@ func (rd *ednReader) elements(open byte, line, depth int) error {
 		if err := rd.event(depth + 1); err != nil {
 			return err
 		}
+	}
+}
+
+// batchedElements reads the rest of the elements as elements does, in
+// batches: a goroutine of its own frames the forms, and they are read on
+// every core and their events paired in order. elements takes it for a
+// long file of known size, whose operations the Pairer makes room for at
+// once; a stream of unknown length is read form by form, which holds less
+// at a time.
+func (rd *ednReader) batchedElements(open byte, line, depth int) error {
+	produce := func(send func(*lineBatch) bool, free batchPool) {
+		b := free.get()
+		for {
+			closed, err := rd.frameElement(open, line, depth, b)
+			if err != nil || closed {
+				b.readErr = err
+				send(b)
+				return
+			}
+			if len(b.data) >= batchBytes || len(b.ends) >= batchLines {
+				if !send(b) {
+					return
+				}
+				b = free.get()
+			}
+		}
+	}
+	return pairBatches(rd.pr, rd.size, produce, func() func(*lineBatch) {
+		fast := newEDNFast()
+		return func(b *lineBatch) { b.parseEDN(fast) }
+	})
+}
+
+// frameElement passes what comes before the next element of the vector
+// or list opened at line and, if it is one, adds it to b as it stands;
+// closed reports the closing bracket instead.
+func (rd *ednReader) frameElement(open byte, line, depth int, b *lineBatch) (closed bool, err error) {
+	if err := rd.skip(depth); err != nil {
+		return false, err
+	}
+	c, ok, err := rd.in.peek()
+	switch {
+	case err != nil:
+		return false, err
+	case !ok:
+		return false, history.Errorf(rd.in.line, "unexpected end of input; the '%c' opened at line %d is not closed", open, line)
+	case c == closers[open]:
+		rd.in.consume(1, 0)
+		return true, nil
+	case isCloser(c):
+		return false, history.Errorf(rd.in.line, "unexpected '%c'; expected '%c' to close the '%c' opened at line %d", c, closers[open], open, line)
+	}
+	chunk, lines, err := rd.in.frame()
+	if err != nil {
+		return false, err
+	}
+	b.depth = depth + 1
+	b.data = append(b.data, chunk...)
+	b.ends = append(b.ends, len(b.data))
+	b.lines = append(b.lines, rd.in.line)
+	rd.in.consume(len(chunk), lines)
+	b.upTo = rd.in.read()
+	return false, nil
+}
+
+// parseEDN reads the batch's forms into events as event does, stopping at
+// the first in error.
+func (b *lineBatch) parseEDN(fast *ednFast) {
+	start := 0
+	for i, end := range b.ends {
+		chunk, line := b.data[start:end], b.lines[i]
+		start = end
+		e, n, ok := fast.opMap(chunk, line)
+		if !ok || n != len(chunk) {
+			form, err := newEDNParser(chunk, line).form(b.depth)
+			if err == nil {
+				e, err = ednEvent(form)
+			}
+			if err != nil {
+				b.err = err
+				return
+			}
+		}
+		b.events = append(b.events, e)
 	}
 }
 

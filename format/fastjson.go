@@ -28,6 +28,11 @@ type fastJSON struct {
 	// that each is made once.
 	procs []string
 	ints  []history.Value
+	// lb builds arrays, nested ones included, as one encoding; building
+	// is set while it does (an object inside such an array builds its
+	// own values, and arrays inside it, with list).
+	lb       history.ListBuilder
+	building bool
 }
 
 // smallCache bounds the numbers whose process names and values fastJSON
@@ -269,6 +274,9 @@ func (p *fastJSON) value(depth int) (history.Value, bool) {
 		s, ok := p.str()
 		return history.StringValue(s), ok
 	case '[':
+		if !p.building {
+			return p.buildList(depth)
+		}
 		return p.list(depth)
 	case '{':
 		return p.object(depth)
@@ -280,6 +288,77 @@ func (p *fastJSON) value(depth int) (history.Value, bool) {
 		return history.NilValue, p.lit("null")
 	}
 	return p.numberValue()
+}
+
+// buildList reads an array, from its '[', whose elements are at depth+1,
+// with the list builder: the value and the arrays nested in it are
+// written as one encoding.
+func (p *fastJSON) buildList(depth int) (history.Value, bool) {
+	p.lb.Reset()
+	p.building = true
+	defer func() { p.building = false }()
+	if !p.buildElems(depth) {
+		return history.Value{}, false
+	}
+	return p.lb.List(), true
+}
+
+// buildElems adds the elements of the array that opens at p.i to the
+// builder's innermost open list.
+func (p *fastJSON) buildElems(depth int) bool {
+	p.i++
+	if p.eat(']') {
+		return true
+	}
+	for {
+		p.space()
+		if p.i >= len(p.b) || depth+1 > fastDepth || !p.elem(depth+1) {
+			return false
+		}
+		if p.eat(']') {
+			return true
+		}
+		if !p.eat(',') {
+			return false
+		}
+	}
+}
+
+// elem adds the value at p.i, at depth, to the builder: as value would
+// read it, and without a Value of its own for arrays, strings and
+// integers of 64 bits.
+func (p *fastJSON) elem(depth int) bool {
+	switch p.b[p.i] {
+	case '[':
+		p.lb.Open()
+		if !p.buildElems(depth) {
+			return false
+		}
+		p.lb.Close()
+		return true
+	case '"':
+		if b, _, ok := p.rawString(); ok {
+			p.lb.AddString(b)
+			return true
+		}
+		s, ok := p.str()
+		p.lb.AddString([]byte(s))
+		return ok
+	case '{', 't', 'f', 'n':
+		v, ok := p.value(depth)
+		p.lb.Add(v)
+		return ok
+	}
+	tok, ok := p.number()
+	if ok && tok.fits {
+		if !p.lb.AddDigits(tok.t) {
+			p.lb.AddInt(tok.n) // -0
+		}
+		return true
+	}
+	v, ok := p.tokValue(tok, ok)
+	p.lb.Add(v)
+	return ok
 }
 
 // list reads an array, from its '[', whose elements are at depth+1.
@@ -337,6 +416,11 @@ func (p *fastJSON) object(depth int) (history.Value, bool) {
 // else as a 64-bit float, which it must fit.
 func (p *fastJSON) numberValue() (history.Value, bool) {
 	tok, ok := p.number()
+	return p.tokValue(tok, ok)
+}
+
+// tokValue is the value of a number number scanned (ok).
+func (p *fastJSON) tokValue(tok numTok, ok bool) (history.Value, bool) {
 	switch {
 	case !ok:
 		return history.Value{}, false

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -660,49 +661,92 @@ func readJSONL(r io.Reader) (*history.History, error) { return readJSONLWith(r, 
 // line before the exact but slower jsonParser.
 func readJSONLWith(r io.Reader, fast bool) (*history.History, error) {
 	lr := newLineReader(r, RecordLimit)
-	fp := newFastJSON()
 	pr := history.NewPairer()
-	for {
-		b, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		line := lr.line
-		if len(bytes.TrimSpace(b)) == 0 {
-			continue
-		}
-		if !utf8.Valid(b) {
-			return nil, history.Errorf(line, "invalid UTF-8")
-		}
-		var e history.Event
-		ok := false
-		if fast {
-			e, ok = fp.lineEvent(b, line)
-		}
-		if !ok {
-			p := newJSONParser(b, line)
-			tops, err := p.all()
-			if err != nil {
-				return nil, err
-			}
-			if len(tops) != 1 {
-				return nil, history.Errorf(line, "expected one JSON object on the line, found %d values", len(tops))
-			}
-			if e, err = jsonEvent(tops[0]); err != nil {
-				return nil, err
-			}
-		}
-		if err := pr.Add(&e); err != nil {
-			return nil, err
-		}
+	if err := pairJSONL(lr, pr, fast); err != nil {
+		return nil, err
 	}
 	if pr.Events() == 0 {
 		return nil, history.Errorf(max(lr.line, 1), "no events; expected one JSON object per line")
 	}
 	return pr.History(), nil
+}
+
+// pairJSONL reads the lines and pairs their events in order. Past its
+// first batch of lines, a long file of known size is read in batches
+// parsed on every core (pairLines), the events paired in their order; the
+// Pairer, told how much is read, then makes room for all the operations
+// at once. A stream of unknown length is read line by line, which holds
+// less at a time.
+func pairJSONL(lr *lineReader, pr *history.Pairer, fast bool) error {
+	fp := newFastJSON()
+	first := &lineBatch{}
+	eof := first.fill(lr, 0)
+	if !fast || eof || lr.size < 0 || runtime.NumCPU() < 2 {
+		first.parse(fp, fast)
+		if err := first.pair(pr); err != nil || eof {
+			return err
+		}
+		for {
+			b, err := lr.next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			e, skip, err := jsonlEvent(fp, b, lr.line, fast)
+			if err != nil {
+				return err
+			}
+			if !skip {
+				if err := pr.Add(&e); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return pairLines(lr, pr, first)
+}
+
+// jsonlEvent reads the event on line b (skip: the line is blank).
+func jsonlEvent(fp *fastJSON, b []byte, line int, fast bool) (e history.Event, skip bool, err error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return e, true, nil
+	}
+	if !utf8.Valid(b) {
+		return e, false, history.Errorf(line, "invalid UTF-8")
+	}
+	if fast {
+		if e, ok := fp.lineEvent(b, line); ok {
+			return e, false, nil
+		}
+	}
+	p := newJSONParser(b, line)
+	tops, err := p.all()
+	if err != nil {
+		return e, false, err
+	}
+	if len(tops) != 1 {
+		return e, false, history.Errorf(line, "expected one JSON object on the line, found %d values", len(tops))
+	}
+	e, err = jsonEvent(tops[0])
+	return e, false, err
+}
+
+// parse reads the batch's events, stopping at the first line in error.
+func (b *lineBatch) parse(fp *fastJSON, fast bool) {
+	start := 0
+	for i, end := range b.ends {
+		e, skip, err := jsonlEvent(fp, b.data[start:end], b.first+i, fast)
+		start = end
+		if err != nil {
+			b.err = err
+			return
+		}
+		if !skip {
+			b.events = append(b.events, e)
+		}
+	}
 }
 
 // withArticle puts "a" or "an" before a word, for messages.

@@ -29,6 +29,7 @@ type lineReader struct {
 	line  int    // number of the line last returned
 	limit int
 	mem   *budget.Memory // set when the budget's share for one value is the limit
+	size  int64          // the input's size when known, else -1
 	// partial reports that the line last returned ended at the end of
 	// the input, without a newline.
 	partial bool
@@ -41,7 +42,9 @@ type lineReader struct {
 // is refused while it is read.
 func newLineReader(r io.Reader, limit int) *lineReader {
 	var mem *budget.Memory
+	size := int64(-1)
 	if b, ok := r.(*budgeted); ok {
+		size = b.size
 		r = b.r // lines are not held whole: the budget is not asked
 		if share := b.mem.Limit() / MaxValueShare; share > 0 && share < int64(limit) {
 			limit, mem = int(share), b.mem
@@ -51,7 +54,7 @@ func newLineReader(r io.Reader, limit int) *lineReader {
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
-	return &lineReader{br: br, limit: limit, mem: mem}
+	return &lineReader{br: br, limit: limit, mem: mem, size: size}
 }
 
 // next returns the next line, valid until the following call, or io.EOF.

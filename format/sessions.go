@@ -180,26 +180,28 @@ func (b *sessionBuilder) fill(ops []history.Op, at, place []int32, procOf map[in
 	for i := lo; i < hi; i++ {
 		t := &b.txns[i]
 		for _, m := range b.mops[t.from:t.to] {
-			lb.Row()
+			lb.Open()
 			if m.write() {
-				lb.Value(mopW)
+				lb.Add(mopW)
 			} else {
-				lb.Value(mopR)
+				lb.Add(mopR)
 			}
 			if m.flags&mopStrKey != 0 {
-				lb.Value(history.StringValue(b.strs[m.key]))
+				lb.Add(history.StringValue(b.strs[m.key]))
 			} else {
-				lb.Int(m.key)
+				lb.AddInt(m.key)
 			}
 			if m.flags&mopNil != 0 {
-				lb.Nil()
+				lb.Add(history.NilValue)
 			} else {
-				lb.Int(m.val)
+				lb.AddInt(m.val)
 			}
-			lb.EndRow()
+			lb.Close()
 		}
 		k := int64(place[i])
-		ops[at[i]] = history.Op{Index: int64(i), Process: procOf[t.session], Client: b.names[t.session], F: txn.F, Value: lb.List(),
+		v := lb.List()
+		lb.Reset()
+		ops[at[i]] = history.Op{Index: int64(i), Process: procOf[t.session], Client: b.names[t.session], F: txn.F, Value: v,
 			Call: k, Return: k + 1, Times: history.Span{Call: k, Return: k + 1}, Status: t.status, Line: t.line}
 	}
 }

@@ -47,9 +47,14 @@ type appendAnalysis struct {
 	// reads are the committed reads of each key without repeated
 	// elements, in history order.
 	reads [][]readOf
-	// inLongest marks, by position, the appends the longest read of
-	// their key shows.
-	inLongest []bool
+	// longestAt is, by position, where the longest read of its key
+	// shows an append (-1: it does not); readLen is, by position, the
+	// number of elements of a committed read that is a prefix of its
+	// key's longest read (-1: any other micro-operation). Fractured reads
+	// are found with them, with no value looked up again.
+	longestAt, readLen []int32
+	// versions are the keys' versions, by id.
+	versions []*version
 	// longestOf is each key's longest read: its version order.
 	longestOf [][]history.Value
 }
@@ -106,7 +111,17 @@ func analyzeAppends(txns []txn.Txn) (*Graph, []Case, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	a.cases = append(a.cases, a.fracturedReads()...)
 	return g, a.cases, nil
+}
+
+// negatives returns n int32s, each -1.
+func negatives(n int) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = -1
+	}
+	return s
 }
 
 // indexKeys numbers the keys and the micro-operations.
@@ -157,7 +172,8 @@ func (a *appendAnalysis) indexKeys() {
 	for k, n := range reads {
 		a.reads[k], backing = backing[:0:n], backing[n:]
 	}
-	a.inLongest = make([]bool, total)
+	a.longestAt, a.readLen = negatives(total), negatives(total)
+	a.versions = make([]*version, len(a.keys))
 	a.longestOf = make([][]history.Value, len(a.keys))
 }
 
@@ -364,15 +380,21 @@ func (a *appendAnalysis) indexReads() {
 		keys := a.mopKey[a.base[ti]:a.base[ti+1]]
 		// A transaction that touches each key once knows nothing of a
 		// key before it reads it: it has no internal anomaly to check.
+		// Nor does it need to follow what it knows: each of its reads is
+		// external.
 		alone := touchesOnce(keys, touched, int32(ti+1))
-		st.reset()
+		if !alone {
+			st.reset()
+		}
 		for mi, m := range t.Mops {
 			k := keys[mi]
 			if m.Kind == txn.Append {
-				st.append(k, m.Value)
+				if !alone {
+					st.append(k, m.Value)
+				}
 				continue
 			}
-			r := readOf{txn: int32(ti), mop: int32(mi), value: m.Value, external: !st.wrote[k]}
+			r := readOf{txn: int32(ti), mop: int32(mi), value: m.Value, external: alone || !st.wrote[k]}
 			if alone {
 				r.n = m.Value.NumElems()
 			} else {
@@ -394,7 +416,9 @@ func (a *appendAnalysis) indexReads() {
 				if d, ok := dec.duplicates(list, from); ok {
 					a.cases = append(a.cases, Case{Name: "duplicate-elements", Txns: []int{ti}, Key: m.Key, Mop: mi, Element: d,
 						Values: []history.Value{m.Value}})
-					st.read(k, r.list)
+					if !alone {
+						st.read(k, r.list)
+					}
 					continue
 				}
 				if len(text) > len(clean[k]) {
@@ -402,7 +426,9 @@ func (a *appendAnalysis) indexReads() {
 				}
 			}
 			a.reads[k] = append(a.reads[k], r)
-			st.read(k, r.list)
+			if !alone {
+				st.read(k, r.list)
+			}
 		}
 	}
 }

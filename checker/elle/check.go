@@ -171,22 +171,10 @@ func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options)
 		lost = lostUpdates(txns, w)
 	}()
 	defer func() { <-lostDone }()
-	// And list-append's fractured reads, which need the reads alone.
-	var fractured []Case
-	fracturedDone := make(chan struct{})
-	go func() {
-		defer close(fracturedDone)
-		if w == ListAppend {
-			fractured = fracturedAppends(txns)
-		}
-	}()
-	defer func() { <-fracturedDone }()
 	var g *Graph
 	var cases []Case
 	if w == ListAppend {
 		g, cases, err = analyzeAppends(txns)
-		<-fracturedDone
-		cases = append(cases, fractured...)
 	} else {
 		if err := noAppends(txns); err != nil {
 			return nil, err

@@ -30,3 +30,23 @@ func VersionOrders(h *history.History, o Options) (map[string][]string, []Case, 
 	}
 	return out, a.cases, nil
 }
+
+// FracturedBoth returns the fractured reads of a list-append history as
+// the inference finds them and as the reference search does, or the
+// inference's error.
+func FracturedBoth(h *history.History) (got, want []Case, err error) {
+	txns, err := txn.FromHistory(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, cases, err := analyzeAppends(txns)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range cases {
+		if c.Name == "fractured-read" {
+			got = append(got, c)
+		}
+	}
+	return got, fracturedAppendsReference(txns), nil
+}

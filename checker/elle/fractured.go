@@ -1,6 +1,8 @@
 package elle
 
 import (
+	"sync"
+
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/txn"
 )
@@ -33,38 +35,6 @@ type observation struct {
 func fracturedCase(reader, writer, mop int, key, missed history.Value, obs observation) Case {
 	return Case{Name: "fractured-read", Txns: []int{reader, writer}, Key: key, Mop: mop, Element: missed,
 		Values: []history.Value{obs.key, obs.value}}
-}
-
-// fracturedAppends finds list-append's fractured reads: a committed
-// transaction whose read of one key holds an element T appended, and
-// whose later read of another key T appended to lacks T's element.
-func fracturedAppends(txns []txn.Txn) []Case {
-	// Only a transaction that appended to two keys or more can be seen
-	// in part, and only one that read two keys or more can see it so:
-	// the others are left out of the index, which keeps it small.
-	writer := map[keyVal]int32{}
-	for ti := range txns {
-		t := &txns[ti]
-		if t.Status == history.Fail || !twoKeys(t.Mops, txn.Append) {
-			continue
-		}
-		for _, m := range t.Mops {
-			if m.Kind == txn.Append {
-				writer[keyVal{m.Key, m.Value}] = int32(ti)
-			}
-		}
-	}
-	if len(writer) == 0 {
-		return nil
-	}
-	var out []Case
-	var d listDecoder
-	for ti := range txns {
-		if txns[ti].Committed() && twoKeys(txns[ti].Mops, txn.Read) {
-			out = append(out, fracturedIn(txns, ti, writer, &d)...)
-		}
-	}
-	return out
 }
 
 // twoKeys reports whether micro-operations of kind k touch two keys or
@@ -136,56 +106,6 @@ func (o *observer) elsewhere(w int, k history.Value, mop int) (observation, bool
 		}
 	}
 	return observation{}, false
-}
-
-// fracturedIn checks one committed transaction's external reads in its
-// order: a writer observed through one key and missed on another by a
-// later read is reported once.
-func fracturedIn(txns []txn.Txn, ti int, writer map[keyVal]int32, d *listDecoder) []Case {
-	mops := txns[ti].Mops
-	reads := externalReads(mops)
-	var seen observer
-	for _, r := range reads {
-		for _, e := range d.scratch(mops[r.mop].Value) {
-			if w, ok := writer[keyVal{r.key, e}]; ok && int(w) != ti {
-				seen.add(int(w), observation{key: r.key, value: e, mop: r.mop})
-			}
-		}
-	}
-	if len(seen.order) == 0 {
-		return nil
-	}
-	var out []Case
-	reported := map[int]bool{}
-	for _, r := range reads {
-		var got map[history.Value]bool // r's elements, made when needed
-		for _, w := range seen.order {
-			if reported[w] {
-				continue
-			}
-			ob, ok := seen.elsewhere(w, r.key, r.mop)
-			if !ok {
-				continue
-			}
-			for _, m := range txns[w].Mops {
-				if m.Kind != txn.Append || m.Key != r.key {
-					continue
-				}
-				if got == nil {
-					got = map[history.Value]bool{}
-					for _, e := range d.scratch(mops[r.mop].Value) {
-						got[e] = true
-					}
-				}
-				if !got[m.Value] {
-					out = append(out, fracturedCase(ti, w, r.mop, r.key, m.Value, ob))
-					reported[w] = true
-					break
-				}
-			}
-		}
-	}
-	return out
 }
 
 // fracturedRegisters finds rw-register's fractured reads: a committed
@@ -269,4 +189,252 @@ func (a *registerAnalysis) before(succ map[history.Value]map[history.Value][]his
 		}
 	}
 	return false
+}
+
+// fracturedReads finds list-append's fractured reads: a committed
+// transaction whose read of one key holds an element T appended, and
+// whose later read of another key T appended to lacks T's element. It
+// runs on the inferred versions: the writers of a read that is a prefix
+// of its key's longest read are those of the longest read's first
+// elements, and an append is in such a read when its place in the longest
+// read comes before the read's end. Only other reads (of repeated
+// elements, or incompatible with the longest) are decoded and looked up
+// by value. Transactions are searched in parts, in parallel, and the
+// parts' findings joined in their order.
+func (a *appendAnalysis) fracturedReads() []Case {
+	// Only a transaction that appended to two keys or more can be seen
+	// in part.
+	multi := make([]bool, len(a.txns))
+	anyMulti := false
+	for ti := range a.txns {
+		t := &a.txns[ti]
+		multi[ti] = t.Status != history.Fail && a.twoKeys(ti, txn.Append)
+		anyMulti = anyMulti || multi[ti]
+	}
+	if !anyMulti {
+		return nil
+	}
+	f := &fractureSearch{a: a, multi: multi}
+	parts := 1
+	if len(a.txns) >= 1<<12 {
+		parts = 4 * workers
+	}
+	outs := make([][]Case, parts)
+	// A scratch space per worker, not per part: each holds arrays the
+	// length of the history. The readers' stamps are unique in the whole
+	// history, so a part may use another's.
+	scratches := make(chan *fractureScratch, parts)
+	parallel(parts, func(i int) {
+		var s *fractureScratch
+		select {
+		case s = <-scratches:
+		default:
+			s = newFractureScratch(len(a.txns), len(a.keys))
+		}
+		defer func() { scratches <- s }()
+		for ti := i * len(a.txns) / parts; ti < (i+1)*len(a.txns)/parts; ti++ {
+			if a.txns[ti].Committed() && a.twoKeys(ti, txn.Read) {
+				outs[i] = f.in(ti, s, outs[i])
+			}
+		}
+	})
+	var out []Case
+	for _, o := range outs {
+		out = append(out, o...)
+	}
+	return out
+}
+
+// twoKeys reports whether micro-operations of kind k of transaction ti
+// touch two keys or more.
+func (a *appendAnalysis) twoKeys(ti int, k txn.Kind) bool {
+	keys := a.mopKey[a.base[ti]:a.base[ti+1]]
+	first := int32(-1)
+	for i, m := range a.txns[ti].Mops {
+		if m.Kind != k {
+			continue
+		}
+		if first < 0 {
+			first = keys[i]
+		} else if keys[i] != first {
+			return true
+		}
+	}
+	return false
+}
+
+// fractureSearch is what the search for fractured reads shares between
+// its parts.
+type fractureSearch struct {
+	a *appendAnalysis
+	// multi marks the transactions that did not fail and appended to two
+	// keys or more.
+	multi []bool
+	// byValue maps a key and element to its writer among those, for the
+	// reads the versions do not cover; made when first needed.
+	byValueOnce sync.Once
+	byValue     map[keyVal]int32
+}
+
+// seenAt is one observation of a writer: the key (by id) and element
+// read, at mop.
+type seenAt struct {
+	key   int32
+	mop   int32
+	value history.Value
+}
+
+// writerSeen is what a reader observed of one writer: its first
+// observation and the first through another key than that one, which
+// are all that finding an observation through a key other than a given
+// one needs.
+type writerSeen struct {
+	txn             int32
+	first, other    seenAt
+	hasOther, found bool
+}
+
+// fractureScratch is one part's scratch space, reused from reader to
+// reader: slot[w] is w's place in seen while stamp[w] is the reader's.
+type fractureScratch struct {
+	stamp, slot []int32
+	wrote       []int32 // wrote[k] is the reader's stamp once it appended to k
+	seen        []writerSeen
+	reads       []int32 // the reader's external reads
+	elems       []history.Value
+}
+
+func newFractureScratch(txns, keys int) *fractureScratch {
+	return &fractureScratch{stamp: make([]int32, txns), slot: make([]int32, txns), wrote: make([]int32, keys)}
+}
+
+// observe records that the reader (stamp) saw writer w's element through
+// key k at mop.
+func (s *fractureScratch) observe(stamp, w int32, at seenAt) {
+	if s.stamp[w] != stamp {
+		s.stamp[w], s.slot[w] = stamp, int32(len(s.seen))
+		s.seen = append(s.seen, writerSeen{txn: w, first: at})
+		return
+	}
+	ws := &s.seen[s.slot[w]]
+	if !ws.hasOther && at.key != ws.first.key {
+		ws.other, ws.hasOther = at, true
+	}
+}
+
+// elsewhere is ws's first observation through a key other than k, made
+// by a read before mop.
+func (ws *writerSeen) elsewhere(k, mop int32) (seenAt, bool) {
+	at, ok := ws.first, true
+	if at.key == k {
+		at, ok = ws.other, ws.hasOther
+	}
+	return at, ok && at.mop < mop
+}
+
+// in checks one committed transaction's external reads in its order: a
+// writer observed through one key and missed on another by a later read
+// is reported once. It appends what it finds to out.
+func (f *fractureSearch) in(ti int, s *fractureScratch, out []Case) []Case {
+	a := f.a
+	mops := a.txns[ti].Mops
+	keys := a.mopKey[a.base[ti]:a.base[ti+1]]
+	stamp := int32(ti + 1)
+	s.reads, s.seen = s.reads[:0], s.seen[:0]
+	for mi, m := range mops {
+		if m.Kind != txn.Read {
+			s.wrote[keys[mi]] = stamp
+		} else if s.wrote[keys[mi]] != stamp {
+			s.reads = append(s.reads, int32(mi))
+		}
+	}
+	for _, mi := range s.reads {
+		f.observeRead(ti, mi, s)
+	}
+	if len(s.seen) == 0 {
+		return out
+	}
+	for _, mi := range s.reads {
+		k, n := keys[mi], a.readLen[a.pos(ti, int(mi))]
+		var got map[history.Value]bool // the read's elements, when it is no prefix
+		for i := range s.seen {
+			ws := &s.seen[i]
+			if ws.found {
+				continue
+			}
+			at, ok := ws.elsewhere(k, mi)
+			if !ok {
+				continue
+			}
+			w := int(ws.txn)
+			for wj, m := range a.txns[w].Mops {
+				p := a.pos(w, wj)
+				if m.Kind != txn.Append || a.mopKey[p] != k {
+					continue
+				}
+				var in bool
+				if n >= 0 {
+					in = a.longestAt[p] >= 0 && a.longestAt[p] < n
+				} else {
+					if got == nil {
+						got = map[history.Value]bool{}
+						for _, e := range mops[mi].Value.Elems() {
+							got[e] = true
+						}
+					}
+					in = got[m.Value]
+				}
+				if !in {
+					out = append(out, fracturedCase(ti, w, int(mi), a.keys[k], m.Value,
+						observation{key: a.keys[at.key], value: at.value, mop: int(at.mop)}))
+					ws.found = true
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// observeRead records the writers whose elements read mi of transaction
+// ti shows: from its key's version when it is a prefix of the longest
+// read, else by value.
+func (f *fractureSearch) observeRead(ti int, mi int32, s *fractureScratch) {
+	a := f.a
+	p := a.pos(ti, int(mi))
+	k, stamp := a.mopKey[p], int32(ti+1)
+	if n := a.readLen[p]; n >= 0 {
+		ver := a.versions[k]
+		for i := range n {
+			w, ok := ver.writers[i], ver.known[i]
+			if ok && f.multi[w.txn] && int(w.txn) != ti {
+				s.observe(stamp, w.txn, seenAt{key: k, mop: mi, value: ver.longest[i]})
+			}
+		}
+		return
+	}
+	f.byValueOnce.Do(f.indexByValue)
+	m := a.txns[ti].Mops[mi]
+	s.elems = m.Value.AppendElems(s.elems[:0])
+	for _, e := range s.elems {
+		if w, ok := f.byValue[keyVal{m.Key, e}]; ok && int(w) != ti {
+			s.observe(stamp, w, seenAt{key: k, mop: mi, value: e})
+		}
+	}
+}
+
+// indexByValue maps each key and element appended by a transaction of
+// multi to the transaction (the last such, in history order).
+func (f *fractureSearch) indexByValue() {
+	f.byValue = map[keyVal]int32{}
+	for ti := range f.a.txns {
+		if !f.multi[ti] {
+			continue
+		}
+		for _, m := range f.a.txns[ti].Mops {
+			if m.Kind == txn.Append {
+				f.byValue[keyVal{m.Key, m.Value}] = int32(ti)
+			}
+		}
+	}
 }

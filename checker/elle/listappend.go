@@ -60,7 +60,7 @@ func (a *appendAnalysis) newVersion(k int32, longest []history.Value, text strin
 		w, ok := out.writers.get(e)
 		v.writers[i], v.known[i] = w, ok
 		if ok {
-			a.inLongest[a.pos(int(w.txn), int(w.mop))] = true
+			a.longestAt[a.pos(int(w.txn), int(w.mop))] = int32(i)
 			if a.failed(w) {
 				v.failed = append(v.failed, i)
 			}
@@ -127,14 +127,25 @@ type keyOutput struct {
 func (a *appendAnalysis) orderKeys() (*Graph, error) {
 	outs := make([]keyOutput, 0, 2*workers)
 	ranges := a.keyRanges(cap(outs))
-	for _, r := range ranges {
-		// Each append makes about one ww dependency, each read a wr and
-		// an rw one: room for them up front spares growing the arrays.
-		deps := 0
+	// Each append makes about one ww dependency, each read a wr and an
+	// rw one: room for them up front spares growing the arrays. The runs
+	// of keys fill parts of one array each for the dependencies and their
+	// evidence, which are then joined where they lie (joinParts).
+	room := make([]int, len(ranges))
+	for i, r := range ranges {
 		for k := r[0]; k < r[1]; k++ {
-			deps += len(a.appendsOf[k]) + 2*len(a.reads[k])
+			room[i] += len(a.appendsOf[k]) + 2*len(a.reads[k])
 		}
-		outs = append(outs, keyOutput{g: &Graph{n: len(a.txns), pend: make([]pending, 0, deps), refs: make([]whyRef, 0, deps)}})
+	}
+	total := 0
+	for _, n := range room {
+		total += n
+	}
+	pend, refs := make([]pending, total), make([]whyRef, total)
+	off := 0
+	for _, n := range room {
+		outs = append(outs, keyOutput{g: &Graph{n: len(a.txns), pend: pend[off : off : off+n], refs: refs[off : off : off+n]}})
+		off += n
 	}
 	parallel(len(ranges), func(i int) {
 		out := &outs[i]
@@ -151,16 +162,47 @@ func (a *appendAnalysis) orderKeys() (*Graph, error) {
 	if err := a.firstDuplicate(outs); err != nil {
 		return nil, err
 	}
-	deps := 0
 	for _, o := range outs {
-		deps += len(o.g.pend)
-	}
-	g := &Graph{n: len(a.txns), pend: make([]pending, 0, deps), refs: make([]whyRef, 0, deps), resolve: a.resolver()}
-	for _, o := range outs {
-		g.absorb(o.g)
 		a.cases = append(a.cases, o.cases...)
 	}
+	g := &Graph{n: len(a.txns), resolve: a.resolver()}
+	if !joinParts(g, pend, refs, outs, room) {
+		deps := 0
+		for _, o := range outs {
+			deps += len(o.g.pend)
+		}
+		g.pend, g.refs = make([]pending, 0, deps), make([]whyRef, 0, deps)
+		for _, o := range outs {
+			g.absorb(o.g)
+		}
+	}
 	return g, nil
+}
+
+// joinParts makes g's dependencies and evidence those of the parts, in
+// order, moved to the front of the arrays they were written in, when
+// every part kept to its room there; it reports false, with g left as it
+// was, when one outgrew it (its append then moved it elsewhere). Each
+// dependency's evidence is its part's at the same place, 1:1 (addRef).
+func joinParts(g *Graph, pend []pending, refs []whyRef, outs []keyOutput, room []int) bool {
+	for i, o := range outs {
+		if len(o.g.pend) > room[i] || len(o.g.refs) != len(o.g.pend) || len(o.g.evidence) > 0 {
+			return false
+		}
+	}
+	w := 0 // where the next part goes: never past where it lies
+	for _, o := range outs {
+		n := len(o.g.pend)
+		copy(pend[w:w+n], o.g.pend)
+		copy(refs[w:w+n], o.g.refs)
+		for j := w; j < w+n; j++ {
+			pend[j].why += int32(w)
+		}
+		w += n
+	}
+	g.pend, g.refs = pend[:w], refs[:w]
+	g.frozen = false
+	return true
 }
 
 // firstDuplicate is the error of the element appended twice whose second
@@ -266,7 +308,14 @@ func (a *appendAnalysis) longest(k int32, reads []readOf, out *keyOutput) (*vers
 			Values: []history.Value{history.ListValue(list...), history.ListValue(longest...)}})
 	}
 	a.longestOf[k] = longest
-	return a.newVersion(k, longest, text, out), prefix
+	for i, r := range reads {
+		if prefix[i] {
+			a.readLen[a.pos(int(r.txn), int(r.mop))] = int32(r.n)
+		}
+	}
+	v := a.newVersion(k, longest, text, out)
+	a.versions[k] = v
+	return v, prefix
 }
 
 type unseenAppend struct {
@@ -287,7 +336,7 @@ func (a *appendAnalysis) unobserved(k int32) []unseenAppend {
 		}
 		for mi, m := range t.Mops {
 			p := a.pos(int(ti), mi)
-			if m.Kind == txn.Append && a.mopKey[p] == k && !a.inLongest[p] && a.final[p] {
+			if m.Kind == txn.Append && a.mopKey[p] == k && a.longestAt[p] < 0 && a.final[p] {
 				out = append(out, unseenAppend{txn: int(ti), ref: mopRef(p)})
 			}
 		}

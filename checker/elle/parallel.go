@@ -7,7 +7,9 @@ import (
 
 // workers is how many goroutines share work that splits into independent
 // parts; parts are joined in their order, so results do not depend on it.
-var workers = min(runtime.GOMAXPROCS(0), 4)
+// It follows the processors, not GOMAXPROCS, which a run may widen only
+// after it has started (histcheck keeps to one processor at first).
+var workers = min(runtime.NumCPU(), 4)
 
 // parallel runs f(0), …, f(n-1) on up to workers goroutines.
 func parallel(n int, f func(i int)) {

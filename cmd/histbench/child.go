@@ -47,7 +47,8 @@ type childResult struct {
 // histcheck, porcupine or none (generation only, the baseline memory).
 // SPEC txnfile=PATH reads and checks a transactional history file;
 // readfile=PATH only reads a history file; writebench=DIR writes the
-// files of the EDN row; writetxn=N:DIR writes the transactional file of
+// files of the EDN row; writebigtxn=DIR writes those of the transactional
+// process rows; writetxn=N:DIR writes the transactional file of
 // N transactions; porcupinefile=CONV:PATH reads a history file and checks
 // it with Porcupine (see porcupineFileChild).
 func childMain(args []string, stdout io.Writer) int {
@@ -78,6 +79,9 @@ func childMain(args []string, stdout io.Writer) int {
 	}
 	if dir, ok := strings.CutPrefix(spec, "writebench="); ok {
 		return emit(stdout, writeBenchFiles(dir))
+	}
+	if dir, ok := strings.CutPrefix(spec, "writebigtxn="); ok {
+		return emit(stdout, writeBigTxnChild(dir))
 	}
 	if arg, ok := strings.CutPrefix(spec, "writetxn="); ok {
 		return emit(stdout, writeTxnChild(arg))

@@ -1,0 +1,111 @@
+package history
+
+import "strconv"
+
+// ListBuilder writes a list Value's encoding element by element, the
+// lists nested in it included, into one buffer: a reader then makes one
+// string per list it reads rather than one per nested list and per
+// element (transactional histories hold millions of micro-operations,
+// each a list, most holding another). The zero ListBuilder is ready to
+// use; it is reused after Reset.
+type ListBuilder struct {
+	buf []byte
+	// open holds, per nested list not yet closed, where its elements
+	// begin in buf.
+	open []int
+}
+
+// Reset empties the builder, keeping its buffers.
+func (b *ListBuilder) Reset() {
+	b.buf, b.open = b.buf[:0], b.open[:0]
+}
+
+// Add appends v to the innermost open list.
+func (b *ListBuilder) Add(v Value) {
+	b.buf = append(b.buf, byte(v.kind))
+	b.buf = strconv.AppendInt(b.buf, int64(len(v.text)), 10)
+	b.buf = append(b.buf, ':')
+	b.buf = append(b.buf, v.text...)
+}
+
+// AddInt appends IntValue(n) to the innermost open list.
+func (b *ListBuilder) AddInt(n int64) {
+	var digits [20]byte
+	t := strconv.AppendInt(digits[:0], n, 10)
+	b.buf = append(b.buf, byte(Int))
+	b.buf = strconv.AppendInt(b.buf, int64(len(t)), 10)
+	b.buf = append(b.buf, ':')
+	b.buf = append(b.buf, t...)
+}
+
+// AddDigits appends the integer t writes, when t is IntValue's text of
+// it (an optional minus, then digits without a leading zero; not -0) of
+// at most 18 digits, and reports whether it was: readers pass the
+// digits they read without converting them twice.
+func (b *ListBuilder) AddDigits(t []byte) bool {
+	d := t
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 18 || d[0] == '0' && (len(d) > 1 || len(t) > 1) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	b.buf = append(b.buf, byte(Int))
+	if len(t) < 10 {
+		b.buf = append(b.buf, byte('0'+len(t)))
+	} else {
+		b.buf = strconv.AppendInt(b.buf, int64(len(t)), 10)
+	}
+	b.buf = append(b.buf, ':')
+	b.buf = append(b.buf, t...)
+	return true
+}
+
+// AddString appends StringValue(string(s)) to the innermost open list.
+func (b *ListBuilder) AddString(s []byte) {
+	b.buf = append(b.buf, byte(String))
+	b.buf = strconv.AppendInt(b.buf, int64(len(s)), 10)
+	b.buf = append(b.buf, ':')
+	b.buf = append(b.buf, s...)
+}
+
+// Open starts a list nested in the innermost open list, as its next
+// element; Close ends it.
+func (b *ListBuilder) Open() {
+	b.buf = append(b.buf, byte(List))
+	b.open = append(b.open, len(b.buf))
+}
+
+// Close ends the innermost open list. The length of an element's text
+// comes before the text: the nested list's elements move up to make room
+// for it, which costs a copy of them, not an allocation.
+func (b *ListBuilder) Close() {
+	start := b.open[len(b.open)-1]
+	b.open = b.open[:len(b.open)-1]
+	n := len(b.buf) - start
+	var digits [20]byte
+	head := append(strconv.AppendInt(digits[:0], int64(n), 10), ':')
+	for range head {
+		b.buf = append(b.buf, 0)
+	}
+	copy(b.buf[start+len(head):], b.buf[start:start+n])
+	copy(b.buf[start:], head)
+}
+
+// Depth is the number of nested lists open.
+func (b *ListBuilder) Depth() int { return len(b.open) }
+
+// List returns the list of the elements added outside any nested list,
+// ListValue of them. It panics if a nested list is still open (a
+// programming error).
+func (b *ListBuilder) List() Value {
+	if len(b.open) > 0 {
+		panic("history.ListBuilder: a nested list is still open")
+	}
+	return Value{kind: List, text: string(b.buf)}
+}

@@ -1,0 +1,68 @@
+package history
+
+import "testing"
+
+// TestListBuilder builds lists element by element, nested ones included,
+// and compares them with ListValue of the same elements.
+func TestListBuilder(t *testing.T) {
+	long := make([]Value, 12) // a nested list whose length takes two digits and more
+	for i := range long {
+		long[i] = IntValue(int64(i * 1000))
+	}
+	for _, c := range []struct {
+		name  string
+		build func(b *ListBuilder)
+		want  Value
+	}{
+		{"empty", func(*ListBuilder) {}, ListValue()},
+		{"scalars", func(b *ListBuilder) {
+			b.AddInt(-12)
+			b.AddString([]byte("append"))
+			b.Add(NilValue)
+			b.Add(BoolValue(true))
+			b.Add(FloatValue(1.5))
+		}, ListValue(IntValue(-12), StringValue("append"), NilValue, BoolValue(true), FloatValue(1.5))},
+		{"digits", func(b *ListBuilder) {
+			for _, t := range []string{"0", "7", "-12", "123456789012345678", "-123456789"} {
+				if !b.AddDigits([]byte(t)) {
+					panic(t)
+				}
+			}
+			for _, t := range []string{"", "-", "-0", "007", "+5", "1234567890123456789", "1e3", "12a"} {
+				if b.AddDigits([]byte(t)) {
+					panic(t)
+				}
+			}
+		}, ListValue(IntValue(0), IntValue(7), IntValue(-12), IntValue(123456789012345678), IntValue(-123456789))},
+		{"a micro-operation", func(b *ListBuilder) {
+			b.Open()
+			b.AddString([]byte("r"))
+			b.AddInt(90)
+			b.Open()
+			b.AddInt(1)
+			b.AddInt(2)
+			b.Close()
+			b.Close()
+			b.Open()
+			b.Close()
+		}, ListValue(ListValue(StringValue("r"), IntValue(90), ListValue(IntValue(1), IntValue(2))), ListValue())},
+		{"long nested", func(b *ListBuilder) {
+			b.Open()
+			for _, v := range long {
+				b.Add(v)
+			}
+			b.Close()
+			b.Add(SetValue(IntValue(2), IntValue(1)))
+		}, ListValue(ListValue(long...), SetValue(IntValue(1), IntValue(2)))},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b ListBuilder
+			b.AddInt(7) // what Reset must forget
+			b.Reset()
+			c.build(&b)
+			if got := b.List(); got != c.want {
+				t.Errorf("got %s (%q), want %s (%q)", got, got.text, c.want, c.want.text)
+			}
+		})
+	}
+}
