@@ -2,12 +2,12 @@ package isolation
 
 // Edge kinds of the graphs the levels are decided on.
 const (
-	edgeSO uint8 = iota // session order (the initial transaction before every session's first)
-	edgeWR              // reads-from
-	edgeCO              // a commit-order edge a read forces (saturation)
-	edgeWW              // one key's writers in the order chosen
-	edgeRW              // a read before the write that overwrote what it read
-	edgeSnap            // a transaction's snapshot before its commit (split graphs)
+	edgeSO   uint8 = iota // session order (the initial transaction before every session's first)
+	edgeWR                // reads-from
+	edgeCO                // a commit-order edge a read forces (saturation)
+	edgeWW                // one key's writers in the order chosen
+	edgeRW                // a read before the write that overwrote what it read
+	edgeSnap              // a transaction's snapshot before its commit (split graphs)
 )
 
 // edge is one labelled edge; ref says why (a read's index, a reason's).

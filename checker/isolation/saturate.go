@@ -9,10 +9,10 @@ import (
 // Why a saturation edge t2 → t1 is forced, for a read of key x from t1 by
 // t3 (reason.reader), where t2 also wrote x.
 const (
-	whySession   uint8 = iota // t2 precedes t3 in its session
-	whyRead                   // t3 read something else from t2
-	whyEarlier                // t3 read something from t2 before reading x
-	whyCausal                 // t2 happens before t3 through others
+	whySession uint8 = iota // t2 precedes t3 in its session
+	whyRead                 // t3 read something else from t2
+	whyEarlier              // t3 read something from t2 before reading x
+	whyCausal               // t2 happens before t3 through others
 )
 
 // reason is why a commit-order edge was added.
