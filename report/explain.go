@@ -19,6 +19,9 @@ func Explain(h *history.History, criterion string, v checker.Violation) string {
 	if v.Jepsen != nil {
 		return w.jepsen()
 	}
+	if v.Isolation != nil {
+		return w.isolation()
+	}
 	switch v.Pattern {
 	case "ThinAirRead", "CyclicCO", "CyclicCF", "CyclicHB", "WriteCOInitRead", "WriteCORead", "WriteHBInitRead":
 		return w.causal()
