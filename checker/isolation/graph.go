@@ -70,6 +70,75 @@ func (g *graph) topo() (order []node, ok bool) {
 	return order, len(order) == g.n
 }
 
+// topoByIndex is topo taking, among the nodes ready, the least first, so
+// that the order follows the nodes' numbering (the history's order)
+// wherever the edges allow.
+func (g *graph) topoByIndex() (order []node, ok bool) {
+	indeg := make([]int32, g.n)
+	for _, e := range g.edges {
+		indeg[e.to]++
+	}
+	h := &nodeHeap{}
+	for v := 0; v < g.n; v++ {
+		if indeg[v] == 0 {
+			h.push(node(v))
+		}
+	}
+	order = make([]node, 0, g.n)
+	for len(*h) > 0 {
+		v := h.pop()
+		order = append(order, v)
+		for _, ei := range g.succ(v) {
+			to := g.edges[ei].to
+			indeg[to]--
+			if indeg[to] == 0 {
+				h.push(to)
+			}
+		}
+	}
+	return order, len(order) == g.n
+}
+
+// nodeHeap is a binary min-heap of nodes.
+type nodeHeap []node
+
+func (h *nodeHeap) push(v node) {
+	*h = append(*h, v)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p] <= a[i] {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *nodeHeap) pop() node {
+	a := *h
+	top := a[0]
+	last := len(a) - 1
+	a[0] = a[last]
+	a = a[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(a) && a[l] < a[m] {
+			m = l
+		}
+		if r < len(a) && a[r] < a[m] {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[m], a[i] = a[i], a[m]
+		i = m
+	}
+	*h = a
+	return top
+}
+
 // cycle finds a cycle of g among the nodes topo could not sort, with as
 // few edges of kind costly as it can (a 0-1 breadth-first search from a
 // node on a cycle), as edge indices in order.

@@ -49,6 +49,7 @@ type searcher struct {
 	reach []uint64
 	steps int64
 	limit int64
+	ord   []int32
 }
 
 func (s *searcher) snap(t node) node {
@@ -186,7 +187,9 @@ func search(ctx context.Context, ix *index, level string, o Options) (checker.Re
 			open = append(open, i)
 		}
 	}
-	s.reach = nil // the depth-first search checks paths itself
+	// The depth-first search keeps reach (what pruning proved stays
+	// proved) and a topological order of the graph, along which an edge
+	// closes no cycle.
 	ok, err := s.dfs(open, 0)
 	res.Stats.States = s.steps
 	if err != nil {
@@ -280,10 +283,11 @@ func (s *searcher) reaches(from, to node) bool {
 // closure recomputes reachability; on a cycle it returns the cycle.
 func (s *searcher) closure() ([]int32, error) {
 	g := newGraph(s.nn, s.edges)
-	order, ok := g.topo()
+	order, ok := g.topoByIndex()
 	if !ok {
 		return g.cycle(order, func(e edge) bool { return e.kind == edgeRW }), nil
 	}
+	s.setOrd(order)
 	s.words = (s.nn + 63) / 64
 	if s.reach == nil {
 		s.reach = make([]uint64, s.nn*s.words)
@@ -375,7 +379,9 @@ func (s *searcher) prune() (*checker.Violation, error) {
 
 func (s *searcher) take(es, needs []edge) {
 	for _, e := range es {
-		s.addEdge(e)
+		if !s.reaches(e.from, e.to) { // an edge a path implies adds nothing
+			s.addEdge(e)
+		}
 	}
 	s.needs = append(s.needs, needs...)
 }
@@ -459,19 +465,30 @@ func (s *searcher) dfs(open []int, i int) (bool, error) {
 	}
 	c := &s.cons[open[i]]
 	first, second := [2]node{c.a, c.b}, [2]node{c.b, c.a}
-	if s.ix.op[c.b] < s.ix.op[c.a] {
-		first, second = second, first
+	if s.ord[s.commit(c.b)] < s.ord[s.commit(c.a)] {
+		first, second = second, first // the order the graph's topological order already has
 	}
 	for _, uv := range [][2]node{first, second} {
 		es, needs := s.option(c, uv[0], uv[1])
 		mark, nmark := len(s.edges), len(s.needs)
 		ok := true
 		for _, e := range es {
-			if e.from == e.to || s.reachesNow(e.to, e.from) {
+			switch {
+			case e.from == e.to:
 				ok = false
-				break
+			case s.reaches(e.from, e.to):
+				continue // implied
+			case s.ord[e.from] < s.ord[e.to]:
+				s.addEdge(e) // along the topological order: no cycle
+				continue
+			case s.reachesNow(e.to, e.from):
+				ok = false
+			default:
+				s.addEdge(e)
+				s.reorder()
+				continue
 			}
-			s.addEdge(e)
+			break
 		}
 		if ok {
 			s.needs = append(s.needs, needs...)
@@ -484,6 +501,22 @@ func (s *searcher) dfs(open []int, i int) (bool, error) {
 		s.needs = s.needs[:nmark]
 	}
 	return false, nil
+}
+
+// setOrd keeps the position of each node in a topological order.
+func (s *searcher) setOrd(order []node) {
+	if len(s.ord) != s.nn {
+		s.ord = make([]int32, s.nn)
+	}
+	for i, v := range order {
+		s.ord[v] = int32(i)
+	}
+}
+
+// reorder recomputes the topological order after an edge against it.
+func (s *searcher) reorder() {
+	order, _ := newGraph(s.nn, s.edges).topoByIndex()
+	s.setOrd(order)
 }
 
 // leafOK checks what the edges alone do not: parallel snapshot
