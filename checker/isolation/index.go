@@ -41,7 +41,7 @@ type index struct {
 	// vals are the values each node wrote last, parallel to writes.
 	vals [][]history.Value
 	// readers lists, per node and key it wrote, the nodes that read that
-	// write (external reads; a node once per key).
+	// write (external reads; a node once per key); indexReaders fills it.
 	readers map[uint64][]node
 	// issues are the reads no commit order can explain (ThinAirRead,
 	// AbortedRead, ...), found while indexing.
@@ -68,6 +68,27 @@ type keyVal struct {
 	val history.Value
 }
 
+// writeIndex finds a write by its key and value.
+type writeIndex []map[history.Value]writeRef
+
+func (w writeIndex) get(kv keyVal) (writeRef, bool) {
+	if int(kv.key) >= len(w) || w[kv.key] == nil {
+		return writeRef{}, false
+	}
+	r, ok := w[kv.key][kv.val]
+	return r, ok
+}
+
+func (w *writeIndex) put(kv keyVal, r writeRef) {
+	for int(kv.key) >= len(*w) {
+		*w = append(*w, nil)
+	}
+	if (*w)[kv.key] == nil {
+		(*w)[kv.key] = map[history.Value]writeRef{}
+	}
+	(*w)[kv.key][kv.val] = r
+}
+
 type writeRef struct {
 	txn   int32
 	mop   int32
@@ -82,8 +103,9 @@ func (e *NotUniqueError) Error() string { return e.Err.Error() }
 
 // build indexes h's transactions. init is the value every key holds first.
 func build(h *history.History, txns []txn.Txn, init history.Value) (*index, error) {
-	ix := &index{h: h, txns: txns, init: init, readers: map[uint64][]node{}}
+	ix := &index{h: h, txns: txns, init: init}
 	keyID := map[history.Value]int32{}
+
 	intern := func(k history.Value) int32 {
 		id, ok := keyID[k]
 		if !ok {
@@ -93,7 +115,9 @@ func build(h *history.History, txns []txn.Txn, init history.Value) (*index, erro
 		}
 		return id
 	}
-	writes := map[keyVal]writeRef{}
+	// Each key's writes in a map of their own: many small maps stay in
+	// the caches where one map of every write would not.
+	writes := writeIndex{}
 	last := map[int32]int32{}
 	for ti := range txns {
 		t := &txns[ti]
@@ -117,11 +141,11 @@ func build(h *history.History, txns []txn.Txn, init history.Value) (*index, erro
 				return nil, &NotUniqueError{history.Errorf(h.Ops[t.Op].Line, "operation %s writes %s to key %s, the initial value, so a read of it names no single write",
 					h.Ops[t.Op].Label(), m.Value, m.Key)}
 			}
-			if prev, dup := writes[kv]; dup {
+			if prev, dup := writes.get(kv); dup {
 				return nil, &NotUniqueError{history.Errorf(h.Ops[t.Op].Line, "value %s is written to key %s twice (by %s and %s): the levels need unique writes",
 					m.Value, m.Key, h.Ops[txns[prev.txn].Op].Label(), h.Ops[t.Op].Label())}
 			}
-			writes[kv] = writeRef{txn: int32(ti), mop: int32(mi), final: last[k] == int32(mi)}
+			writes.put(kv, writeRef{txn: int32(ti), mop: int32(mi), final: last[k] == int32(mi)})
 		}
 	}
 	// The nodes: every committed transaction, and those of unknown outcome
@@ -143,7 +167,7 @@ func build(h *history.History, txns []txn.Txn, init history.Value) (*index, erro
 				continue
 			}
 			if id, ok := keyID[m.Key]; ok {
-				if w, ok := writes[keyVal{id, m.Value}]; ok && txns[w.txn].Status == history.Info {
+				if w, ok := writes.get(keyVal{id, m.Value}); ok && txns[w.txn].Status == history.Info {
 					needed[w.txn] = true
 				}
 			}
@@ -203,22 +227,31 @@ func build(h *history.History, txns []txn.Txn, init history.Value) (*index, erro
 			ix.vals[v] = append(ix.vals[v], own[k])
 		}
 	}
-	for v := 1; v < n; v++ {
-		seen := map[int32]bool{}
+	return ix, nil
+}
+
+// indexReaders fills readers, which only the searches need.
+func (ix *index) indexReaders() {
+	if ix.readers != nil {
+		return
+	}
+	ix.readers = map[uint64][]node{}
+	var seen []int32
+	for v := 1; v < len(ix.reads); v++ {
+		seen = seen[:0]
 		for _, r := range ix.reads[v] {
-			if !seen[r.key] {
-				seen[r.key] = true
+			if !slices.Contains(seen, r.key) {
+				seen = append(seen, r.key)
 				ix.readers[pairKey(r.src, r.key)] = append(ix.readers[pairKey(r.src, r.key)], node(v))
 			}
 		}
 	}
-	return ix, nil
 }
 
 func pairKey(n node, k int32) uint64 { return uint64(uint32(n))<<32 | uint64(uint32(k)) }
 
 // readOne classifies read m (position mi) of committed node v.
-func (ix *index) readOne(t *txn.Txn, mi int, m txn.Mop, keyID map[history.Value]int32, writes map[keyVal]writeRef,
+func (ix *index) readOne(t *txn.Txn, mi int, m txn.Mop, keyID map[history.Value]int32, writes writeIndex,
 	nodeOf []node, own map[int32]history.Value, ownAll map[keyVal]bool, v int) {
 	issue := func(p string, writer int, ownv history.Value) {
 		ix.issues = append(ix.issues, Issue{Pattern: p, Txn: t.Op, Mop: mi, Key: m.Key, Value: m.Value, Writer: writer, Own: ownv})
@@ -245,7 +278,7 @@ func (ix *index) readOne(t *txn.Txn, mi int, m txn.Mop, keyID map[history.Value]
 		ix.reads[v] = append(ix.reads[v], read{key: k, src: initial, mop: int32(mi)})
 		return
 	}
-	w, ok := writes[keyVal{k, m.Value}]
+	w, ok := writes.get(keyVal{k, m.Value})
 	switch {
 	case !known || !ok:
 		issue("ThinAirRead", -1, history.Value{})

@@ -199,8 +199,8 @@ func (s *saturation) causal(ctx context.Context, topo []node) error {
 			t1 := r.src
 			for _, sw := range writers[r.key] {
 				p := row[sw.sess]
-				if p < 0 {
-					continue
+				if p < 0 || (t1 != initial && vc[int(t1)*k+int(sw.sess)] >= p) {
+					continue // what t3 sees of that session, t1 saw already
 				}
 				i, found := slices.BinarySearch(sw.pos, p)
 				if !found {

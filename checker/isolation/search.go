@@ -139,6 +139,7 @@ func search(ctx context.Context, ix *index, level string, o Options) (checker.Re
 		maxNodes = DefaultMaxNodes
 	}
 	res := checker.Result{Method: methodSearch, Stats: checker.Stats{Ops: len(ix.op) - 1}}
+	ix.indexReaders()
 	if level != Prefix {
 		if v, ok := ix.lostUpdate(); ok {
 			res.Valid = checker.False

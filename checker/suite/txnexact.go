@@ -86,6 +86,7 @@ func refine(level string, el, ex checker.Result) checker.Result {
 			out.Valid = checker.True
 			out.Witness = ex.Witness
 			out.Dropped = ex.Dropped
+			out.Method = el.Method + " and " + ex.Method
 			if el.Valid == checker.Unknown {
 				out.Reason = ex.Reason
 			}

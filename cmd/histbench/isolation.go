@@ -23,7 +23,9 @@ import (
 // of their processor time from 10,000 to 1,000,000 as an exponent; and
 // snapshot isolation and serializability on 10,000, as generated and
 // with one write skew or lost update. Each child reads a JSON Lines file
-// (timed apart) and checks one level through check.Run.
+// (timed apart) and checks one level through check.Run. Targets are met
+// on the check's processor time (user and system), which a shared
+// machine changes far less than the elapsed time shown beside it.
 
 // isoPath is where the file of n transactions with anomaly an is.
 func isoPath(dir string, n int, an string) string {
@@ -124,9 +126,9 @@ func (b *bench) isolationRows() error {
 			met    func(r childResult) bool
 		}{
 			{10_000, "–", func(childResult) bool { return true }},
-			{56_000, "≤ 2 s, < 1 GiB", func(r childResult) bool { return r.Seconds <= 2 && r.PeakRSS < 1<<30 }},
+			{56_000, "≤ 2 s processor time, < 1 GiB", func(r childResult) bool { return r.CPUSeconds <= 2 && r.PeakRSS < 1<<30 }},
 			{100_000, "–", func(childResult) bool { return true }},
-			{1_000_000, "≤ 60 s, < 4 GiB", func(r childResult) bool { return r.Seconds <= 60 && r.PeakRSS < 4<<30 }},
+			{1_000_000, "≤ 60 s processor time, < 4 GiB", func(r childResult) bool { return r.CPUSeconds <= 60 && r.PeakRSS < 4<<30 }},
 		} {
 			h, err := b.isoRun(dir, tc.n, "", lc.level, written)
 			if err != nil {
@@ -161,7 +163,7 @@ func (b *bench) isolationRows() error {
 		}
 		b.add(row{name: fmt.Sprintf("rw-register, 10,000 transactions, %s, %s", what, tc.level),
 			histcheck: outcome(h), porcupine: "–", ratio: fmt.Sprintf("read %s", durSeconds(h.ReadSeconds)),
-			hMem: bytes(uint64(h.PeakRSS)) + " peak RSS", pMem: "–", target: "≤ 10 s, " + tc.want, met: h.Seconds <= 10 && h.Verdict == tc.want,
+			hMem: bytes(uint64(h.PeakRSS)) + " peak RSS", pMem: "–", target: "≤ 10 s processor time, " + tc.want, met: h.CPUSeconds <= 10 && h.Verdict == tc.want,
 			note: note + fmt.Sprintf("processor time %s to check (Elle's analysis and the exact search), %s to read", durSeconds(h.CPUSeconds), durSeconds(h.ReadCPUSeconds))})
 	}
 	return nil
