@@ -11,6 +11,7 @@ import (
 	"github.com/histcheck/histcheck/checker/isolation"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/internal/isoref"
+	"github.com/histcheck/histcheck/report"
 )
 
 var bruteCount = flag.Int("isolation.brute", 0, "random histories to compare with the brute force (0: 10,000, or 300 with -short)")
@@ -49,26 +50,10 @@ func TestAgreesWithBruteForce(t *testing.T) {
 	separated := map[[2]string]int{}
 	for i := 0; i < n; i++ {
 		h := isoref.Random(rng)
-		ref := map[string]bool{}
-		for _, level := range isoref.Levels {
-			want, err := isoref.Decide(h, level, history.NilValue)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ref[level] = want
-			res, err := isolation.Check(context.Background(), h, level, isolation.Options{Verify: true})
-			if err != nil {
-				t.Fatalf("history %d, %s: %v\n%s", i, level, err, describe(h))
-			}
-			got := res.Valid == checker.True
-			if res.Valid == checker.Unknown || got != want {
-				t.Fatalf("history %d, %s: checker says %s (%s), brute force %v\n%s\n%+v", i, level, res.Valid, res.Reason, want, describe(h), res.Violations)
-			}
-			if !got && (len(res.Violations) == 0 || res.Violations[0].Isolation == nil || res.Violations[0].Pattern == "") {
-				t.Fatalf("history %d, %s: false without a violation's facts", i, level)
-			}
+		ref := compareWithReference(t, i, h)
+		for level, holds := range ref {
 			k := tally[level]
-			if want {
+			if holds {
 				k[0]++
 			} else {
 				k[1]++
@@ -106,6 +91,33 @@ func TestAgreesWithBruteForce(t *testing.T) {
 			t.Errorf("no random history satisfies %s but not %s", d[0], d[1])
 		}
 	}
+}
+
+// compareWithReference decides every level on history i with the checker
+// (its commit orders verified) and the brute force, fails on a
+// difference, and returns the brute force's verdicts.
+func compareWithReference(t *testing.T, i int, h *history.History) map[string]bool {
+	t.Helper()
+	ref := map[string]bool{}
+	for _, level := range isoref.Levels {
+		want, err := isoref.Decide(h, level, history.NilValue)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref[level] = want
+		res, err := isolation.Check(context.Background(), h, level, isolation.Options{Verify: true})
+		if err != nil {
+			t.Fatalf("history %d, %s: %v\n%s", i, level, err, describe(h))
+		}
+		if got := res.Valid == checker.True; res.Valid == checker.Unknown || got != want {
+			t.Fatalf("history %d, %s: checker says %s (%s), brute force %v\n%s\n%+v", i, level, res.Valid, res.Reason, want, describe(h), res.Violations)
+		}
+		if !want && (len(res.Violations) == 0 || res.Violations[0].Isolation == nil || res.Violations[0].Pattern == "" ||
+			report.Explain(h, level, res.Violations[0]) == "") {
+			t.Fatalf("history %d, %s: false without a violation's facts and words", i, level)
+		}
+	}
+	return ref
 }
 
 // distinctions are pairs (A, B) with A ⇏ B.

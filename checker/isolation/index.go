@@ -101,23 +101,40 @@ type NotUniqueError struct{ Err error }
 
 func (e *NotUniqueError) Error() string { return e.Err.Error() }
 
+// builder holds what build learns on the way.
+type builder struct {
+	ix     *index
+	keyID  map[history.Value]int32
+	writes writeIndex
+	nodeOf []node
+}
+
 // build indexes h's transactions. init is the value every key holds first.
 func build(h *history.History, txns []txn.Txn, init history.Value) (*index, error) {
-	ix := &index{h: h, txns: txns, init: init}
-	keyID := map[history.Value]int32{}
-
-	intern := func(k history.Value) int32 {
-		id, ok := keyID[k]
-		if !ok {
-			id = int32(len(ix.keys))
-			keyID[k] = id
-			ix.keys = append(ix.keys, k)
-		}
-		return id
+	b := &builder{ix: &index{h: h, txns: txns, init: init}, keyID: map[history.Value]int32{}}
+	if err := b.indexWrites(); err != nil {
+		return nil, err
 	}
-	// Each key's writes in a map of their own: many small maps stay in
-	// the caches where one map of every write would not.
-	writes := writeIndex{}
+	b.chooseNodes()
+	b.indexReads()
+	return b.ix, nil
+}
+
+func (b *builder) intern(k history.Value) int32 {
+	id, ok := b.keyID[k]
+	if !ok {
+		id = int32(len(b.ix.keys))
+		b.keyID[k] = id
+		b.ix.keys = append(b.ix.keys, k)
+	}
+	return id
+}
+
+// indexWrites finds every write by its key and value (each key's in a
+// map of its own: many small maps stay in the caches where one map of
+// every write would not), refusing writes that are not unique.
+func (b *builder) indexWrites() error {
+	h, txns, init := b.ix.h, b.ix.txns, b.ix.init
 	last := map[int32]int32{}
 	for ti := range txns {
 		t := &txns[ti]
@@ -125,36 +142,37 @@ func build(h *history.History, txns []txn.Txn, init history.Value) (*index, erro
 		for mi, m := range t.Mops {
 			switch m.Kind {
 			case txn.Append:
-				return nil, fmt.Errorf("operation %d: %s: the isolation levels of rw-register histories take reads and writes only", ti+1, m)
+				return fmt.Errorf("operation %d: %s: the isolation levels of rw-register histories take reads and writes only", ti+1, m)
 			case txn.Write:
-				k := intern(m.Key)
-				last[k] = int32(mi)
+				last[b.intern(m.Key)] = int32(mi)
 			}
 		}
 		for mi, m := range t.Mops {
 			if m.Kind != txn.Write {
 				continue
 			}
-			k := keyID[m.Key]
+			k := b.keyID[m.Key]
 			kv := keyVal{k, m.Value}
 			if m.Value == init {
-				return nil, &NotUniqueError{history.Errorf(h.Ops[t.Op].Line, "operation %s writes %s to key %s, the initial value, so a read of it names no single write",
+				return &NotUniqueError{history.Errorf(h.Ops[t.Op].Line, "operation %s writes %s to key %s, the initial value, so a read of it names no single write",
 					h.Ops[t.Op].Label(), m.Value, m.Key)}
 			}
-			if prev, dup := writes.get(kv); dup {
-				return nil, &NotUniqueError{history.Errorf(h.Ops[t.Op].Line, "value %s is written to key %s twice (by %s and %s): the levels need unique writes",
+			if prev, dup := b.writes.get(kv); dup {
+				return &NotUniqueError{history.Errorf(h.Ops[t.Op].Line, "value %s is written to key %s twice (by %s and %s): the levels need unique writes",
 					m.Value, m.Key, h.Ops[txns[prev.txn].Op].Label(), h.Ops[t.Op].Label())}
 			}
-			writes.put(kv, writeRef{txn: int32(ti), mop: int32(mi), final: last[k] == int32(mi)})
+			b.writes.put(kv, writeRef{txn: int32(ti), mop: int32(mi), final: last[k] == int32(mi)})
 		}
 	}
-	// The nodes: every committed transaction, and those of unknown outcome
-	// some committed one read from (they committed); the others need not
-	// have, and leaving them out only removes constraints.
-	nodeOf := make([]node, len(txns))
-	for i := range nodeOf {
-		nodeOf[i] = -1
-	}
+	return nil
+}
+
+// chooseNodes numbers the transactions the levels order: every committed
+// one, and those of unknown outcome some committed one read from (they
+// committed); the others need not have, and leaving them out only removes
+// constraints. Sessions are processes.
+func (b *builder) chooseNodes() {
+	ix, txns := b.ix, b.ix.txns
 	needed := make([]bool, len(txns))
 	for ti := range txns {
 		t := &txns[ti]
@@ -166,28 +184,27 @@ func build(h *history.History, txns []txn.Txn, init history.Value) (*index, erro
 			if m.Kind != txn.Read {
 				continue
 			}
-			if id, ok := keyID[m.Key]; ok {
-				if w, ok := writes.get(keyVal{id, m.Value}); ok && txns[w.txn].Status == history.Info {
+			if id, ok := b.keyID[m.Key]; ok {
+				if w, ok := b.writes.get(keyVal{id, m.Value}); ok && txns[w.txn].Status == history.Info {
 					needed[w.txn] = true
 				}
 			}
 		}
 	}
-	ix.op = append(ix.op, -1)
-	ix.sess = append(ix.sess, -1)
-	ix.pos = append(ix.pos, -1)
+	b.nodeOf = make([]node, len(txns))
+	ix.op, ix.sess, ix.pos = append(ix.op, -1), append(ix.sess, -1), append(ix.pos, -1)
 	sessOf := map[int]int32{}
 	for ti := range txns {
+		b.nodeOf[ti] = -1
 		if !needed[ti] {
 			continue
 		}
 		n := node(len(ix.op))
-		nodeOf[ti] = n
-		p := txns[ti].Process
-		s, ok := sessOf[p]
+		b.nodeOf[ti] = n
+		s, ok := sessOf[txns[ti].Process]
 		if !ok {
 			s = int32(len(ix.sessions))
-			sessOf[p] = s
+			sessOf[txns[ti].Process] = s
 			ix.sessions = append(ix.sessions, nil)
 		}
 		ix.op = append(ix.op, ti)
@@ -195,6 +212,11 @@ func build(h *history.History, txns []txn.Txn, init history.Value) (*index, erro
 		ix.pos = append(ix.pos, int32(len(ix.sessions[s])))
 		ix.sessions[s] = append(ix.sessions[s], n)
 	}
+}
+
+// indexReads classifies each node's reads and lists its final writes.
+func (b *builder) indexReads() {
+	ix := b.ix
 	n := len(ix.op)
 	ix.reads = make([][]read, n)
 	ix.writes = make([][]int32, n)
@@ -202,32 +224,28 @@ func build(h *history.History, txns []txn.Txn, init history.Value) (*index, erro
 	own := map[int32]history.Value{}
 	ownAll := map[keyVal]bool{}
 	for v := 1; v < n; v++ {
-		ti := ix.op[v]
-		t := &txns[ti]
+		t := &ix.txns[ix.op[v]]
 		clear(own)
 		clear(ownAll)
 		for mi, m := range t.Mops {
 			if m.Kind == txn.Write {
-				k := keyID[m.Key]
+				k := b.keyID[m.Key]
 				own[k] = m.Value
 				ownAll[keyVal{k, m.Value}] = true
 				continue
 			}
-			if !t.Committed() {
-				continue // the reads of a transaction of unknown outcome are unknown
+			if t.Committed() { // the reads of a transaction of unknown outcome are unknown
+				ix.readOne(t, mi, m, b.keyID, b.writes, b.nodeOf, own, ownAll, v)
 			}
-			ix.readOne(t, mi, m, keyID, writes, nodeOf, own, ownAll, v)
 		}
-		for k, val := range own {
+		for k := range own {
 			ix.writes[v] = append(ix.writes[v], k)
-			_ = val
 		}
 		slices.Sort(ix.writes[v])
 		for _, k := range ix.writes[v] {
 			ix.vals[v] = append(ix.vals[v], own[k])
 		}
 	}
-	return ix, nil
 }
 
 // indexReaders fills readers, which only the searches need.

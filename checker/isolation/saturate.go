@@ -127,51 +127,48 @@ func (s *saturation) readAtomic(ctx context.Context) error {
 // maxClockBytes bounds the vector clocks of causal consistency.
 const maxClockBytes = 3 << 30
 
-// causal adds causal consistency's edges: for each session, the last
-// writer of x that happens before t3 comes before the t1 t3 read x from
-// (earlier writers of that session come before it in session order). The
-// happens-before order is kept as vector clocks over sessions (AWDIT's
-// O(n·k)); writers already before t1 add nothing.
-func (s *saturation) causal(ctx context.Context, topo []node) error {
+// sessWrites are one session's writers of a key, by position.
+type sessWrites struct {
+	sess int32
+	pos  []int32
+}
+
+// clocks computes, in topological order, each node's vector clock over
+// sessions: the last position of each session that happens before it
+// (-1: none), the initial transaction left out (it precedes all).
+func (s *saturation) clocks(ctx context.Context, topo []node) ([]int32, error) {
 	ix := s.ix
-	k := len(ix.sessions)
-	n := len(ix.op)
+	k, n := len(ix.sessions), len(ix.op)
 	if int64(n)*int64(k)*4 > maxClockBytes {
-		return fmt.Errorf("%d transactions in %d sessions need more than %d MB of vector clocks", n-1, k, maxClockBytes>>20)
+		return nil, fmt.Errorf("%d transactions in %d sessions need more than %d MB of vector clocks", n-1, k, maxClockBytes>>20)
 	}
 	vc := make([]int32, n*k)
 	for i := range vc {
 		vc[i] = -1
 	}
-	// predecessors by reads-from, per node
 	g := newGraph(n, ix.baseEdges())
 	for i, v := range topo {
 		if i&4095 == 0 && ctx.Err() != nil {
-			return context.Cause(ctx)
+			return nil, context.Cause(ctx)
 		}
 		if v == initial {
 			continue
 		}
 		row := vc[int(v)*k : int(v)*k+k]
-		_ = row
 		for _, ei := range g.succ(v) {
 			to := g.edges[ei].to
 			dst := vc[int(to)*k : int(to)*k+k]
 			for j, x := range row {
-				if x > dst[j] {
-					dst[j] = x
-				}
+				dst[j] = max(dst[j], x)
 			}
-			if p := ix.pos[v]; p > dst[ix.sess[v]] {
-				dst[ix.sess[v]] = p
-			}
+			dst[ix.sess[v]] = max(dst[ix.sess[v]], ix.pos[v])
 		}
 	}
-	// Writers of each key, per session, by position.
-	type sessWrites struct {
-		sess int32
-		pos  []int32
-	}
+	return vc, nil
+}
+
+// writerLists lists each key's writers, per session, by position.
+func (ix *index) writerLists() [][]sessWrites {
 	writers := make([][]sessWrites, len(ix.keys))
 	for si, sess := range ix.sessions {
 		for _, v := range sess {
@@ -185,8 +182,24 @@ func (s *saturation) causal(ctx context.Context, topo []node) error {
 			}
 		}
 	}
+	return writers
+}
+
+// causal adds causal consistency's edges: for each session, the last
+// writer of x that happens before t3 comes before the t1 t3 read x from
+// (earlier writers of that session come before it in session order). The
+// happens-before order is kept as vector clocks over sessions (AWDIT's
+// O(n·k)); writers already before t1 add nothing.
+func (s *saturation) causal(ctx context.Context, topo []node) error {
+	vc, err := s.clocks(ctx, topo)
+	if err != nil {
+		return err
+	}
+	ix := s.ix
+	k := len(ix.sessions)
+	writers := ix.writerLists()
 	var srcs []node
-	for v := 1; v < n; v++ {
+	for v := 1; v < len(ix.op); v++ {
 		if v&4095 == 0 && ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
@@ -196,36 +209,46 @@ func (s *saturation) causal(ctx context.Context, topo []node) error {
 			srcs = append(srcs, r.src)
 		}
 		for ri, r := range ix.reads[v] {
-			t1 := r.src
 			for _, sw := range writers[r.key] {
-				p := row[sw.sess]
-				if p < 0 || (t1 != initial && vc[int(t1)*k+int(sw.sess)] >= p) {
-					continue // what t3 sees of that session, t1 saw already
+				if t2, ok := s.lastVisible(vc, row, r.src, sw); ok {
+					s.add(t2, r.src, r.key, causalReason(ix, node(v), int32(ri), t2, srcs))
 				}
-				i, found := slices.BinarySearch(sw.pos, p)
-				if !found {
-					i--
-				}
-				if i < 0 {
-					continue
-				}
-				t2 := ix.sessions[sw.sess][sw.pos[i]]
-				if t2 == t1 {
-					continue
-				}
-				if t1 != initial && vc[int(t1)*k+int(sw.sess)] >= sw.pos[i] {
-					continue // t2 happens before t1 already
-				}
-				why, via := whyCausal, int32(-1)
-				switch {
-				case ix.sess[t2] == ix.sess[v]:
-					why = whySession
-				case slices.Contains(srcs, t2):
-					why, via = whyRead, int32(slices.Index(srcs, t2))
-				}
-				s.add(t2, t1, r.key, reason{reader: node(v), read: int32(ri), via: via, why: why})
 			}
 		}
 	}
 	return nil
+}
+
+// lastVisible is the last writer of sw's session that happens before the
+// reader (whose clock is row) and not before t1, its source.
+func (s *saturation) lastVisible(vc, row []int32, t1 node, sw sessWrites) (node, bool) {
+	ix := s.ix
+	k := len(ix.sessions)
+	p := row[sw.sess]
+	if p < 0 || (t1 != initial && vc[int(t1)*k+int(sw.sess)] >= p) {
+		return 0, false // what the reader sees of that session, t1 saw already
+	}
+	i, found := slices.BinarySearch(sw.pos, p)
+	if !found {
+		i--
+	}
+	if i < 0 {
+		return 0, false
+	}
+	t2 := ix.sessions[sw.sess][sw.pos[i]]
+	if t2 == t1 || (t1 != initial && vc[int(t1)*k+int(sw.sess)] >= sw.pos[i]) {
+		return 0, false // t1 itself, or before t1 already
+	}
+	return t2, true
+}
+
+// causalReason says how t2 is visible to reader v.
+func causalReason(ix *index, v node, ri int32, t2 node, srcs []node) reason {
+	switch {
+	case ix.sess[t2] == ix.sess[v]:
+		return reason{reader: v, read: ri, via: -1, why: whySession}
+	case slices.Contains(srcs, t2):
+		return reason{reader: v, read: ri, via: int32(slices.Index(srcs, t2)), why: whyRead}
+	}
+	return reason{reader: v, read: ri, via: -1, why: whyCausal}
 }

@@ -171,6 +171,40 @@ func (vf *verifier) readAtomic() error {
 // key's writers as the commit order does (parallel snapshot isolation).
 // Each read must return its key's last visible write.
 func (vf *verifier) visible(conflicts bool) error {
+	vc, err := vf.clocks(conflicts)
+	if err != nil {
+		return err
+	}
+	latest := vf.latestWriters()
+	ix := vf.ix
+	for v := 1; v < len(ix.op); v++ {
+		for _, r := range ix.reads[v] {
+			newest := initial
+			for s := range ix.sessions {
+				p := latest[[2]int32{r.key, int32(s)}]
+				if p == nil || vc[v][s] < 0 {
+					continue
+				}
+				i := sort.Search(len(p.pos), func(i int) bool { return p.pos[i] > vc[v][s] }) - 1
+				if i >= 0 && vf.pos(p.best[i]) > vf.pos(newest) {
+					newest = p.best[i]
+				}
+			}
+			if newest != r.src {
+				if newest == initial {
+					return fmt.Errorf("%s read from %s, which is not visible to it", vf.label(node(v)), vf.label(r.src))
+				}
+				return vf.stale(node(v), r, newest)
+			}
+		}
+	}
+	return nil
+}
+
+// clocks gives each node the last position of each session visible to
+// it, visibility being session order and reads-from (and, with
+// conflicts, each key's writers in commit order), transitively.
+func (vf *verifier) clocks(conflicts bool) ([][]int32, error) {
 	ix := vf.ix
 	n, k := len(ix.op), len(ix.sessions)
 	preds := make([][]node, n)
@@ -190,7 +224,6 @@ func (vf *verifier) visible(conflicts bool) error {
 			}
 		}
 	}
-	// vc[v][s]: the last position in session s visible to v.
 	vc := make([][]int32, n)
 	for _, v := range vf.byPos {
 		row := make([]int32, k)
@@ -199,7 +232,7 @@ func (vf *verifier) visible(conflicts bool) error {
 		}
 		for _, p := range preds[v] {
 			if vf.co[p] > vf.co[v] {
-				return fmt.Errorf("the order puts %s after %s, which sees it", vf.label(p), vf.label(v))
+				return nil, fmt.Errorf("the order puts %s after %s, which sees it", vf.label(p), vf.label(v))
 			}
 			for i, x := range vc[p] {
 				row[i] = max(row[i], x)
@@ -208,20 +241,26 @@ func (vf *verifier) visible(conflicts bool) error {
 		}
 		vc[v] = row
 	}
-	// Per key and session, the writers by position and the latest in
-	// commit order among each prefix.
-	type prefix struct {
-		pos  []int32
-		best []node
-	}
-	wr := map[[2]int32]*prefix{}
+	return vc, nil
+}
+
+// writerPrefix is one session's writers of a key by position, with the
+// latest in commit order among each prefix of them.
+type writerPrefix struct {
+	pos  []int32
+	best []node
+}
+
+func (vf *verifier) latestWriters() map[[2]int32]*writerPrefix {
+	ix := vf.ix
+	out := map[[2]int32]*writerPrefix{}
 	for si, sess := range ix.sessions {
 		for _, v := range sess {
 			for _, key := range ix.writes[v] {
-				p := wr[[2]int32{key, int32(si)}]
+				p := out[[2]int32{key, int32(si)}]
 				if p == nil {
-					p = &prefix{}
-					wr[[2]int32{key, int32(si)}] = p
+					p = &writerPrefix{}
+					out[[2]int32{key, int32(si)}] = p
 				}
 				b := v
 				if len(p.best) > 0 && vf.co[p.best[len(p.best)-1]] > vf.co[v] {
@@ -232,28 +271,7 @@ func (vf *verifier) visible(conflicts bool) error {
 			}
 		}
 	}
-	for v := 1; v < n; v++ {
-		for _, r := range ix.reads[v] {
-			var newest node = initial
-			for s := 0; s < k; s++ {
-				p := wr[[2]int32{r.key, int32(s)}]
-				if p == nil || vc[v][s] < 0 {
-					continue
-				}
-				i := sort.Search(len(p.pos), func(i int) bool { return p.pos[i] > vc[v][s] }) - 1
-				if i >= 0 && vf.pos(p.best[i]) > vf.pos(newest) {
-					newest = p.best[i]
-				}
-			}
-			if newest != r.src {
-				if newest == initial {
-					return fmt.Errorf("%s read from %s, which is not visible to it", vf.label(node(v)), vf.label(r.src))
-				}
-				return vf.stale(node(v), r, newest)
-			}
-		}
-	}
-	return nil
+	return out
 }
 
 // prefix: each transaction sees a prefix of the commit order, which
@@ -294,7 +312,7 @@ func (vf *verifier) prefix(level string) error {
 		for _, r := range ix.reads[v] {
 			w := writers[r.key]
 			i := sort.Search(len(w), func(i int) bool { return w[i] > snap[v] }) - 1
-			var newest node = initial
+			newest := initial
 			if i >= 0 {
 				newest = vf.byPos[w[i]]
 			}

@@ -100,9 +100,33 @@ func decideWith(txns []txn.Txn, in []bool, level string, init history.Value) boo
 		}
 		w.final = append(w.final, f)
 	}
-	// The internal axiom: a read after the transaction's own write of a
-	// key returns the last such write; the other reads are external. A
-	// transaction of unknown outcome's reads are unknown.
+	if !w.external(init) {
+		return false
+	}
+	w.so, w.wr = matrix(w.n+1), matrix(w.n+1)
+	for a := 1; a <= w.n; a++ {
+		w.so[0][a] = true
+		for b := 1; b <= w.n; b++ {
+			if a != b && w.txns[a].Process == w.txns[b].Process && w.txns[a].Op < w.txns[b].Op {
+				w.so[a][b] = true
+			}
+		}
+	}
+	for i, e := range w.exts {
+		w.wr[w.srcs[i]][e.reader] = true
+	}
+	perm := make([]int, 0, w.n)
+	used := make([]bool, w.n+1)
+	return w.permute(perm, used)
+}
+
+// external applies the internal axiom (a read after the transaction's
+// own write of a key returns the last such write; the reads of a
+// transaction of unknown outcome are unknown) and finds each external
+// read's writer: the committed transaction whose last write of the key
+// is the value, or the initial transaction. It reports false when some
+// read has none.
+func (w *world) external(init history.Value) bool {
 	for t := 1; t <= w.n; t++ {
 		tx := w.txns[t]
 		if tx.Status != history.OK {
@@ -124,8 +148,6 @@ func decideWith(txns []txn.Txn, in []bool, level string, init history.Value) boo
 			}
 		}
 	}
-	// Each external read's writer: the committed transaction whose last
-	// write of the key is the value, or the initial transaction.
 	for _, e := range w.exts {
 		src := -1
 		if e.val == init {
@@ -141,21 +163,7 @@ func decideWith(txns []txn.Txn, in []bool, level string, init history.Value) boo
 		}
 		w.srcs = append(w.srcs, src)
 	}
-	w.so, w.wr = matrix(w.n+1), matrix(w.n+1)
-	for a := 1; a <= w.n; a++ {
-		w.so[0][a] = true
-		for b := 1; b <= w.n; b++ {
-			if a != b && w.txns[a].Process == w.txns[b].Process && w.txns[a].Op < w.txns[b].Op {
-				w.so[a][b] = true
-			}
-		}
-	}
-	for i, e := range w.exts {
-		w.wr[w.srcs[i]][e.reader] = true
-	}
-	perm := make([]int, 0, w.n)
-	used := make([]bool, w.n+1)
-	return w.permute(perm, used)
+	return true
 }
 
 func matrix(n int) [][]bool {
@@ -205,49 +213,9 @@ func (w *world) holds(order []int) bool {
 	if w.level == ReadCommitted {
 		return w.readCommitted(ar)
 	}
-	vis := matrix(n)
-	for a := 0; a < n; a++ {
-		for b := 0; b < n; b++ {
-			vis[a][b] = w.so[a][b] || w.wr[a][b]
-		}
-	}
-	switch w.level {
-	case ReadAtomic:
-	case Causal:
-		closeTrans(vis)
-	case ParallelSnapshot:
-		w.conflicts(vis, ar)
-		closeTrans(vis)
-	case Prefix, SnapshotIsolation:
-		for changed := true; changed; {
-			changed = false
-			if w.level == SnapshotIsolation && w.conflicts(vis, ar) {
-				changed = true
-			}
-			// AR ; VIS ⊆ VIS
-			for a := 0; a < n; a++ {
-				for b := 0; b < n; b++ {
-					if !ar[a][b] {
-						continue
-					}
-					for c := 0; c < n; c++ {
-						if vis[b][c] && !vis[a][c] {
-							vis[a][c] = true
-							changed = true
-						}
-					}
-				}
-			}
-		}
-	case Serializable:
-		for a := 0; a < n; a++ {
-			for b := 0; b < n; b++ {
-				if vis[a][b] && !ar[a][b] {
-					return false // session order and reads-from are visible
-				}
-			}
-		}
-		vis = ar
+	vis := w.visibility(ar)
+	if vis == nil {
+		return false
 	}
 	for a := 0; a < n; a++ {
 		for b := 0; b < n; b++ {
@@ -256,14 +224,73 @@ func (w *world) holds(order []int) bool {
 			}
 		}
 	}
-	// The external axiom: each read returns the value of the last
-	// visible writer of its key in arbitration order.
+	return w.ext(vis, ar)
+}
+
+// visibility is the smallest visibility the level's axioms allow under
+// ar, or nil when none does.
+func (w *world) visibility(ar [][]bool) [][]bool {
+	n := w.n + 1
+	vis := matrix(n)
+	for a := 0; a < n; a++ {
+		for b := 0; b < n; b++ {
+			vis[a][b] = w.so[a][b] || w.wr[a][b]
+		}
+	}
+	switch w.level {
+	case Causal:
+		closeTrans(vis)
+	case ParallelSnapshot:
+		w.conflicts(vis, ar)
+		closeTrans(vis)
+	case Prefix, SnapshotIsolation:
+		for changed := true; changed; {
+			changed = w.level == SnapshotIsolation && w.conflicts(vis, ar)
+			if prefixClose(vis, ar) {
+				changed = true
+			}
+		}
+	case Serializable:
+		for a := 0; a < n; a++ {
+			for b := 0; b < n; b++ {
+				if vis[a][b] && !ar[a][b] {
+					return nil // session order and reads-from are visible
+				}
+			}
+		}
+		return ar
+	}
+	return vis
+}
+
+// prefixClose adds AR ; VIS to VIS; it reports whether it added any.
+func prefixClose(vis, ar [][]bool) bool {
+	n, changed := len(vis), false
+	for a := 0; a < n; a++ {
+		for b := 0; b < n; b++ {
+			if !ar[a][b] {
+				continue
+			}
+			for c := 0; c < n; c++ {
+				if vis[b][c] && !vis[a][c] {
+					vis[a][c] = true
+					changed = true
+				}
+			}
+		}
+	}
+	return changed
+}
+
+// ext is the external axiom: each read returns the value of the last
+// visible writer of its key in arbitration order.
+func (w *world) ext(vis, ar [][]bool) bool {
 	for i, e := range w.exts {
 		t1 := w.srcs[i]
 		if !vis[t1][e.reader] {
 			return false
 		}
-		for t2 := 0; t2 < n; t2++ {
+		for t2 := 0; t2 <= w.n; t2++ {
 			if t2 != t1 && t2 != e.reader && vis[t2][e.reader] && w.writes(t2, e.key) && ar[t1][t2] {
 				return false
 			}
