@@ -228,7 +228,7 @@ func (s *searcher) unknown(res checker.Result, err error) (checker.Result, error
 }
 
 // maxPairs bounds the choices a search takes on.
-const maxPairs = 20_000_000
+const maxPairs = 4_000_000
 
 // constraints lists the pairs of transactions that write a common key,
 // and adds what the initial state forces: every reader of a key's
@@ -350,6 +350,9 @@ func (s *searcher) prune() (*checker.Violation, error) {
 		}
 		changed := false
 		for i := range s.cons {
+			if i&65535 == 0 && s.ctx.Err() != nil {
+				return nil, context.Cause(s.ctx)
+			}
 			c := &s.cons[i]
 			if c.decided != 0 {
 				continue
