@@ -15,9 +15,9 @@ import (
 type Options struct {
 	// Init is the value every key holds first; None means nil.
 	Init history.Value
-	// Steps bounds the search of the NP-complete levels: the choices it
-	// may try after pruning (0: DefaultSteps). Past it the verdict is
-	// unknown.
+	// Steps bounds the search of the NP-complete levels after pruning:
+	// the choices it tries and the edges its searches for cycles follow
+	// (0: DefaultSteps). Past it the verdict is unknown.
 	Steps int64
 	// MaxNodes bounds the transactions the search of the NP-complete
 	// levels takes on (0: DefaultMaxNodes); its reachability matrix grows
@@ -32,7 +32,7 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultSteps    = 2_000_000
+	DefaultSteps    = 200_000_000
 	DefaultMaxNodes = 40_000
 )
 

@@ -29,6 +29,12 @@ func Verify(h *history.History, level string, order []int, init history.Value) e
 	if err != nil {
 		return err
 	}
+	return verifyIndex(ix, level, order)
+}
+
+// verifyIndex is Verify on an index already built.
+func verifyIndex(ix *index, level string, order []int) error {
+	h := ix.h
 	if len(ix.issues) > 0 {
 		is := ix.issues[0]
 		return fmt.Errorf("%s: a read of %s = %s no order explains (%s)", h.Ops[is.Txn].Label(), is.Key, is.Value, is.Pattern)
