@@ -535,6 +535,7 @@ func (r *run) checkCriterion(c string, targets []object) ([]checker.Verdict, *ch
 			return nil, nil, err
 		}
 		res = obj.lift(res)
+		res = countInstead(obj, c, res, r.out.Options)
 		out := Result{Result: res}
 		if !r.req.NoCore && res.Valid == checker.False && hasCore(c) && len(res.Violations) > 0 && !counted(res) {
 			done := r.progress("finding the core of", c)

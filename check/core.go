@@ -67,6 +67,33 @@ func findCore(ctx context.Context, obj *object, criterion string, known checker.
 	return &c, nil
 }
 
+// countInstead gives a linearizability violation of a lock that counting
+// alone refutes (its acquires and releases leave no legal order at all,
+// real time or not) the count as its reason, in place of the point where
+// the search stopped: that point hides the reason, and a core of such a
+// history keeps nearly every acquire (see counted). res is the object's
+// result lifted to the whole history.
+func countInstead(obj object, criterion string, res checker.Result, mopts model.Options) checker.Result {
+	if criterion != checker.Linearizable || res.Valid != checker.False || obj.model.Count == nil {
+		return res
+	}
+	v, err := obj.model.Count(obj.h, mopts)
+	if err != nil || v == nil {
+		return res
+	}
+	if obj.pos != nil {
+		mapped := v.MapOps(func(p int) int {
+			if p < len(obj.pos) {
+				return obj.pos[p]
+			}
+			return checker.None
+		})
+		v = &mapped
+	}
+	res.Violations = []checker.Violation{*v}
+	return res
+}
+
 // counted reports whether counting refuted the history: every violation
 // counts a lock's holders (pattern "count"), or names clients that each
 // end holding the lock ("owners-held"). Such facts are the whole reason,

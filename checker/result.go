@@ -106,6 +106,12 @@ type Result struct {
 	Dropped []int `json:"dropped,omitempty"`
 	// Violations, when Valid is False, lists each violation found.
 	Violations []Violation `json:"violations,omitempty"`
+	// Partials, when Valid is False and the linearizability search was
+	// asked for them (linear.Options.Partials), are the longest legal
+	// orders it reached that contain each operation of the refuted
+	// object, each order once: what Porcupine calls partial
+	// linearizations.
+	Partials [][]int `json:"-"`
 	// Reason says why the verdict is Unknown, or notes how it was reached
 	// (which algorithm, which notion of "older").
 	Reason string `json:"reason,omitempty"`

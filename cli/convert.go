@@ -29,7 +29,9 @@ func newConvertCmd(e *env) *cobra.Command {
 		Use:   "convert --to " + strings.Join(outputFormats, "|") + " [flags] FILE",
 		Short: "Rewrite a history in another format",
 		Long: "Read a history FILE (- is standard input) in any format histcheck reads and write it\n" +
-			"as Jepsen-style events: json (one array), jsonl (one event per line) or edn.",
+			"in another:\n\n" + writableList() + "\n" +
+			"The research checkers' formats hold read/write transactions only (Jepsen rw-register\n" +
+			"histories): a transaction of unknown outcome, an append or another operation is refused.",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("convert needs exactly one FILE, got %d", len(args))
@@ -44,6 +46,18 @@ func newConvertCmd(e *env) *cobra.Command {
 	f.StringVar(&o.format, "format", "", "input format (default: detected from the file name and contents)")
 	f.BoolVar(&o.independent, "independent", false, "read each value as a Jepsen [key value] tuple and write the key as a field")
 	return cmd
+}
+
+// writableList lists the formats convert writes, one a line with its
+// summary, from the format registry.
+func writableList() string {
+	var sb strings.Builder
+	for _, f := range format.All() {
+		if f.Write != nil {
+			fmt.Fprintf(&sb, "  %-11s %s\n", f.Name, f.Summary)
+		}
+	}
+	return sb.String()
 }
 
 func runConvert(ctx context.Context, e *env, o *convertOptions, file string) error {

@@ -33,7 +33,8 @@ func TestRedisUnsafeCore(t *testing.T) {
 		"      core: A:acquire(lock, a7f3), B:acquire(lock, 9c2e), A:release(lock, a7f3)\n",
 		"a release by A succeeded but B holds the lock",
 	} {
-		if !strings.Contains(text, want) {
+		// The story is wrapped: its words are looked for across lines.
+		if !strings.Contains(text, want) && !strings.Contains(strings.Join(strings.Fields(text), " "), want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	}
@@ -63,13 +64,14 @@ func TestCoresFailAloneFromJSON(t *testing.T) {
 		// while the lease's expiry is measured on their times.
 		{append([]string{"-m", "lease", "--ttl", "5s"}, lin...), filepath.Join("..", "testdata", "histories", "order", "redis-unsafe-events.json"), 2},
 		{append([]string{"-m", "lease"}, lin...), filepath.Join(locks, "redis-unsafe.json"), 2},
-		// Under lock and mutex, sequential consistency is refuted by
-		// counting the holders (no order ends with one): that violation
-		// names its acquires and is not shrunk, so only the
-		// linearizability core is cut out.
-		{append([]string{"-m", "lock"}, lin...), filepath.Join(locks, "redis-unsafe.json"), 1},
+		// Under lock and mutex, redis-unsafe is refuted by counting the
+		// holders (no order ends with one): that violation names its
+		// acquires and is not shrunk, under linearizability as under
+		// sequential consistency. redis-safe is sequentially consistent,
+		// and its linearizability core is cut out.
+		{append([]string{"-m", "lock"}, lin...), filepath.Join(locks, "redis-unsafe.json"), 0},
 		{append([]string{"-m", "lock"}, lin...), filepath.Join(locks, "redis-safe.json"), 1},
-		{append([]string{"-m", "mutex"}, lin...), filepath.Join(locks, "redis-unsafe.json"), 1},
+		{append([]string{"-m", "mutex"}, lin...), filepath.Join(locks, "redis-unsafe.json"), 0},
 		{append([]string{"--model", "lock=lease,stock=fenced-register", "--ttl", "10s"}, lin...),
 			filepath.Join(locks, "stock-nofencing.json"), 1},
 		{append([]string{"--model", "lock=lock,stock=fenced-register"}, lin...), filepath.Join(locks, "stock-nofencing.json"), 2},

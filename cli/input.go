@@ -24,6 +24,13 @@ type input struct {
 func readHistory(ctx context.Context, e *env, file string, opts format.Options) (*input, error) {
 	name := file
 	r := e.stdin
+	if file != "-" && (opts.Format == "" || opts.Format == format.Cobra) && format.LogFolder(file) {
+		res, err := format.ReadLogFolder(file)
+		if err != nil {
+			return nil, err
+		}
+		return &input{h: res.History}, nil
+	}
 	if file == "-" {
 		name = stdinName
 	} else {

@@ -31,6 +31,7 @@ type simOptions struct {
 // line, then the scenario's own.
 var simAliases = map[string]map[string]string{
 	"random": {"unique-values": "unique"},
+	"txn":    {"sessions": "clients"},
 }
 
 func newSimCmd(e *env) *cobra.Command {
@@ -92,7 +93,8 @@ func newScenarioCmd(e *env, s sim.Scenario) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.emit, "emit", "table", "what to print: table (the scenario's figures) or history (the history it stands for)")
 	f.StringVarP(&o.output, "output", "o", "", "write to this file instead of standard output")
-	f.StringVar(&o.to, "to", format.JSON, "history format with --emit history: json (keeps the settings: model, init, time_unit, ttl), jsonl or edn")
+	f.StringVar(&o.to, "to", format.JSON, "history format with --emit history: json (keeps the settings: model, init, time_unit, ttl), jsonl, edn, "+
+		"or for rw-register transactions with no crashes one of the research checkers' ("+strings.Join(transactionFormats(), ", ")+")")
 	for _, fl := range s.Flags {
 		values[fl.Name] = f.String(fl.Name, fl.Default, fl.Usage)
 	}
@@ -141,6 +143,18 @@ func runSim(e *env, o *simOptions, s sim.Scenario, p sim.Params) error {
 		}
 		return format.Write(w, h, o.to)
 	})
+}
+
+// transactionFormats are the writable formats that hold read/write
+// transactions only.
+func transactionFormats() []string {
+	var out []string
+	for _, f := range format.All() {
+		if f.Transactions && f.Write != nil {
+			out = append(out, f.Name)
+		}
+	}
+	return out
 }
 
 // emittedVerdict is the checker the lock design review fills its matrix

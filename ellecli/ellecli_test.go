@@ -193,3 +193,32 @@ func TestInputErrorNamesFile(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpModelsCheck: every model --help lists checks a history of its
+// own kind from the corpus (exit 0 or 1, never elle-cli's 255 for a model
+// it cannot check).
+func TestHelpModelsCheck(t *testing.T) {
+	corpus := filepath.Join("..", "..", "shared", "corpus")
+	files := map[string]string{
+		"bank": "jepsen/bank.edn", "cas-register": "knossos/cas-register/bad/rethink-fail-minimal.edn",
+		"counter": "jepsen/counter.edn", "list-append": "jepsen/paper-example.edn", "long-fork": "jepsen/long-fork.edn",
+		"mutex": "knossos/mutex/bad/etcd.edn", "rw-register": "jepsen/rw-register.edn", "set": "jepsen/set.edn",
+		"set-full": "jepsen/set_full.edn",
+	}
+	for _, m := range checkedNames() {
+		rel, ok := files[m]
+		if !ok {
+			t.Errorf("--help lists %s, and this test has no history for it", m)
+			continue
+		}
+		file := filepath.Join(corpus, rel)
+		if _, err := os.Stat(file); err != nil {
+			t.Skipf("the corpus is absent: %v", err)
+		}
+		var out, errb bytes.Buffer
+		o := &options{model: m, consistency: "strict-serializable", anomalies: "G0", output: "text", plotFormat: "svg", cycleSearchTimeout: 1000}
+		if code := run(context.Background(), Env{Stdout: &out, Stderr: &errb, Models: suite.Builtin()}, o, []string{file}); code != ExitOK && code != ExitInvalid {
+			t.Errorf("%s on %s: exit %d, %q %q", m, rel, code, out.String(), errb.String())
+		}
+	}
+}

@@ -37,6 +37,10 @@ func Expand(paths []string, all, recursive bool) ([]string, []Skipped) {
 			out = append(out, p)
 			continue
 		}
+		if LogFolder(p) { // Cobra's logs: one history
+			out = append(out, p)
+			continue
+		}
 		if runs, err := Runs(p, all); err == nil {
 			out = append(out, runs...)
 			continue

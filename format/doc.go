@@ -100,6 +100,24 @@
 // the same holds for textbook tuples in JSON unless their wrapper says
 // otherwise.
 //
+// # The research checkers' formats
+//
+// Plume, PolySI, AWDIT, IsoVista, dbcop and Cobra record sessions of
+// read/write transactions, without times; each is read as rw-register
+// transactions (operation "txn", value [[w k v] [r k v] …]), a session
+// per process, the k-th transaction of a session called at k and
+// returning at k+1:
+//
+//	plume       w(1,5,0,0)          r|w(key,value,session,txn); txn -1: an aborted write; 0 is the initial value
+//	awdit-test  w 1 5               r|w KEY VALUE; ----- between transactions, ===== between sessions
+//	dbcop       {"params": …, "data": [[{"events": [{"Write": {"variable": 1, "version": 5}}], "committed": true}]]}
+//	dbcop-hist  [x:=5 y==? z==2]!   a transaction per [ ]; ! not committed; --- between sessions
+//	dbcop-bincode  binary (history.bincode): bincode of dbcop's History, little-endian
+//	cobra       binary: 'S' txn, 'W' id key value, 'R' txn id key value, 'C' txn (a folder of T*.log)
+//
+// See docs/format.md for how each marks aborted transactions and the
+// initial state. Write writes all but cobra.
+//
 // # Writing
 //
 // Write produces Jepsen events (json, jsonl or edn) with explicit times, so

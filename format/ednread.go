@@ -12,10 +12,11 @@ import (
 // budget when r carries one.
 func readEDNInput(r io.Reader) (Result, error) {
 	var mem *budget.Memory
+	size := int64(-1)
 	if b, ok := r.(*budgeted); ok {
-		mem = b.mem
+		mem, size = b.mem, b.size
 	}
-	h, err := readEDN(r, mem, true)
+	h, err := readEDNSized(r, mem, true, size)
 	return Result{History: h}, err
 }
 
@@ -25,17 +26,27 @@ type ednReader struct {
 	fast *ednFast // nil: every form through ednParser
 	pr   *history.Pairer
 	meta map[string]history.Value
+	// size is the input's length when known (else -1), and hint the
+	// operation count at which the Pairer next hears how much is read.
+	size int64
+	hint int
 }
 
 // readEDN reads op maps: one vector or list of them, maps one after
 // another, or a wrapper map with a :history entry, as a stream. fast says
 // whether to try ednFast on each op map before the exact ednParser.
 func readEDN(r io.Reader, mem *budget.Memory, fast bool) (*history.History, error) {
-	return readEDNStream(newEDNStream(r, mem), fast)
+	return readEDNSized(r, mem, fast, -1)
 }
 
-func readEDNStream(in *ednStream, fast bool) (*history.History, error) {
-	rd := &ednReader{in: in, pr: history.NewPairer()}
+// readEDNSized is readEDN of an input of size bytes (-1 if not known),
+// which tells the Pairer how many operations to make room for.
+func readEDNSized(r io.Reader, mem *budget.Memory, fast bool, size int64) (*history.History, error) {
+	return readEDNStream(newEDNStream(r, mem), fast, size)
+}
+
+func readEDNStream(in *ednStream, fast bool, size int64) (*history.History, error) {
+	rd := &ednReader{in: in, pr: history.NewPairer(), size: size, hint: ednHintFirst}
 	if fast {
 		rd.fast = newEDNFast()
 	}
@@ -249,7 +260,7 @@ func (rd *ednReader) event(depth int) error {
 			// ednFast takes no characters or escapes, so every newline
 			// in the form is one.
 			s.consume(n, bytes.Count(s.buf[s.off:s.off+n], []byte{'\n'}))
-			return rd.pr.Add(&e)
+			return rd.add(&e)
 		}
 	}
 	chunk, lines, err := s.frame()
@@ -274,7 +285,24 @@ func (rd *ednReader) event(depth int) error {
 		}
 	}
 	s.consume(len(chunk), lines)
-	return rd.pr.Add(&e)
+	return rd.add(&e)
+}
+
+// ednHintFirst is the operation count at which the Pairer first hears how
+// much of the input is read; the count doubles after each.
+const ednHintFirst = 256
+
+// add pairs e, and now and then tells the Pairer how much of the input
+// is read, so that it can make room for the whole history at once.
+func (rd *ednReader) add(e *history.Event) error {
+	if err := rd.pr.Add(e); err != nil {
+		return err
+	}
+	if rd.size > 0 && rd.pr.Ops() >= rd.hint {
+		rd.pr.Expect(rd.in.read(), rd.size)
+		rd.hint *= 2
+	}
+	return nil
 }
 
 // elements reads the op maps of a vector or list opened at line, whose

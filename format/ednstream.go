@@ -188,6 +188,9 @@ func (s *ednStream) consume(n, lines int) {
 	s.line += lines
 }
 
+// read is how many bytes of the input are consumed.
+func (s *ednStream) read() int64 { return s.total - int64(len(s.buf)-s.off) }
+
 // token reads the bytes up to the next delimiter.
 func (s *ednStream) token() (string, error) {
 	for {

@@ -138,7 +138,7 @@ func TestEDNStreamWindows(t *testing.T) {
 		for _, window := range []int{1, 7, 64, 1000} {
 			in := newEDNStream(iotest.OneByteReader(bytes.NewReader(src)), nil)
 			in.buf = make([]byte, 0, window)
-			got, err := readEDNStream(in, true)
+			got, err := readEDNStream(in, true, -1)
 			if err != nil {
 				t.Fatalf("%s, window %d: %v", layout, window, err)
 			}
@@ -179,7 +179,7 @@ func TestEDNStreamErrors(t *testing.T) {
 		if tc.limit > 0 {
 			in.limit = tc.limit
 		}
-		_, err := readEDNStream(in, true)
+		_, err := readEDNStream(in, true, -1)
 		ie, ok := err.(*history.InputError)
 		if !ok || ie.Line != tc.line || !strings.Contains(ie.Msg, tc.msg) {
 			t.Errorf("%s: got %v, want line %d: …%s…", tc.name, err, tc.line, tc.msg)

@@ -29,6 +29,10 @@ type Format struct {
 	// rather than operations with call and return times in a unit of the
 	// writer's choosing.
 	Events bool
+	// Transactions reports that the format holds read/write transactions
+	// only (the research checkers' formats): its writer refuses any other
+	// history.
+	Transactions bool
 	// Sniff says how surely head, the first bytes of an input (up to 64
 	// KiB, cut anywhere), is in this format: 0 when it is not, higher when
 	// surer. Detection takes the surest format, the earlier one in the
@@ -89,7 +93,7 @@ func (h How) String() string {
 // formats is the list of formats, in the order they are listed to users.
 // A new encoding is a file defining its Format value, added here.
 func formats() []*Format {
-	return []*Format{&jsonFormat, &jsonlFormat, &opsFormat, &tuplesFormat, &ednFormat, &jepsenLogFormat, &jepsenTxtFormat, &notationFormat}
+	return []*Format{&jsonFormat, &jsonlFormat, &opsFormat, &tuplesFormat, &ednFormat, &jepsenLogFormat, &jepsenTxtFormat, &notationFormat, &plumeFormat, &awditTestFormat, &dbcopFormat, &dbcopHistFormat, &dbcopBincodeFormat, &cobraFormat}
 }
 
 // All returns the formats histcheck knows, in the order they are listed to

@@ -23,8 +23,13 @@ var jsonFormat = Format{
 	Extensions: []string{".json"},
 	Events:     true,
 	Sniff:      sniffJSON,
-	Read:       document(func(src []byte) (Result, error) { return jsonResult(src, formAuto) }),
-	Write:      buffered(writeJSON),
+	Read: document(func(src []byte) (Result, error) {
+		if looksDBCop(src) { // a .json file of dbcop's
+			return readDBCopDoc(src)
+		}
+		return jsonResult(src, formAuto)
+	}),
+	Write: buffered(writeJSON),
 }
 
 // opsFormat is operations with call and return times, in JSON.

@@ -19,7 +19,17 @@ var notationFormat = Format{
 	Summary:    "the textbook notation, A: w(1) [0, 10]",
 	Extensions: []string{".hist"},
 	Sniff:      sniffNotation,
-	Read:       streamed(readNotation),
+	Read:       readNotationOrDBCop,
+}
+
+// readNotationOrDBCop reads the notation or, when the content is dbcop's
+// compact text (which shares the .hist extension), that.
+func readNotationOrDBCop(r io.Reader) (Result, error) {
+	if head := peekHead(r); head != nil && sniffDBCopHist(head) > 0 {
+		h, err := readDBCopHist(r)
+		return Result{History: h, Format: DBCopHist}, err
+	}
+	return streamed(readNotation)(r)
 }
 
 // sniffNotation claims input whose # comments are followed by a notation

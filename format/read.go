@@ -259,6 +259,12 @@ func choose(name string, br *bufio.Reader, forced string) (*Format, How, error) 
 		return nil, 0, readFailed(err, 0, "reading")
 	}
 	if err := checkUTF8(trimPartialRune(head)); err != nil {
+		var ie *history.InputError
+		if errors.As(err, &ie) {
+			// Only the binary formats hold bytes that are not text, and
+			// they are never told by content.
+			ie.Msg += "; a binary history is told by its name (.bincode for dbcop's, a folder for Cobra's logs) or by --format " + DBCopBincode + " or " + Cobra
+		}
 		return nil, 0, err
 	}
 	if f := byContent(head); f != nil {

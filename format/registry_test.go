@@ -88,13 +88,13 @@ func TestRegistry(t *testing.T) {
 			exts[e] = f.Name
 		}
 	}
-	if got := strings.Join(Formats(), ","); got != "json,jsonl,ops,tuples,edn,jepsen-log,jepsen-txt,notation" {
+	if got := strings.Join(Formats(), ","); got != "json,jsonl,ops,tuples,edn,jepsen-log,jepsen-txt,notation,plume,awdit-test,dbcop,dbcop-hist,dbcop-bincode,cobra" {
 		t.Errorf("Formats() = %s", got)
 	}
-	if got := strings.Join(Writable(), ","); got != "json,jsonl,edn" {
+	if got := strings.Join(Writable(), ","); got != "json,jsonl,edn,plume,awdit-test,dbcop,dbcop-hist,dbcop-bincode" {
 		t.Errorf("Writable() = %s", got)
 	}
-	for ext, want := range map[string]string{"x.JSON": JSON, "a/b.ndjson": JSONL, "r.edn": EDN, "j.log": JepsenLog, "h.hist": Notation, "t.txt": "", "noext": ""} {
+	for ext, want := range map[string]string{"x.JSON": JSON, "a/b.ndjson": JSONL, "r.edn": EDN, "j.log": JepsenLog, "h.hist": Notation, "history.bincode": DBCopBincode, "t.txt": "", "noext": ""} {
 		got := ""
 		if f := byExtension(ext); f != nil {
 			got = f.Name

@@ -1,6 +1,10 @@
 package format
 
-import "bytes"
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
 
 // sniffReference is how formats were told by content before each format
 // sniffed for itself: one decision over all of them. Detection must agree
@@ -9,6 +13,9 @@ func sniffReference(src []byte) string {
 	head := src[:min(len(src), sniffLimit)]
 	if logMarker.Match(head) {
 		return JepsenLog
+	}
+	if f := sniffResearchReference(head); f != "" {
+		return f
 	}
 	// Jepsen's history.txt, added after the registry: its first line is
 	// process, :type, f and value, tab-separated.
@@ -57,6 +64,62 @@ func sniffReference(src []byte) string {
 	}
 	if notationLine.Match(head) {
 		return Notation
+	}
+	return ""
+}
+
+// The research checkers' line formats, added after the registry: their
+// first lines (up to 4 or 8, not counting blank ones or a last one the
+// head cuts short) are all in the format.
+var (
+	plumeLineRe = regexp.MustCompile(`^[rw]\((\d+),(\d+),(\d+),(\d+|-1)\)$`)
+	awditLineRe = regexp.MustCompile(`^[rw][ \t]+\d+[ \t]+\d+$`)
+	awditSepRe  = regexp.MustCompile(`^(-+|=+)$`)
+)
+
+// sniffResearchReference tells plume and awdit-test input, or "".
+func sniffResearchReference(head []byte) string {
+	lines := strings.Split(string(head), "\n")
+	cut := !strings.HasSuffix(string(head), "\n")
+	isLast := func(i int) bool { return cut && i == len(lines)-1 }
+	plume, bad := 0, false
+	for i, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if plume == 4 || (isLast(i) && plume > 0) {
+			break
+		}
+		if !plumeLineRe.MatchString(l) {
+			bad = true
+			break
+		}
+		plume++
+	}
+	if !bad && plume > 0 {
+		return Plume
+	}
+	ops, seen := 0, 0
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if seen == 8 || (isLast(i) && seen > 0) {
+			break
+		}
+		seen++
+		if awditSepRe.MatchString(l) {
+			continue
+		}
+		if !awditLineRe.MatchString(l) {
+			return ""
+		}
+		ops++
+	}
+	if ops > 0 {
+		return AWDITTest
 	}
 	return ""
 }

@@ -24,6 +24,9 @@ func TestWriteRefusesTimesBeforeZero(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, to := range Writable() {
+			if f, _ := Lookup(to); f.Transactions {
+				continue // holds transactions only, and no times
+			}
 			var buf bytes.Buffer
 			err := Write(&buf, h, to)
 			if tc.refused {

@@ -613,6 +613,9 @@ type opChunks struct {
 const (
 	opChunk      = 4096
 	firstOpChunk = 64
+	// expectAfter is how many operations Expect waits for before it
+	// takes a rate from them.
+	expectAfter = 256
 )
 
 func (c *opChunks) add(o Op) {
@@ -637,9 +640,9 @@ func (c *opChunks) add(o Op) {
 }
 
 // expect moves the operations into one slice with room for n, when n is
-// more than one chunk holds.
+// more than it holds now.
 func (c *opChunks) expect(n int) {
-	if c.flat != nil || n <= opChunk || n <= c.n {
+	if c.flat != nil || n <= c.n {
 		return
 	}
 	c.flat = make([]Op, 0, n)
@@ -686,15 +689,16 @@ func (c *opChunks) flatten() []Op {
 func (p *Pairer) Ops() int { return p.ops.n }
 
 // Expect says that read of size bytes of the input have been added. Once
-// at least a 64th of the input has given a few thousand operations, the
+// at least a 64th of the input has given a few hundred operations, the
 // Pairer holds them in one slice sized for the whole input at that rate,
-// so that a long history is not copied from chunks at the end. The size is
+// so that a long history is not copied from chunks at the end, nor a
+// short one grown by doubling (which allocates about twice its size). The size is
 // at most 64 times the operations so far, and takes at most twice the
 // input's bytes, so that an input whose head is dense cannot make it take
 // much more than the input does. It is only a hint: any count still pairs.
 func (p *Pairer) Expect(read, size int64) {
 	n := int64(p.ops.n)
-	if read <= 0 || size <= read || n < opChunk/2 || read < size/64 {
+	if read <= 0 || size <= read || n < expectAfter || read < size/64 {
 		return
 	}
 	// A twentieth more than the rate so far: the rest of the input may

@@ -472,6 +472,8 @@ func TestPairExpect(t *testing.T) {
 		{"too high", 5000, 5000 * ev, 5 * n * ev, true},
 		{"late, from several chunks", 20000, 20000 * ev, n * ev, true},
 		{"too early", 10, 10 * ev, n * ev, false},
+		{"early, from a few hundred operations", 700, 700 * ev, n * ev, true},
+		{"early, from too few operations", 300, 300 * ev, n * ev, false},
 		{"a dense head", 5000, 5000 * ev, 1 << 40, false},
 		{"a dense head, one 64th read", 5000, 1 << 34, 1 << 40, true},
 	} {

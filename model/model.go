@@ -172,6 +172,18 @@ type ReadWriteRegister interface {
 	Class(op *Op) OpClass
 }
 
+// Observer is implemented by models that can tell which operations never
+// change the state: in every state Step either refuses such an operation
+// or returns the state unchanged (a read, a compare-and-set recorded as
+// failed, a read of unknown outcome). It says less than
+// ReadWriteRegister, for models whose observers are not reads of one
+// value; a model that implements ReadWriteRegister need not implement it.
+// The linearizability search takes such an operation, when it is legal
+// and may come next, as the only candidate.
+type Observer interface {
+	Observes(op *Op) bool
+}
+
 // Foresight is implemented by models that can tell early that an
 // operation will never become legal, so that a search abandons an order as
 // soon as it dooms an operation rather than when the operation's time runs

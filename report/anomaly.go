@@ -13,19 +13,19 @@ import (
 func (w *words) anomaly() string {
 	a := w.v.Anomaly
 	if len(w.v.Cycle) > 0 {
-		return explainCycle(w.h, w.v.Cycle, a != nil && a.Appends)
+		return explainCycle(w.h, w.reads, w.v.Cycle, a != nil && a.Appends)
 	}
 	if a == nil {
 		return w.v.Pattern
 	}
-	return explainCase(w.h, w.v.Pattern, w.v.Ops, a)
+	return explainCase(w.h, w.reads, w.v.Pattern, w.v.Ops, a)
 }
 
 // explainCycle says in words why the transactions of a cycle cannot be
 // ordered: it names them T1, T2, … in the cycle's order, then gives each
 // step's reason, the last one closing the contradiction. appends says
 // the values are list elements (list-append) rather than register values.
-func explainCycle(h *history.History, steps []checker.Dependency, appends bool) string {
+func explainCycle(h *history.History, reads *readIndex, steps []checker.Dependency, appends bool) string {
 	var sb strings.Builder
 	name := map[int]string{}
 	sb.WriteString("Let:\n")
@@ -40,7 +40,7 @@ func explainCycle(h *history.History, steps []checker.Dependency, appends bool) 
 		if i == len(steps)-1 && len(steps) > 1 {
 			lead += "However, "
 		}
-		fmt.Fprintf(&sb, "%s%s < %s, because %s", lead, a, b, stepReason(h, d, a, b, appends))
+		fmt.Fprintf(&sb, "%s%s < %s, because %s", lead, a, b, stepReason(h, reads, d, a, b, appends))
 		if i == len(steps)-1 {
 			sb.WriteString(": a contradiction!")
 		} else {
@@ -51,7 +51,7 @@ func explainCycle(h *history.History, steps []checker.Dependency, appends bool) 
 }
 
 // stepReason says why transaction a (From) precedes b (To).
-func stepReason(h *history.History, d checker.Dependency, a, b string, appends bool) string {
+func stepReason(h *history.History, reads *readIndex, d checker.Dependency, a, b string, appends bool) string {
 	key := d.Key.String()
 	switch d.Type {
 	case "wr":
@@ -61,7 +61,13 @@ func stepReason(h *history.History, d checker.Dependency, a, b string, appends b
 		return fmt.Sprintf("%s read %s's write of %s to %s", b, a, d.Value, key)
 	case "ww":
 		if appends {
-			return fmt.Sprintf("%s appended %s to %s after %s's append of %s", b, d.Next, key, a, d.Value)
+			said := fmt.Sprintf("%s appended %s to %s after %s's append of %s", b, d.Next, key, a, d.Value)
+			if _, ok := reads.showsOrder(d.Key, d.Value, d.Next, false); ok {
+				// The read is not named: the explanation names the
+				// cycle's transactions only.
+				return said + fmt.Sprintf(" (observed: a committed read of %s shows %s before %s)", key, d.Value, d.Next)
+			}
+			return said + fmt.Sprintf(" (inferred from the order of %s's appends that its reads imply: no read shows %s and %s together)", key, d.Value, d.Next)
 		}
 		return fmt.Sprintf("%s overwrote %s's write of %s to %s with %s", b, a, d.Value, key, d.Next)
 	case "rw":
@@ -75,7 +81,11 @@ func stepReason(h *history.History, d checker.Dependency, a, b string, appends b
 			state = fmt.Sprintf("%s = %s", key, d.Value)
 		}
 		if appends {
-			return fmt.Sprintf("%s read %s, which %s changed by appending %s", a, state, b, d.Next)
+			said := fmt.Sprintf("%s read %s, which %s changed by appending %s", a, state, b, d.Next)
+			if _, ok := reads.showsOrder(d.Key, d.Value, d.Next, true); ok {
+				return said + fmt.Sprintf(" (observed: a committed read of %s shows %s right after it)", key, d.Next)
+			}
+			return said + fmt.Sprintf(" (inferred: no read shows %s right after it; the order of %s's appends that its reads imply puts it next)", d.Next, key)
 		}
 		return fmt.Sprintf("%s read %s, which %s overwrote with %s", a, state, b, d.Next)
 	case "process":
@@ -88,7 +98,7 @@ func stepReason(h *history.History, d checker.Dependency, a, b string, appends b
 
 // explainCase says in words what an anomaly that is not a cycle is; ops
 // are its transactions, the one that observed first.
-func explainCase(h *history.History, name string, ops []int, c *checker.Anomaly) string {
+func explainCase(h *history.History, reads *readIndex, name string, ops []int, c *checker.Anomaly) string {
 	label := func(i int) string { return h.Ops[ops[i]].Label() }
 	switch name {
 	case "G1a":
@@ -125,12 +135,7 @@ func explainCase(h *history.History, name string, ops []int, c *checker.Anomaly)
 		return fmt.Sprintf("%s read %s, which %s wrote to %s, then read %s, a version of %s before %s's write of %s"+tail,
 			label(0), c.Values[1], label(1), c.Values[0], c.Mop, c.Key, label(1), c.Element)
 	case "lost-update":
-		names := make([]string, len(ops))
-		for i := range ops {
-			names[i] = label(i)
-		}
-		return fmt.Sprintf("%s all read the same version of %s (%s) and all wrote %s: one of them lost the others' updates",
-			strings.Join(names, ", "), c.Key, c.Values[0], c.Key)
+		return lostUpdate(h, reads, ops, c)
 	case "cycle-exists":
 		return explainComponent(ops, c)
 	case "cyclic-versions":
@@ -141,6 +146,31 @@ func explainCase(h *history.History, name string, ops []int, c *checker.Anomaly)
 		return fmt.Sprintf("the versions of %s are ordered in a cycle: %s < %s", c.Key, strings.Join(vs, " < "), vs[0])
 	}
 	return name
+}
+
+// lostUpdate says what a lost update is: transactions that read the same
+// version of a key and then each wrote it. With registers, all but the
+// last write are lost. With atomic appends none need be: when a later read
+// holds every one of their appends, the story says so, and that the
+// anomaly is each writing after a read the others' appends made stale.
+func lostUpdate(h *history.History, reads *readIndex, ops []int, c *checker.Anomaly) string {
+	names := make([]string, len(ops))
+	var appended []history.Value
+	for i, p := range ops {
+		names[i] = h.Ops[p].Label()
+		appended = append(appended, appendsOf(h, p, c.Key)...)
+	}
+	who := strings.Join(names, ", ")
+	if !c.Appends {
+		return fmt.Sprintf("%s all read the same version of %s (%s) and all wrote %s: one of them lost the others' updates",
+			who, c.Key, c.Values[0], c.Key)
+	}
+	said := fmt.Sprintf("%s all read the same version of %s (%s) and then each appended to %s", who, c.Key, c.Values[0], c.Key)
+	if len(appended) > 0 && reads.readAll(c.Key, appended) {
+		return said + fmt.Sprintf(": a later read of %s holds all their appends (%s), so none was lost, but each wrote after a read that the others' appends made stale",
+			c.Key, history.ListValue(appended...))
+	}
+	return said + ": each wrote after a read that the others' appends made stale"
 }
 
 // explainComponent says what a strongly connected component proves when

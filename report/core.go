@@ -43,7 +43,11 @@ type Core struct {
 }
 
 // NewCore describes a core that shrink.Minimize found in h.
-func NewCore(h *history.History, c shrink.Core) *Core {
+func NewCore(h *history.History, c shrink.Core) *Core { return newCore(h, c, history.Value{}) }
+
+// newCore is NewCore knowing the initial value the check used (None when
+// it is not known), which the core's facts may name.
+func newCore(h *history.History, c shrink.Core, init history.Value) *Core {
 	crit := c.Criterion
 	if crit == "" {
 		crit = checker.Linearizable
@@ -53,20 +57,53 @@ func NewCore(h *history.History, c shrink.Core) *Core {
 		Ops:         orNoOps(ops(h, byCall(h, c.Ops))),
 		Weakened:    orNoOps(ops(h, byCall(h, c.Weakened))),
 		Minimal:     c.Minimal,
-		Explanation: coreStory(h, c, crit, coreReason(c, crit)),
+		Explanation: coreStory(h, c, crit, coreReason(h, c, crit), init),
 		Timeline:    Timeline(h, all),
 		Key:         c.Violation.Key,
 	}
 	return out
 }
 
+// adopt makes the core's explanation the violation's only one: the
+// violation names the core's operations (weakened ones included, in call
+// order), its key, the pattern the checker found in the core's history,
+// and the core's story; its longest legal order is the one found in the
+// core's history, so that every part of the report tells of the same
+// operations.
+func (v *Violation) adopt(h *history.History, sc shrink.Core, c *Core) {
+	v.Core = c
+	all := byCall(h, append(append([]int(nil), sc.Ops...), sc.Weakened...))
+	v.Ops = orNoOps(ops(h, all))
+	if c.Key != "" {
+		v.Key = c.Key
+	}
+	if sc.History != nil {
+		v.Pattern = sc.Violation.Pattern
+	}
+	if story := c.Story(); story != "" {
+		v.Explanation = story
+	}
+	if sc.History != nil && len(sc.Origin) == len(sc.History.Ops) {
+		at := func(p int) int {
+			if p < 0 || p >= len(sc.Origin) {
+				return p
+			}
+			return sc.Origin[p]
+		}
+		mapped := sc.Violation.MapOps(at)
+		v.steps = newPrefixSteps(&mapped)
+	} else {
+		v.steps = nil
+	}
+}
+
 // coreReason is the checker's words for the violation it found in the
 // core's own history, whose operations its positions name.
-func coreReason(c shrink.Core, criterion string) string {
-	if c.History == nil {
+func coreReason(h *history.History, c shrink.Core, criterion string) string {
+	if c.History == nil || len(c.Origin) != len(c.History.Ops) {
 		return ""
 	}
-	return Explain(c.History, criterion, c.Violation)
+	return explainCore(h, criterion, c.History, c.Origin, c.Violation)
 }
 
 // WriteHistory writes the core as a history of its own, which violates

@@ -24,8 +24,8 @@ func TestTextbookCores(t *testing.T) {
 			"      core: B:r(1), C:r(0); weakened: A:w(1)\n",
 			"        A |==== w(1) ====",
 			"      B:r(1) read the new value 1 and finished at 4, before C:r(0) began at 6; yet\n" +
-				"      C:r(0) read the old value 0. A:w(1) was still in progress [0, 10], so once B:r(1)\n" +
-				"      saw 1 the write had taken effect, and no later read may return 0.\n",
+				"      C:r(0) read the old value 0. Only A:w(1) wrote 1, so once B:r(1) saw 1 the write\n" +
+				"      had taken effect, and no later read may return 0.\n",
 		}},
 		{"h3", checker.Linearizable, []string{"A:w(1)", "A:r(0)"}, nil, []string{
 			"      core: A:w(1), A:r(0)\n",

@@ -155,13 +155,17 @@ func ExampleText() {
 	}
 	// Output:
 	// stale.hist	linearizable	false
-	//     violation (zone-inside-zone): C:r(0) [5, 7], A:w(1) [0, 10], B:r(1) [2, 4]
-	//       The initial value 0 must stay in the register until C:r(0) was called (at 5), since it reads it; but 1, written only by A:w(1), can be in the register only at some instant from 2 to 4 (after B:r(1) was called, before B:r(1) returned), which is within that span
+	//     violation (zone-inside-zone): B:r(1) [2, 4], C:r(0) [5, 7]; weakened: A:w(1) [0, 10]
+	//       (zone-inside-zone: one value must stay in the register over a span of time that
+	//       holds the only span in which another value read can be there)
 	//       core: B:r(1), C:r(0); weakened: A:w(1)
+	//       (weakened: kept in the core only as an operation of unknown outcome, which may
+	//       have taken effect or not; the violation needs it to exist, not when it took
+	//       effect)
 	//         A |==== w(1) ================================================|  [0, 10]
 	//         B             |== r(1) ===|                                     [2, 4]
 	//         C                               |== r(0) ==|                    [5, 7]
 	//       B:r(1) read the new value 1 and finished at 4, before C:r(0) began at 5; yet
-	//       C:r(0) read the old value 0. A:w(1) was still in progress [0, 10], so once B:r(1)
-	//       saw 1 the write had taken effect, and no later read may return 0.
+	//       C:r(0) read the old value 0. Only A:w(1) wrote 1, so once B:r(1) saw 1 the write
+	//       had taken effect, and no later read may return 0.
 }

@@ -15,7 +15,37 @@ import (
 // checker.Violation); each family of checkers has its own way of telling
 // the same relations, kept here so that engines give facts only.
 func Explain(h *history.History, criterion string, v checker.Violation) string {
-	w := &words{h: h, v: &v}
+	return explainWith(h, newReadIndex(h), criterion, v)
+}
+
+// explainWith is Explain with the index of h's reads the explanations of
+// one result share.
+func explainWith(h *history.History, reads *readIndex, criterion string, v checker.Violation) string {
+	s, _ := explainNamed(h, reads, criterion, v)
+	return s
+}
+
+// explainNamed is explainWith, and the positions of the operations the
+// explanation names.
+func explainNamed(h *history.History, reads *readIndex, criterion string, v checker.Violation) (string, []int) {
+	w := &words{h: h, v: &v, names: newNames(h, referenced(&v)), reads: reads}
+	s := w.explain(criterion)
+	return s, w.named
+}
+
+// explainCore is Explain of the violation a checker found in a core's own
+// history: its operations are named as h, the original history, records
+// them (a weakened cas is a write in the core's history), positions
+// mapped by origin, and unique among the core's.
+func explainCore(h *history.History, criterion string, core *history.History, origin []int, v checker.Violation) string {
+	w := &words{h: core, v: &v, names: newNames(h, origin), origin: origin, reads: newReadIndex(core)}
+	return w.explain(criterion)
+}
+
+// explain tells w's violation under criterion.
+func (w *words) explain(criterion string) string {
+	w.v.Steps = ownSteps(w.v.Steps)
+	v := w.v
 	if v.Jepsen != nil {
 		return w.jepsen()
 	}
@@ -35,6 +65,8 @@ func Explain(h *history.History, criterion string, v checker.Violation) string {
 		return w.noCausalPast()
 	case "no-process-view":
 		return w.noProcessView()
+	case "no-arbitration":
+		return w.noArbitration()
 	case "saturation-cycle":
 		return w.saturation()
 	case "no-sequential-order":
@@ -63,10 +95,36 @@ func Explain(h *history.History, criterion string, v checker.Violation) string {
 	return ""
 }
 
+// ownSteps is steps without those from an operation to itself: a weak
+// checker splits a cas into its read and its write, the one before the
+// other in its process, which is one operation to a reader ("A:cas(1, 2)
+// precedes A:cas(1, 2)" says nothing true). steps is not changed.
+func ownSteps(steps []checker.Step) []checker.Step {
+	out := make([]checker.Step, 0, len(steps))
+	for _, s := range steps {
+		if s.From == s.To && s.Rel == checker.RelProcess {
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return steps[:0:0]
+	}
+	return out
+}
+
 // words renders the facts of one violation.
 type words struct {
 	h *history.History
 	v *checker.Violation
+	// names labels the operations; origin, when set, maps h's positions
+	// to those of the history names labels (a core's to the original's).
+	names  names
+	origin []int
+	// reads are h's committed transactional reads, by key.
+	reads *readIndex
+	// named are the positions the words named, in the order they did.
+	named []int
 }
 
 // label names the operation at position p as the input wrote it
@@ -75,7 +133,14 @@ func (w *words) label(p int) string {
 	if p < 0 || p >= len(w.h.Ops) {
 		return "?"
 	}
-	return w.h.Ops[p].Label()
+	if w.origin != nil {
+		if p >= len(w.origin) {
+			return "?"
+		}
+		p = w.origin[p]
+	}
+	w.named = append(w.named, p)
+	return w.names.of(p)
 }
 
 // labels names the operations at positions ps.

@@ -48,6 +48,19 @@ func (w *words) noProcessView() string {
 		w.client(v.Session), v.Searched, len(v.Prefix), w.tail(v.Prefix), next)
 }
 
+// noArbitration tells that no arbitration order (one order of every
+// operation, which read-your-writes and monotonic writes ask each output
+// to agree with) explains every output.
+func (w *words) noArbitration() string {
+	v := w.v
+	next := strings.Join(w.labels(stuckOps(v.Stuck)), ", ")
+	if next == "" {
+		next = "nothing"
+	}
+	return fmt.Sprintf("no single order of all %d operations explains every output as the guarantee asks: the longest start of one found places %d of them%s, and %s cannot follow it",
+		v.Searched, len(v.Prefix), w.tail(v.Prefix), next)
+}
+
 // tail names the last operations of an order, " (… -> a -> b)".
 func (w *words) tail(order []int) string {
 	if len(order) == 0 {

@@ -24,12 +24,12 @@ func (w *words) isolation() string {
 		}
 	}
 	sb.WriteString("\n")
-	sb.WriteString(names(f))
+	sb.WriteString(isolationNames(f))
 	return sb.String()
 }
 
-// names gives the pattern's names in Plume's catalogue and Elle's.
-func names(f *checker.IsolationFact) string {
+// isolationNames gives the pattern's names in Plume's catalogue and Elle's.
+func isolationNames(f *checker.IsolationFact) string {
 	var parts []string
 	if f.Plume != "" {
 		parts = append(parts, "Plume's "+f.Plume)

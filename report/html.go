@@ -88,6 +88,9 @@ type htmlHistory struct {
 	Ops     htmlOps      `json:"ops"`
 	Results []htmlResult `json:"results"`
 	Ladder  *Ladder      `json:"ladder"`
+	// Keys is the per-key breakdown of a failing linearizability check,
+	// when there is one.
+	Keys *KeyCounts `json:"keys,omitempty"`
 }
 
 type htmlLane struct {
@@ -131,13 +134,16 @@ type htmlViolation struct {
 	Cycle       *htmlCycle `json:"cycle,omitempty"`
 }
 
+// htmlCore is a violation's core as the page shows it: its operations on
+// the timeline and its story beside them. The text form's character
+// timeline is left out, as the page draws the core itself, and so are
+// the facts under the story (the text form's -v): the page states no
+// fact beyond the story, whose operations and times the timeline shows.
 type htmlCore struct {
-	Ops      []int    `json:"ops"`
-	Weakened []int    `json:"weakened"`
-	Minimal  bool     `json:"minimal"`
-	Story    string   `json:"story"`
-	Facts    []string `json:"facts"`
-	Timeline string   `json:"timeline"`
+	Ops      []int  `json:"ops"`
+	Weakened []int  `json:"weakened"`
+	Minimal  bool   `json:"minimal"`
+	Story    string `json:"story"`
 }
 
 // htmlBuilder assigns bars to operations.
@@ -160,6 +166,7 @@ func newHTMLHistory(h *History) htmlHistory {
 		Lanes:    []htmlLane{},
 		Results:  []htmlResult{},
 		Ladder:   h.Ladder,
+		Keys:     h.Keys,
 	}
 	if h.Order == "" && h.Error != "" {
 		out.Summary = "not read"
@@ -301,8 +308,13 @@ func (b *htmlBuilder) result(r *Result) htmlResult {
 				Weakened: b.bars(c.Weakened),
 				Minimal:  c.Minimal,
 				Story:    c.Story(),
-				Facts:    orNoStrings(c.Facts()),
-				Timeline: c.Timeline,
+			}
+			// The page tells one story, the core's: when the core was
+			// taken from another failing key than the one the search
+			// stopped at, the search's longest legal order is of that
+			// other key and is left out.
+			if c.Key != "" && c.Key != v.Key {
+				hv.Key, hv.Steps = c.Key, nil
 			}
 		}
 		out.Violations = append(out.Violations, hv)

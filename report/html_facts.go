@@ -106,9 +106,14 @@ func (b *htmlBuilder) cycle(v *Violation) *htmlCycle {
 		out.Nodes = append(out.Nodes, b.txnNode(index, labels[index]))
 		return node[index]
 	}
+	// The nodes are numbered as the text form names the transactions,
+	// T1, T2, … by the step each one leaves from, so that the page's T1
+	// is the explanation's.
 	for _, d := range v.Cycle {
-		from := add(d.From)
-		out.Edges = append(out.Edges, htmlEdge{From: from, To: add(d.To), Type: d.Type, Detail: edgeDetail(d)})
+		add(d.From)
+	}
+	for _, d := range v.Cycle {
+		out.Edges = append(out.Edges, htmlEdge{From: add(d.From), To: add(d.To), Type: d.Type, Detail: edgeDetail(d)})
 	}
 	return out
 }

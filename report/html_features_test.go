@@ -204,12 +204,13 @@ func narrowPage(t *testing.T, bin string) {
 // the body of the document around it once it has loaded.
 func renderNarrow(t *testing.T, bin string, page []byte, name string, w, h int) rendered {
 	t.Helper()
+	// The frame's own load handler copies them, in place before it
+	// starts loading, so that it cannot load unseen.
 	outer := fmt.Sprintf(`<!DOCTYPE html><html><body style="margin:0">`+
-		`<iframe id="f" style="border:0;width:%dpx;height:%dpx" srcdoc="%s"></iframe>`+
-		`<script>var f = document.getElementById("f");`+
-		`f.addEventListener("load", function () { var b = f.contentDocument.body;`+
-		`for (var i = 0; i < b.attributes.length; i++) document.body.setAttribute(b.attributes[i].name, b.attributes[i].value); });`+
-		`</script></body></html>`, w, h, html.EscapeString(string(page)))
+		`<script>function copyFrame(f) { var b = f.contentDocument.body;`+
+		`for (var i = 0; i < b.attributes.length; i++) document.body.setAttribute(b.attributes[i].name, b.attributes[i].value); }</script>`+
+		`<iframe id="f" onload="copyFrame(this)" style="border:0;width:%dpx;height:%dpx" srcdoc="%s"></iframe>`+
+		`</body></html>`, w, h, html.EscapeString(string(page)))
 	return renderSized(t, bin, []byte(outer), name, 800, 800)
 }
 

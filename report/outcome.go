@@ -52,7 +52,7 @@ func NewHistoryOf(file string, h *history.History, o check.Outcome, opts ...Opti
 		r.witnessLen = n
 		r.ImpliedBy = res.ImpliedBy
 		if res.Core != nil && len(r.Violations) > 0 {
-			r.Violations[0].Core = NewCore(h, *res.Core)
+			r.Violations[0].adopt(h, *res.Core, newCore(h, *res.Core, o.Options.Init))
 		}
 		if res.PerKey {
 			if !res.Key.IsNone() {

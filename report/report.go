@@ -200,6 +200,9 @@ type Violation struct {
 	// steps is the longest legal order a search found before the
 	// failure, for the HTML report; not part of the JSON form.
 	steps *prefixSteps
+	// timeline draws the operations a count names, for the text form (a
+	// count has no core); not part of the JSON form.
+	timeline string
 }
 
 // prefixSteps is a search's longest legal order before a failure: the
@@ -238,6 +241,23 @@ type Dependency struct {
 	Key   any `json:"key,omitempty"`
 	Value any `json:"value,omitempty"`
 	Next  any `json:"next,omitempty"`
+}
+
+// withNamed is ops followed by those of named not among them, in the
+// order named first names them.
+func withNamed(ops, named []int) []int {
+	seen := make(map[int]bool, len(ops)+len(named))
+	out := append([]int(nil), ops...)
+	for _, p := range ops {
+		seen[p] = true
+	}
+	for _, p := range named {
+		if p >= 0 && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // dependencies converts a cycle's steps about h.
@@ -434,16 +454,27 @@ func NewResult(h *history.History, r checker.Result) Result {
 		out.Stats = &Stats{States: r.Stats.States, MemoSize: r.Stats.MemoSize,
 			Partitions: r.Stats.Partitions, OpsChecked: r.Stats.Ops}
 	}
+	reads := newReadIndex(h)
 	for _, v := range r.Violations {
-		out.Violations = append(out.Violations, Violation{
-			Ops:         orNoOps(ops(h, v.Ops)), // an array in JSON, as documented, even when empty
-			Explanation: Explain(h, r.Criterion, v),
+		explanation, named := explainNamed(h, reads, r.Criterion, v)
+		rv := Violation{
+			// An array in JSON, as documented, even when empty; with
+			// every operation the explanation names, so that the list
+			// and the words are about the same operations.
+			Ops:         orNoOps(ops(h, withNamed(v.Ops, named))),
+			Explanation: explanation,
 			Pattern:     v.Pattern,
 			Key:         v.Key,
 			Cycle:       dependencies(h, v.Cycle),
 			Isolation:   newIsolation(h, v.Isolation),
 			steps:       newPrefixSteps(&v),
-		})
+		}
+		if v.Count != nil || v.Pattern == "owners-held" {
+			// Counting names the operations it turns on; their timeline
+			// is the small picture of it.
+			rv.timeline = Timeline(h, v.Ops)
+		}
+		out.Violations = append(out.Violations, rv)
 	}
 	return out
 }

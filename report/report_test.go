@@ -89,6 +89,8 @@ func TestText(t *testing.T) {
 				}}},
 			want: "h2.hist\tlinearizable\tfalse\n" +
 				"    violation (stale-read): A:w(1) [0, 10], B:r(1) [2, 4], C:r(0) [6, 8]\n" +
+				"      (stale-read: a read returned a value that no order lets the register hold at any\n" +
+				"      moment between its call and its return)\n" +
 				"      C:r(0) cannot take effect: no order of the operations lets the register hold 0 at any moment between its call (at 6) and its return (at 8); " +
 				"it is the initial value and is never written again, and it was overwritten before the read was called\n",
 		},

@@ -20,6 +20,7 @@ type storyteller struct {
 	weak       []int
 	sequential bool
 	init       history.Value // the initial value, if the history says
+	names      names
 }
 
 // coreStory says in plain words why a core violates the criterion, from its
@@ -27,8 +28,10 @@ type storyteller struct {
 // in each process's order for sequential consistency), which write each
 // read must have read from, and reason, the checker's words for the
 // violation it found in the core's history (or empty). h is the original
-// history, whose times and labels it quotes.
-func coreStory(h *history.History, core shrink.Core, criterion string, reason string) string {
+// history, whose times and labels it quotes; init is the initial value
+// the check used, when known (else the history's own, if it gives one). The first paragraph is the
+// one story the report tells; the facts follow, a line each.
+func coreStory(h *history.History, core shrink.Core, criterion string, reason string, init history.Value) string {
 	m := core.Model
 	if len(m.Ops) == 0 {
 		// The zero Info stands for the cas-register's operations.
@@ -50,33 +53,34 @@ func coreStory(h *history.History, core shrink.Core, criterion string, reason st
 	}
 	byCall(e.ops)
 	byCall(e.weak)
-	if v, ok := h.Meta["init"]; ok {
+	e.names = newNames(h, append(append([]int(nil), e.ops...), e.weak...))
+	e.init = init
+	if v, ok := h.Meta["init"]; ok && init.IsNone() {
 		e.init = v
 	}
-
-	reason = recordedLabels(h, core, reason)
 	reason = strings.TrimSuffix(strings.TrimSpace(reason), ".")
 
 	var sb strings.Builder
-	if story := e.story(); story != "" {
-		sb.WriteString(story)
-		sb.WriteString("\n\n")
-	} else {
+	story := e.story()
+	switch {
+	case story != "":
+	case reason != "":
+		// The checker's own words on the core are the story; they are
+		// not repeated among the facts.
+		story, reason = sentence(reason)+".", ""
+	default:
 		order := "real time"
 		if e.sequential {
 			order = "each process's order"
 		}
 		if n := len(e.ops) + len(e.weak); n == 1 {
-			fmt.Fprintf(&sb, "No order of this one operation respects %s and the model", order)
+			story = fmt.Sprintf("No order of this one operation respects %s and the model.", order)
 		} else {
-			fmt.Fprintf(&sb, "No order of these %d operations respects %s and the model", n, order)
+			story = fmt.Sprintf("No order of these %d operations respects %s and the model.", n, order)
 		}
-		if reason != "" {
-			// The reason says where the longest legal order breaks.
-			fmt.Fprintf(&sb, ": the furthest any order gets, %s", reason)
-		}
-		sb.WriteString(".\n\n")
 	}
+	sb.WriteString(story)
+	sb.WriteString("\n\n")
 	facts := e.facts()
 	if reason != "" {
 		facts = append(facts, "The checker's reason: "+reason+".")
@@ -89,39 +93,24 @@ func coreStory(h *history.History, core shrink.Core, criterion string, reason st
 	return strings.TrimRight(sb.String(), "\n")
 }
 
-// recordedLabels names operations in the checker's reason as recorded. The
-// reduced history keeps every operation's client and fields, but a
-// weakened cas there is a write ("A:w(2)" for "A:cas(1, 2)"); its label is
-// replaced when no other operation of the core could be meant by it.
-func recordedLabels(h *history.History, core shrink.Core, reason string) string {
-	if core.History == nil || len(core.Origin) != len(core.History.Ops) {
-		return reason
-	}
-	count := make(map[string]int)
-	for j := range core.History.Ops {
-		count[core.History.Ops[j].Label()]++
-	}
-	recorded := make(map[string]bool)
-	for _, p := range core.Origin {
-		if p >= 0 && p < len(h.Ops) {
-			recorded[h.Ops[p].Label()] = true
+// ownWords are how the sentences report writes begin, as opposed to a
+// label or a value from the input, whose case is kept.
+var ownWords = []string{"no ", "the ", "these ", "process ", "session ", "each ", "counting ", "some "}
+
+// sentence starts s with a capital letter when s starts with report's own
+// words; a label or value from the input is left as it is.
+func sentence(s string) string {
+	for _, w := range ownWords {
+		if strings.HasPrefix(s, w) {
+			return strings.ToUpper(s[:1]) + s[1:]
 		}
 	}
-	for j, p := range core.Origin {
-		if p < 0 || p >= len(h.Ops) {
-			continue
-		}
-		l, want := core.History.Ops[j].Label(), h.Ops[p].Label()
-		if l != want && count[l] == 1 && !recorded[l] {
-			reason = strings.ReplaceAll(reason, l, want)
-		}
-	}
-	return reason
+	return s
 }
 
 func (e *storyteller) op(p int) *history.Op { return &e.h.Ops[p] }
 
-func (e *storyteller) label(p int) string { return e.op(p).Label() }
+func (e *storyteller) label(p int) string { return e.names.of(p) }
 
 // span renders an operation's interval, "[0, 10]" or "[3, ...)" when it
 // never returned.
@@ -197,8 +186,9 @@ func (e *storyteller) observed(p int) (history.Value, bool) {
 
 // older reports whether value old must have been replaced by the time
 // value v was stored on key: no core operation writes old (it is the
-// initial value), or every writer of old finished before any writer of v
-// began. It returns a phrase naming old.
+// initial value), or every writer of old precedes every writer of v (in
+// real time, or in their process's order under sequential consistency).
+// It returns a phrase naming old.
 func (e *storyteller) older(key, old, v history.Value) (string, bool) {
 	ow, nw := e.writers(key, old), e.writers(key, v)
 	if len(ow) == 0 {
@@ -212,13 +202,52 @@ func (e *storyteller) older(key, old, v history.Value) (string, bool) {
 	}
 	for _, a := range ow {
 		for _, b := range nw {
-			x, y := e.op(a), e.op(b)
-			if e.isWeak(a) || e.isWeak(b) || x.Status != history.OK || x.Return >= y.Call {
+			if e.isWeak(a) || e.isWeak(b) || !e.precedes(a, b) {
 				return "", false
 			}
 		}
 	}
 	return "the older value " + old.String(), true
+}
+
+// here is " here" when an operation of the history outside the core also
+// stores v on key (one that did not fail), so that "only W wrote v" is
+// said of the core's operations, as it is meant; else "".
+func (e *storyteller) here(key, v history.Value) string {
+	in := make(map[int]bool, len(e.ops)+len(e.weak))
+	for _, p := range append(append([]int(nil), e.ops...), e.weak...) {
+		in[p] = true
+	}
+	for i := range e.h.Ops {
+		o := &e.h.Ops[i]
+		if in[i] || o.Key != key || o.Status == history.Fail {
+			continue
+		}
+		if w, ok := e.m.Stored(o); ok && w == v {
+			return " here"
+		}
+	}
+	return ""
+}
+
+// plain reports whether the core's operations on key are reads, writes
+// and compare-and-sets (model.Info.ClassOf), so that a value read is the
+// value the last write or cas stored. On a key with other operations (an
+// append, a counter's add) a value read is built by several of them, and
+// the facts of who wrote it are not told.
+func (e *storyteller) plain(key history.Value) bool {
+	for _, p := range append(append([]int(nil), e.ops...), e.weak...) {
+		o := e.op(p)
+		if o.Key != key {
+			continue
+		}
+		switch e.m.ClassOf(o.F) {
+		case model.ReadOp, model.WriteOp, model.CASOp:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // story looks for the classic shape of a stale read: an operation that saw
@@ -227,7 +256,7 @@ func (e *storyteller) older(key, old, v history.Value) (string, bool) {
 func (e *storyteller) story() string {
 	for _, b := range e.ops {
 		vb, ok := e.m.ReadResult(e.op(b))
-		if !ok {
+		if !ok || !e.plain(e.op(b).Key) {
 			continue
 		}
 		for _, a := range e.ops {
@@ -258,14 +287,20 @@ func (e *storyteller) tell(a, b int, va, vb history.Value, old string) string {
 		if e.sequential {
 			fmt.Fprintf(&sb, "%s read the new value %s and comes before %s in process %s's order; yet %s read %s.",
 				e.label(a), va, e.label(b), history.Quote(x.Client), e.label(b), old)
-		} else {
-			fmt.Fprintf(&sb, "%s read the new value %s and finished at %d, before %s began at %d; yet %s read %s.",
-				e.label(a), va, x.Return, e.label(b), y.Call, e.label(b), old)
+			e.tellSequential(&sb, a, b, va, vb)
+			return sb.String()
 		}
+		fmt.Fprintf(&sb, "%s read the new value %s and finished at %d, before %s began at %d; yet %s read %s.",
+			e.label(a), va, x.Return, e.label(b), y.Call, e.label(b), old)
 		ws := e.writers(x.Key, va)
 		if len(ws) == 1 {
 			w := e.op(ws[0])
 			switch {
+			case e.isWeak(ws[0]):
+				// A weakened write's times are not the core's: only
+				// that it alone wrote the value counts.
+				fmt.Fprintf(&sb, " Only %s wrote %s%s, so once %s saw %s the write had taken effect, and no later read may return %s.",
+					e.label(ws[0]), va, e.here(x.Key, va), e.label(a), va, vb)
 			case w.Return == history.Infinity || w.Return >= y.Call:
 				fmt.Fprintf(&sb, " %s was still in progress %s, so once %s saw %s the write had taken effect, and no later read may return %s.",
 					e.label(ws[0]), span(w), e.label(a), va, vb)
@@ -286,6 +321,24 @@ func (e *storyteller) tell(a, b int, va, vb history.Value, old string) string {
 		fmt.Fprintf(&sb, "%s, yet the read returned %s, which the write had overwritten.", e.orderPhrase(a, b), old)
 	}
 	return sb.String()
+}
+
+// tellSequential ends the stale-read story under sequential consistency,
+// from the process's order and the values read alone: the write a read
+// saw comes before it in every order, and nothing after that write gives
+// the old value back.
+func (e *storyteller) tellSequential(sb *strings.Builder, a, b int, va, vb history.Value) {
+	ws := e.writers(e.op(a).Key, va)
+	switch len(ws) {
+	case 0:
+		return
+	case 1:
+		fmt.Fprintf(sb, " Only %s wrote %s%s, so every order places it before %s and so before %s; no write of %s follows it, so %s cannot return %s.",
+			e.label(ws[0]), va, e.here(e.op(a).Key, va), e.label(a), e.label(b), vb, e.label(b), vb)
+	default:
+		fmt.Fprintf(sb, " Whichever of %s wrote what %s read comes before it, and so before %s, in every order; no write of %s follows it, so %s cannot return %s.",
+			e.list(ws), e.label(a), e.label(b), vb, e.label(b), vb)
+	}
 }
 
 // list joins labels: "A:w(1)", "A:w(1) and B:w(1)", "A, B and C".
@@ -314,7 +367,12 @@ func (e *storyteller) facts() []string {
 	}
 	for _, p := range e.weak {
 		o := e.op(p)
-		out = append(out, fmt.Sprintf("%s (recorded %s) is kept only with unknown outcome: it may have taken effect at any time after %d, or never.",
+		if e.sequential {
+			out = append(out, fmt.Sprintf("%s (recorded %s) is weakened: kept only with unknown outcome, it may take effect anywhere after its process's earlier operations, or never.",
+				e.label(p), span(o)))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s (recorded %s) is weakened: kept only with unknown outcome, it may have taken effect at any time after %d, or never.",
 			e.label(p), span(o), o.Call))
 	}
 	return out
@@ -384,6 +442,9 @@ func (e *storyteller) overlaps() []string {
 // came from; ok is false for other operations.
 func (e *storyteller) readFrom(p int) (string, bool) {
 	o := e.op(p)
+	if !e.plain(o.Key) {
+		return "", false
+	}
 	what, v, ok := "", history.Value{}, false
 	if v, ok = e.m.ReadResult(o); ok {
 		what = fmt.Sprintf("%s read %s", e.label(p), v)
@@ -399,12 +460,12 @@ func (e *storyteller) readFrom(p int) (string, bool) {
 		}
 	}
 	switch {
-	case len(from) == 0 && (e.init.IsNone() || e.init == v):
+	case len(from) == 0 && !e.init.IsNone() && e.init == v:
 		return what + ", which no operation here wrote: the initial value.", true
 	case len(from) == 0:
 		return what + ", which no operation here wrote.", true
 	case len(from) == 1:
-		return what + ", which only " + e.label(from[0]) + " wrote.", true
+		return what + ", which only " + e.label(from[0]) + " wrote" + e.here(o.Key, v) + ".", true
 	}
 	return what + ", which " + e.list(from) + " wrote.", true
 }

@@ -42,7 +42,7 @@ func TestCoreStories(t *testing.T) {
 		{"H2/linearizable", h2, shrink.Checker(cs[checker.Linearizable]),
 			[]string{"B:r(1) read the new value 1 and finished at 4, before C:r(0) began at 6",
 				"yet C:r(0) read the old value 0",
-				"A:w(1) was still in progress [0, 10]",
+				"Only A:w(1) wrote 1, so once B:r(1) saw 1 the write had taken effect",
 				"no later read may return 0"}},
 		{"H2/reference", h2, referenceCheck(register0(), checker.Linearizable),
 			[]string{"B:r(1) read the new value 1"}},
@@ -56,7 +56,7 @@ func TestCoreStories(t *testing.T) {
 			[]string{"min:w(2) finished at 3 before maj:r(1) began at 4, yet the read returned the older value 1, which the write had overwritten.",
 				"min:w(1) finished at 1 before min:w(2) began at 2 (same process)."}},
 		{"unwritten/linearizable", unwritten, shrink.Checker(cs[checker.Linearizable]),
-			[]string{"No order of this one operation respects real time and the model"}},
+			[]string{"maj:r(5) read 5, which no operation wrote and which is not the initial value."}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -105,30 +105,42 @@ func TestRedisUnsafeReleaseStory(t *testing.T) {
 	}
 }
 
-// TestRecordedLabels: the checker's reason names a weakened cas by the
-// write it became; the explanation names it as recorded, unless the label
-// could mean another operation of the core.
-func TestRecordedLabels(t *testing.T) {
+// TestCoreLabels: the checker's reason on a core's history names a
+// weakened cas as recorded, not by the write it became there; and two
+// operations of the core that render alike each carry their index.
+func TestCoreLabels(t *testing.T) {
 	i1, i2 := history.IntValue(1), history.IntValue(2)
 	cas := history.Op{Client: "A", F: "cas", Value: history.ListValue(i1, i2), Call: 0, Return: 1, Status: history.OK}
-	then := func(f string) history.Op {
-		return history.Op{Client: map[string]string{"read": "B", "write": "A"}[f], F: f, Value: i2, Call: 2, Return: 3, Status: history.OK}
+	write := func(call int64) history.Op {
+		return history.Op{Client: "A", F: "write", Value: i2, Call: call, Return: call + 1, Status: history.OK}
 	}
+	read := history.Op{Client: "B", F: "read", Value: i2, Call: 2, Return: 3, Status: history.OK}
 	for _, tt := range []struct {
 		name string
 		ops  []history.Op
 		want string
 	}{
-		{"cas", []history.Op{cas, then("read")}, "after A:cas(1, 2)"},
-		{"ambiguous", []history.Op{cas, then("write")}, "after A:w(2)"},
+		{"cas", []history.Op{cas, read}, "(after A:cas(1, 2))"},
+		{"cas and write", []history.Op{cas, write(2)}, "(after A:cas(1, 2))"},
+		{"alike", []history.Op{write(0), write(2), read}, "(after A:w(2)#0 -> A:w(2)#1)"},
 	} {
 		h, err := history.FromOps(tt.ops)
 		if err != nil {
 			t.Fatal(err)
 		}
-		core := shrink.Core{History: shrink.Weaken(h, []int{0}), Origin: []int{0, 1}}
-		if got := recordedLabels(h, core, "after A:w(2)"); got != tt.want {
-			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		n := len(tt.ops)
+		origin := make([]int, n)
+		prefix := make([]int, n-1)
+		for i := range origin {
+			origin[i] = i
+		}
+		for i := range prefix {
+			prefix[i] = i
+		}
+		v := checker.Violation{Ops: []int{n - 1}, Prefix: prefix, Stuck: []checker.Stuck{{Op: n - 1, Said: "no"}}}
+		core := shrink.Core{History: shrink.Weaken(h, []int{0}), Origin: origin, Violation: v}
+		if got := coreReason(h, core, checker.Linearizable); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %q, want %q in it", tt.name, got, tt.want)
 		}
 	}
 }

@@ -26,6 +26,25 @@ type TextOptions struct {
 	// Facts adds, under each core's story, the facts it was built from
 	// (intervals, order, where each read's value came from).
 	Facts bool
+
+	// defined holds the terms (a pattern's name, "weakened") already
+	// defined in words in this output; nil defines each where it appears.
+	defined map[string]bool
+}
+
+// define writes, the first time term appears in the output, what it means,
+// in a line of its own under the line that named it.
+func (o TextOptions) define(w *bufio.Writer, pad, term string) {
+	d := definition(term)
+	if d == "" || o.defined[term] {
+		return
+	}
+	if o.defined != nil {
+		o.defined[term] = true
+	}
+	for _, l := range wrap("("+term+": "+d+")", textWidth-len(pad)) {
+		line(w, pad, l)
+	}
 }
 
 // Text writes r for people: for each history and criterion the line
@@ -36,6 +55,7 @@ func Text(w io.Writer, r *Report) error { return WriteText(w, r, TextOptions{}) 
 // WriteText is Text with options.
 func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	bw := bufio.NewWriter(w)
+	o.defined = make(map[string]bool)
 	for i := range r.Histories {
 		writeHistory(bw, &r.Histories[i], o)
 	}
@@ -184,29 +204,7 @@ func writeResult(w *bufio.Writer, r *Result, indent string, o TextOptions) {
 			line(w, indent, fmt.Sprintf("… %d more violations (use -o json to see them all)", len(r.Violations)-i))
 			break
 		}
-		head := "violation"
-		if v.Pattern != "" {
-			head += " (" + v.Pattern + ")"
-		}
-		if v.Key != "" {
-			head += " on key " + v.Key
-		}
-		parts := make([]string, len(v.Ops))
-		for j, op := range v.Ops {
-			parts[j] = op.Label + " " + Interval(op)
-		}
-		if len(parts) > 0 { // a violation of no operation (set-full's duplicates) has no list to give
-			head += ": " + strings.Join(parts, ", ")
-		}
-		line(w, indent, head)
-		if v.Explanation != "" {
-			for _, l := range strings.Split(v.Explanation, "\n") {
-				line(w, indent+"  ", l)
-			}
-		}
-		if v.Core != nil {
-			writeCore(w, v.Core, v.Key, indent+"  ", o)
-		}
+		writeViolation(w, &v, indent, o)
 	}
 	switch {
 	case r.Valid.String() == "unknown" && r.Reason != "":
@@ -233,6 +231,37 @@ func chainOf(ops []Op, n, max int) string {
 		labels[i] = op.Label
 	}
 	return elideOf(labels, n, max, " -> ")
+}
+
+// elideNamed is elide that never leaves out a label story names: those
+// are listed wherever they fall, the others until max labels are shown in
+// all, so that a list shows every operation its explanation speaks of.
+// shown is labels as they are written (each with its interval, say),
+// labels the labels alone.
+func elideNamed(shown, labels []string, story string, max int, sep string) string {
+	if max <= 0 || len(shown) <= max {
+		return strings.Join(shown, sep)
+	}
+	named := make([]bool, len(labels))
+	left := max
+	for i, l := range labels {
+		if named[i] = strings.Contains(story, l); named[i] {
+			left--
+		}
+	}
+	var out []string
+	for i, x := range shown {
+		if named[i] || left > 0 {
+			if !named[i] {
+				left--
+			}
+			out = append(out, x)
+		}
+	}
+	if n := len(shown) - len(out); n > 0 {
+		return strings.Join(out, sep) + sep + "… (" + strconv.Itoa(n) + " more)"
+	}
+	return strings.Join(out, sep)
 }
 
 func elide(labels []string, max int, sep string) string {
@@ -294,34 +323,83 @@ const textWidth = 88
 // rest of the report off the screen.
 const MaxTextCoreTimeline = 8
 
+// writeViolation writes one violation: a headline naming its pattern, key
+// and operations (with their intervals), then its one explanation. With a
+// core, the headline names the core's operations, the weakened ones apart,
+// and the explanation is the core's: its timeline, its story and, when
+// asked, its facts.
+func writeViolation(w *bufio.Writer, v *Violation, indent string, o TextOptions) {
+	head := "violation"
+	if v.Pattern != "" {
+		head += " (" + v.Pattern + ")"
+	}
+	if v.Key != "" {
+		head += " on key " + v.Key
+	}
+	c := v.Core
+	list, weak := v.Ops, []Op(nil)
+	if c != nil {
+		list, weak = c.Ops, c.Weakened
+	}
+	labels := opLabels(append(append([]Op(nil), list...), weak...))
+	story := v.Explanation
+	if c != nil {
+		story = c.Explanation
+	}
+	withTimes := func(ops []Op, labels []string) string {
+		parts := make([]string, len(ops))
+		for j, op := range ops {
+			parts[j] = labels[j] + " " + Interval(op)
+		}
+		return elideNamed(parts, labels, story, MaxWitnessSteps, ", ")
+	}
+	if len(list) > 0 { // a violation of no operation (set-full's duplicates) has no list to give
+		head += ": " + withTimes(list, labels[:len(list)])
+	}
+	if len(weak) > 0 {
+		head += "; weakened: " + withTimes(weak, labels[len(list):])
+	}
+	line(w, indent, head)
+	pad := indent + "  "
+	if v.Pattern != "" {
+		o.define(w, pad, v.Pattern)
+	}
+	if c == nil {
+		if v.Explanation != "" {
+			for _, l := range strings.Split(v.Explanation, "\n") {
+				line(w, pad, l)
+			}
+		}
+		if v.timeline != "" {
+			writeTimeline(w, v.timeline, pad+"  ")
+		}
+		return
+	}
+	writeCore(w, c, v.Key, pad, o)
+}
+
 // writeCore writes a violation's core compactly: one line naming its
 // operations, its timeline, and the story of the explanation (with the
 // facts under it when asked).
 func writeCore(w *bufio.Writer, c *Core, key, pad string, o TextOptions) {
-	labels := func(ops []Op) string {
-		ls := make([]string, len(ops))
-		for i, op := range ops {
-			ls[i] = op.Label
-		}
-		return elide(ls, MaxTextCoreTimeline, ", ")
-	}
-	head := pad + "core: " + labels(c.Ops)
+	ls := opLabels(append(append([]Op(nil), c.Ops...), c.Weakened...))
+	list := func(ls []string) string { return elideNamed(ls, ls, c.Explanation, MaxWitnessSteps, ", ") }
+	head := pad + "core: " + list(ls[:len(c.Ops)])
 	if c.Key != "" && c.Key != key {
-		head = pad + "core on key " + c.Key + ": " + labels(c.Ops)
+		head = pad + "core on key " + c.Key + ": " + list(ls[:len(c.Ops)])
 	}
 	if len(c.Weakened) > 0 {
-		head += "; weakened: " + labels(c.Weakened)
+		head += "; weakened: " + list(ls[len(c.Ops):])
 	}
 	if !c.Minimal {
 		head += " (not shown minimal: the time allowed ran out)"
 	}
 	line(w, "", head)
+	if len(c.Weakened) > 0 {
+		o.define(w, pad, "weakened")
+	}
 	if c.Size() <= MaxTextCoreTimeline || o.Facts {
-		for _, l := range strings.Split(strings.TrimRight(c.Timeline, "\n"), "\n") {
-			if l != "" {
-				line(w, pad+"  ", strings.TrimRight(l, " "))
-			}
-		}
+		writeTimeline(w, c.Timeline, pad+"  ")
 	}
 	if story := c.Story(); story != "" {
 		for _, l := range wrap(story, textWidth-len(pad)) {
@@ -337,6 +415,15 @@ func writeCore(w *bufio.Writer, c *Core, key, pad string, o TextOptions) {
 				}
 				line(w, pad+bullet, l)
 			}
+		}
+	}
+}
+
+// writeTimeline writes a timeline's lines, indented by pad.
+func writeTimeline(w *bufio.Writer, timeline, pad string) {
+	for _, l := range strings.Split(strings.TrimRight(timeline, "\n"), "\n") {
+		if l != "" {
+			line(w, pad, strings.TrimRight(l, " "))
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/elle"
+	"github.com/histcheck/histcheck/history"
 )
 
 // txnVerdicts checks a simulated store's history at the given levels and
@@ -163,4 +164,159 @@ func TestTxnBadFlags(t *testing.T) {
 	if _, err := Txns(TxnOptions{Txns: 1, Clients: 1, Keys: 1, WritesPerKey: 1, MaxLength: 1, Isolation: "none"}); err == nil {
 		t.Error("unknown isolation: no error")
 	}
+}
+
+// TestTxnBrokenStores checks that each store that breaks a level on
+// purpose has its history flagged by the Elle-style checks at the level
+// the anomaly breaks, with the anomaly Elle names, and that the levels
+// the anomaly keeps still hold: the rest of the history is serializable.
+func TestTxnBrokenStores(t *testing.T) {
+	tests := []struct {
+		iso             string
+		held            []string
+		broken, anomaly string
+	}{
+		{IsoLostUpdate, []string{elle.MonotonicAtomicView, elle.ReadCommitted}, elle.SnapshotIsolation, "lost-update"},
+		{IsoWriteSkew, []string{elle.StrongSnapshotIsolation, elle.SnapshotIsolation}, elle.Serializable, "G2-item"},
+		{IsoFracturedRead, []string{elle.CursorStability, elle.ReadCommitted}, elle.MonotonicAtomicView, "fractured-read"},
+		{IsoCausalViolation, []string{elle.MonotonicAtomicView, elle.ReadCommitted}, elle.SnapshotIsolation, "G-single-item"},
+		{IsoLongFork, []string{elle.MonotonicAtomicView, elle.ReadCommitted}, elle.SnapshotIsolation, "G-nonadjacent-item"},
+	}
+	for _, tc := range tests {
+		for _, registers := range []bool{false, true} {
+			for _, anomalies := range []int{1, 3} {
+				o := TxnOptions{Txns: 400, Clients: 5, Keys: 4, WritesPerKey: 6, MaxLength: 4, Isolation: tc.iso, Registers: registers,
+					FailRate: 0.05, CrashRate: 0.02, Anomalies: anomalies, Seed: 3}
+				got := txnVerdicts(t, o, append([]string{tc.broken}, tc.held...)...)
+				for _, l := range tc.held {
+					if got[l].Valid != checker.True {
+						t.Errorf("%s registers=%v: %s is %v, want true: %v", tc.iso, registers, l, got[l].Valid, got[l].Violations)
+					}
+				}
+				if r := got[tc.broken]; r.Valid != checker.False || !hasAnomaly(r, tc.anomaly) {
+					t.Errorf("%s registers=%v: %s is %v, want false with %s: %v", tc.iso, registers, tc.broken, r.Valid, tc.anomaly, r.Violations)
+				}
+			}
+			// Without anomalies the store is the serializable one.
+			o := TxnOptions{Txns: 400, Clients: 5, Keys: 4, WritesPerKey: 6, MaxLength: 4, Isolation: tc.iso, Registers: registers, Seed: 3}
+			if r := txnVerdicts(t, o, elle.StrictSerializable)[elle.StrictSerializable]; r.Valid != checker.True {
+				t.Errorf("%s with no anomalies: strict-serializable is %v: %v", tc.iso, r.Valid, r.Violations)
+			}
+		}
+	}
+}
+
+// TestTxnWorkloads checks the workload settings: every transaction has
+// --ops micro-operations, reads come at --read-ratio, Zipf keys are
+// skewed towards the first, the TPC-C-like mix has TPC-C's shares; and
+// each store keeps its level under them.
+func TestTxnWorkloads(t *testing.T) {
+	base := TxnOptions{Txns: 2000, Clients: 20, Keys: 50, WritesPerKey: 0, MaxLength: 4, Registers: true, Isolation: IsoSerializable, Seed: 5}
+	tests := []struct {
+		name string
+		set  func(*TxnOptions)
+		want func(t *testing.T, ops [][]txnMop)
+	}{
+		{"ops", func(o *TxnOptions) { o.Ops = 8 }, func(t *testing.T, ops [][]txnMop) {
+			for _, m := range ops {
+				if len(m) != 8 {
+					t.Fatalf("a transaction of %d micro-operations, want 8", len(m))
+				}
+			}
+		}},
+		{"read-ratio", func(o *TxnOptions) { o.Ops, o.ReadRatio = 8, 0.9 }, func(t *testing.T, ops [][]txnMop) {
+			if r := share(ops, func(m txnMop) bool { return m.f == "r" }); r < 0.87 || r > 0.93 {
+				t.Errorf("reads are %.3f of micro-operations, want 0.9", r)
+			}
+		}},
+		{"uniform", func(o *TxnOptions) { o.Ops = 8 }, func(t *testing.T, ops [][]txnMop) {
+			if r := share(ops, func(m txnMop) bool { return m.key < 5 }); r > 0.13 {
+				t.Errorf("the first 5 of 50 keys take %.3f of micro-operations, want about 0.1", r)
+			}
+		}},
+		{"zipf", func(o *TxnOptions) { o.Ops, o.Zipf = 8, 1 }, func(t *testing.T, ops [][]txnMop) {
+			// Zipf(1) over 50 keys gives the first 5 about 0.51.
+			if r := share(ops, func(m txnMop) bool { return m.key < 5 }); r < 0.45 || r > 0.57 {
+				t.Errorf("the first 5 of 50 keys take %.3f of micro-operations, want about 0.51", r)
+			}
+		}},
+		{"tpcc", func(o *TxnOptions) { o.TPCC, o.Warehouses = true, 2 }, func(t *testing.T, ops [][]txnMop) {
+			// New orders, and only they, have 14 micro-operations; payments 6
+			// with 3 writes.
+			n, p := 0, 0
+			for _, m := range ops {
+				writes := 0
+				for _, x := range m {
+					if x.f == "w" {
+						writes++
+					}
+				}
+				switch {
+				case len(m) == 14:
+					n++
+				case len(m) == 6 && writes == 3:
+					p++
+				}
+			}
+			if f := float64(n) / float64(len(ops)); f < 0.41 || f > 0.49 {
+				t.Errorf("new orders are %.3f of transactions, want 0.45", f)
+			}
+			if f := float64(p) / float64(len(ops)); f < 0.39 || f > 0.47 {
+				t.Errorf("payments are %.3f of transactions, want 0.43", f)
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := base
+			tc.set(&o)
+			h, err := Txns(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.want(t, txnMops(t, h))
+			for iso, level := range map[string]string{IsoSerializable: elle.StrictSerializable, IsoSnapshot: elle.SnapshotIsolation, IsoReadCommitted: elle.ReadCommitted} {
+				o.Isolation, o.Txns = iso, 500
+				if r := txnVerdicts(t, o, level)[level]; r.Valid != checker.True {
+					t.Errorf("%s: %s is %v, want true: %v", iso, level, r.Valid, r.Violations)
+				}
+			}
+		})
+	}
+}
+
+// txnMop is a micro-operation as the tests look at it.
+type txnMop struct {
+	f   string
+	key int64
+}
+
+func txnMops(t *testing.T, h *history.History) [][]txnMop {
+	t.Helper()
+	var out [][]txnMop
+	for _, o := range h.Ops {
+		var ms []txnMop
+		for _, m := range o.Value.Elems() {
+			e := m.Elems()
+			f, _ := e[0].Str()
+			k, _ := e[1].Int()
+			ms = append(ms, txnMop{f, k})
+		}
+		out = append(out, ms)
+	}
+	return out
+}
+
+// share is the fraction of micro-operations for which pred holds.
+func share(ops [][]txnMop, pred func(txnMop) bool) float64 {
+	n, yes := 0, 0
+	for _, ms := range ops {
+		for _, m := range ms {
+			n++
+			if pred(m) {
+				yes++
+			}
+		}
+	}
+	return float64(yes) / float64(n)
 }

@@ -29,8 +29,9 @@ const (
 	IsoBroken = "broken"
 )
 
-// Isolations are the levels TxnOptions.Isolation accepts, strongest first.
-var Isolations = []string{IsoSerializable, IsoSnapshot, IsoReadCommitted, IsoBroken}
+// Isolations are the levels TxnOptions.Isolation accepts, strongest first,
+// then the stores that break one level on purpose (BrokenStores).
+var Isolations = append([]string{IsoSerializable, IsoSnapshot, IsoReadCommitted, IsoBroken}, BrokenStores...)
 
 // TxnOptions configure Txns: a workload like Jepsen's list-append and
 // rw-register ones on a simulated store.
@@ -38,14 +39,33 @@ type TxnOptions struct {
 	Txns    int // transactions in all
 	Clients int // clients running concurrently, one transaction at a time
 	// Keys is how many keys are in use at a time; a key retires after
-	// WritesPerKey appends (or writes) and a fresh one takes its place.
+	// WritesPerKey appends (or writes) and a fresh one takes its place
+	// (WritesPerKey 0: keys never retire).
 	Keys         int
 	WritesPerKey int
 	// MaxLength bounds a transaction's micro-operations (at least one).
 	MaxLength int
+	// Ops, when not 0, is every transaction's number of micro-operations
+	// instead of 1 to MaxLength at random.
+	Ops int
+	// ReadRatio is the probability that a micro-operation reads; 0 takes
+	// one half.
+	ReadRatio float64
+	// Zipf, when not 0, draws the keys in use from a Zipf distribution
+	// with this exponent (the first keys hot) instead of uniformly.
+	Zipf float64
 	// Registers runs rw-register transactions (writes and reads of single
 	// values) instead of list-append ones.
 	Registers bool
+	// TPCC runs a TPC-C-like mix of rw-register transactions on
+	// Warehouses warehouses (new order, payment, order status, delivery,
+	// stock level, as reads and writes of their rows) instead of random
+	// ones; Keys, WritesPerKey, MaxLength, Ops, ReadRatio and Zipf do not
+	// apply.
+	TPCC       bool
+	Warehouses int
+	// Anomalies is how many anomalies a store of BrokenStores adds.
+	Anomalies int
 	Isolation string
 	// FailRate is the probability that a transaction aborts (:fail);
 	// CrashRate that its outcome is unknown (:info), in which case it
@@ -57,8 +77,12 @@ type TxnOptions struct {
 
 func (o TxnOptions) validate() error {
 	switch {
-	case o.Txns < 0 || o.Clients < 1 || o.Keys < 1 || o.WritesPerKey < 1 || o.MaxLength < 1:
-		return fmt.Errorf("transactions: want txns ≥ 0 and clients, keys, writes per key and length ≥ 1")
+	case o.Txns < 0 || o.Clients < 1 || o.Keys < 1 || o.WritesPerKey < 0 || o.MaxLength < 1 || o.Ops < 0 || o.Anomalies < 0:
+		return fmt.Errorf("transactions: want txns, writes per key, ops and anomalies ≥ 0 and clients, keys and length ≥ 1")
+	case o.ReadRatio < 0 || o.ReadRatio > 1 || o.Zipf < 0:
+		return fmt.Errorf("transactions: want a read ratio in [0, 1] and a Zipf exponent ≥ 0")
+	case o.TPCC && (o.Warehouses < 1 || !o.Registers):
+		return fmt.Errorf("transactions: the TPC-C-like mix needs at least one warehouse and rw-register transactions")
 	case o.FailRate < 0 || o.FailRate >= 1 || o.CrashRate < 0 || o.CrashRate >= 1:
 		return fmt.Errorf("transactions: rates are probabilities in [0, 1)")
 	case !slices.Contains(Isolations, o.Isolation):
@@ -75,7 +99,8 @@ type stxn struct {
 	step    int64 // time between its micro-operations
 	start   int64
 	ret     int64
-	snap    int64 // the commit count it reads at (snapshot isolation)
+	snap    int64    // the commit count it reads at (snapshot isolation)
+	kind    tpccKind // the TPC-C-like transaction, in that mix
 	status  history.Type
 	effect  bool // whether it took effect (a crashed one may have)
 	doomed  bool // it found a key locked, so it aborts (read committed)
@@ -114,6 +139,8 @@ type store struct {
 	next   int32         // the next fresh key
 	values map[int32]int64
 	locks  map[int32]int32 // key -> the transaction holding its write lock
+	iso    string          // how the store runs (a broken store runs serializable)
+	zipf   *zipfKeys       // the key distribution, nil for uniform
 }
 
 // Txns simulates o.Txns transactions of o.Clients clients on a store
@@ -125,9 +152,21 @@ func Txns(o TxnOptions) (*history.History, error) {
 	}
 	s := &store{o: o, rng: NewMulberry32(o.Seed), keys: map[int32]*skey{}, writes: map[int32]int{}, values: map[int32]int64{},
 		locks: map[int32]int32{}}
-	for i := 0; i < o.Keys; i++ {
-		s.active = append(s.active, s.next)
-		s.next++
+	s.iso = o.Isolation
+	if slices.Contains(BrokenStores, o.Isolation) {
+		s.iso = IsoSerializable
+	}
+	switch {
+	case o.TPCC:
+		s.next = tpccKeys{warehouses: int32(o.Warehouses)}.count()
+	default:
+		for i := 0; i < o.Keys; i++ {
+			s.active = append(s.active, s.next)
+			s.next++
+		}
+		if o.Zipf > 0 {
+			s.zipf = newZipfKeys(o.Keys, o.Zipf)
+		}
 	}
 	s.schedule()
 	s.run()
@@ -147,7 +186,15 @@ func (s *store) schedule() {
 		c := i % s.o.Clients
 		t := &s.txns[i]
 		t.client, t.process = int32(c), procs[c]
-		t.length = int32(1 + s.rng.Intn(s.o.MaxLength))
+		switch {
+		case s.o.TPCC:
+			t.kind = tpccPick(s.rng)
+			t.length = tpccLengths[t.kind]
+		case s.o.Ops > 0:
+			t.length = int32(s.o.Ops)
+		default:
+			t.length = int32(1 + s.rng.Intn(s.o.MaxLength))
+		}
 		t.step = int64(1 + s.rng.Intn(3))
 		t.start = clock[c] + int64(s.rng.Intn(4))
 		t.ret = t.commitAt() + int64(s.rng.Intn(3))
@@ -193,7 +240,7 @@ func (s *store) run() {
 		case e.step < 0:
 			s.begin(t)
 		case e.step < t.length:
-			if s.o.Isolation == IsoReadCommitted || s.o.Isolation == IsoBroken {
+			if s.iso == IsoReadCommitted || s.iso == IsoBroken {
 				s.exec(e.txn, int(e.step), s.seq)
 			}
 		default:
@@ -206,19 +253,23 @@ func (s *store) run() {
 // and takes its snapshot.
 func (s *store) begin(t *stxn) {
 	t.snap = s.seq
+	if s.o.TPCC {
+		s.tpccMops(t)
+		return
+	}
 	t.mops = make([]smop, t.length)
 	for j := range t.mops {
-		slot := s.rng.Intn(len(s.active))
+		slot := s.pickSlot()
 		k := s.active[slot]
 		m := &t.mops[j]
 		m.key = k
-		if s.rng.Intn(2) == 0 {
+		if s.reads() {
 			continue
 		}
 		m.write = true
 		s.values[k]++
 		m.value = s.values[k]
-		if s.writes[k]++; s.writes[k] >= s.o.WritesPerKey {
+		if s.writes[k]++; s.o.WritesPerKey > 0 && s.writes[k] >= s.o.WritesPerKey {
 			delete(s.writes, k)
 			delete(s.values, k)
 			s.active[slot] = s.next
@@ -245,21 +296,21 @@ func (s *store) exec(ti int32, j int, snap int64) {
 	m := &t.mops[j]
 	ks := s.key(m.key)
 	if m.write {
-		if s.o.Isolation == IsoReadCommitted {
+		if s.iso == IsoReadCommitted {
 			s.lock(ti, m.key)
 		}
-		if s.o.Isolation == IsoBroken {
+		if s.iso == IsoBroken {
 			ks.vals = append(ks.vals, m.value)
 			ks.seqs = append(ks.seqs, -int64(ti)-1)
 		}
 		return
 	}
 	n := len(ks.vals)
-	if s.o.Isolation != IsoBroken {
+	if s.iso != IsoBroken {
 		n = sort.Search(len(ks.seqs), func(i int) bool { return ks.seqs[i] > snap })
 	}
 	read := append([]int64(nil), ks.vals[:n]...)
-	if s.o.Isolation != IsoBroken {
+	if s.iso != IsoBroken {
 		for _, w := range t.mops[:j] {
 			if w.write && w.key == m.key {
 				read = append(read, w.value)
@@ -272,7 +323,7 @@ func (s *store) exec(ti int32, j int, snap int64) {
 // end commits or aborts the transaction.
 func (s *store) end(ti int32) {
 	t := &s.txns[ti]
-	switch s.o.Isolation {
+	switch s.iso {
 	case IsoSerializable:
 		s.execAll(ti, s.seq)
 	case IsoSnapshot:
@@ -286,7 +337,7 @@ func (s *store) end(ti int32) {
 			t.abort()
 		}
 	}
-	if s.o.Isolation == IsoBroken {
+	if s.iso == IsoBroken {
 		s.settleDirty(ti)
 		return
 	}
@@ -400,6 +451,7 @@ func (s *store) history() (*history.History, error) {
 			ops[i].Return = history.Infinity
 		}
 	}
+	ops = append(ops, s.anomalyOps(intValue)...)
 	meta := metaFor("list-append", history.Value{})
 	if s.o.Registers {
 		meta = metaFor("rw-register", history.Value{})

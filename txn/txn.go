@@ -188,7 +188,7 @@ func FromHistory(h *history.History) ([]Txn, error) {
 	out := make([]Txn, len(h.Ops))
 	parts := 1
 	if len(h.Ops) >= 1<<14 {
-		parts = min(runtime.GOMAXPROCS(0), 4)
+		parts = min(runtime.NumCPU(), 4)
 	}
 	errs := make([]error, parts)
 	var wg sync.WaitGroup

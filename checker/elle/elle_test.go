@@ -194,7 +194,7 @@ func TestExplanation(t *testing.T) {
 	}
 	v := res.Violations[0]
 	want := "Let:\n  T1 = A:txn([[append x 1] [r y [1]]])\n  T2 = B:txn([[append x 2] [append y 1]])\nThen:\n" +
-		"  - T1 < T2, because T2 appended 2 to x after T1's append of 1.\n" +
+		"  - T1 < T2, because T2 appended 2 to x after T1's append of 1 (observed: a committed read of x shows 1 before 2).\n" +
 		"  - However, T2 < T1, because T1 read T2's append of 1 to y: a contradiction!"
 	if got := report.Explain(h, rc, v); got != want {
 		t.Errorf("explanation\n%s\nwant\n%s", got, want)

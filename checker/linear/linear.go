@@ -50,6 +50,11 @@ type Options struct {
 	// checker/regdp) or the versions (checker.DecideByVersions) would
 	// decide: for cross-checking them.
 	NoZones bool
+	// Partials asks, when a partition is refuted by the search, for the
+	// longest legal orders it reached that contain each operation
+	// (Result.Partials), as Porcupine's partial linearizations are; it
+	// costs a pass over the search's stack at each backtrack.
+	Partials bool
 }
 
 // Method is the name Check puts in Result.Method.
@@ -113,7 +118,7 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	if !opts.NoZones {
 		decideShortcuts(ctx, h, parts, memos, &res)
 	}
-	run(ctx, parts, opts.Workers, memos)
+	run(ctx, parts, runOpts{workers: opts.Workers, partials: opts.Partials}, memos)
 
 	t := tallyParts(parts)
 	res.Stats.States, res.Stats.MemoSize = t.states, t.memo
@@ -122,6 +127,7 @@ func Check[S comparable](ctx context.Context, m model.Model[S], h *history.Histo
 	case t.failed != nil:
 		res.Valid = checker.False
 		res.Violations = t.failed.violations(h, info.Keyed)
+		res.Partials = t.failed.partials()
 	case !t.allFound:
 		res.Valid = checker.Unknown
 		stopErr := t.stopErr
@@ -204,6 +210,26 @@ func (p *part[S]) violations(h *history.History, keyed bool) []checker.Violation
 		vs[i].States = checker.PrefixStates(p.m, p.comp, p.init, vs[i].Prefix)
 	}
 	return vs
+}
+
+// partials returns the refuted partition's partial orders as positions in
+// the history, when the search kept them.
+func (p *part[S]) partials() [][]int {
+	var out [][]int
+	for _, seq := range p.res.partials {
+		order := make([]int, len(seq))
+		for i, j := range seq {
+			order[i] = p.comp.Pos[j]
+		}
+		out = append(out, order)
+	}
+	return out
+}
+
+// runOpts are the settings run passes on to the searches.
+type runOpts struct {
+	workers  int
+	partials bool
 }
 
 // stopReason says why the searches ended undecided (err is what stopped
@@ -367,7 +393,8 @@ const (
 // search: partitions are independent, and one failing object makes the
 // whole history fail. With one worker the turns, and so the partition
 // reported, are deterministic.
-func run[S comparable](ctx context.Context, parts []*part[S], workers int, budget *memBudget) {
+func run[S comparable](ctx context.Context, parts []*part[S], ro runOpts, budget *memBudget) {
+	workers := ro.workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
@@ -403,11 +430,7 @@ func run[S comparable](ctx context.Context, parts []*part[S], workers int, budge
 			p := parts[i]
 			s := searchers[i]
 			if s == nil {
-				s = newSearcher(p.m, p.comp.Ops, p.init, p.comp.Prev)
-				s.budget = budget
-				if budget != nil && s.memo != nil {
-					s.memo.grows = budget.fits
-				}
+				s = partSearcher(p, budget, ro.partials)
 				searchers[i] = s
 				slices[i] = firstSlice
 			}
@@ -450,6 +473,23 @@ func run[S comparable](ctx context.Context, parts []*part[S], workers int, budge
 			parts[i].res = s.res
 		}
 	}
+}
+
+// partSearcher starts the search of a partition, within the memos'
+// budget, keeping partial orders when asked.
+func partSearcher[S comparable](p *part[S], budget *memBudget, partials bool) *searcher[S] {
+	s := newSearcher(p.m, p.comp.Ops, p.init, p.comp.Prev)
+	s.budget = budget
+	if partials && !s.done {
+		s.longest = make([]int32, len(p.comp.Ops))
+		for k := range s.longest {
+			s.longest[k] = -1
+		}
+	}
+	if budget != nil && s.memo != nil {
+		s.memo.grows = budget.fits
+	}
+	return s
 }
 
 // witness merges the per-partition orders into one global order that keeps

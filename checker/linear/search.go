@@ -31,8 +31,12 @@ type partResult[S comparable] struct {
 	prefix []int32
 	state  S
 	err    error // the context's error when stopped
-	states int64 // model steps taken
-	memo   int64 // configurations remembered
+	// partials, when asked for (Options.Partials) and refuted, are the
+	// longest legal orders the search reached that contain each operation,
+	// each order once (indices into the partition's ops).
+	partials [][]int32
+	states   int64 // model steps taken
+	memo     int64 // configurations remembered
 }
 
 // frame is one linearized operation on the search stack: the call entry
@@ -123,8 +127,13 @@ type searcher[S comparable] struct {
 	flag bool
 	need int // operations that completed and are not linearized
 	best int // deepest stack seen at a backtrack
-	res  partResult[S]
-	done bool
+	// longest, when partial orders are asked for, gives each operation
+	// the index in seqs of the longest legal order reached at a backtrack
+	// that contains it, or -1.
+	longest []int32
+	seqs    [][]int32
+	res     partResult[S]
+	done    bool
 	// budget, when set, bounds the memory of the memos of all partitions;
 	// charged is this search's share of it.
 	budget  *memBudget
@@ -162,6 +171,8 @@ func newSearcher[S comparable](m model.Model[S], ops []model.Op, init S, prev []
 	flags := 0
 	if rw, ok := m.(model.ReadWriteRegister); ok {
 		flags = s.classify(rw)
+	} else if ob, ok := m.(model.Observer); ok {
+		s.observers(ob)
 	}
 	s.link()
 
@@ -216,6 +227,21 @@ func (s *searcher[S]) classify(rw model.ReadWriteRegister) int {
 		s.optBlind, s.observes = nil, nil
 	}
 	return flags
+}
+
+// observers sets reads from a model that tells the operations that never
+// change the state: a completed one that is legal when its turn may come
+// is taken at once (see enter), which needs no more than that.
+func (s *searcher[S]) observers(ob model.Observer) {
+	s.reads = make([]bool, len(s.ops))
+	some := false
+	for i := range s.ops {
+		s.reads[i] = !s.ops[i].Unknown && ob.Observes(&s.ops[i])
+		some = some || s.reads[i]
+	}
+	if !some {
+		s.reads = nil
+	}
 }
 
 // link builds the event list: a call and a return per operation, sorted
@@ -276,6 +302,9 @@ const foresightAhead = 32
 
 // enter returns the entry to look at first in the configuration just
 // reached, and that entry again when it is the only one to try.
+//
+// The read rule below needs only that the operation never changes the
+// state (model.Observer), whatever else the model says of it.
 //
 // When a completed operation not yet taken can never take effect
 // (model.Foresight), that is its return: every order from here fails. The
@@ -400,6 +429,10 @@ func (s *searcher[S]) pause() {
 			s.res.order[i] = s.entOp[f.e]
 		}
 	}
+	if s.res.outcome == refuted && s.longest != nil {
+		s.res.partials = s.keptPartials()
+	}
+	s.longest, s.seqs = nil, nil
 	s.memo, s.stack = nil, nil
 }
 
@@ -463,6 +496,9 @@ func (s *searcher[S]) backtrack() {
 	if len(s.stack) > s.best {
 		s.noteDeepest()
 	}
+	if s.longest != nil {
+		s.notePartial()
+	}
 	if len(s.stack) == 0 {
 		s.res.outcome, s.done = refuted, true
 		return
@@ -494,6 +530,46 @@ func (s *searcher[S]) backtrack() {
 		return
 	}
 	s.e = s.next[e]
+}
+
+// notePartial records the order on the stack as the longest one that
+// contains each of its operations, where it is longer than the one kept.
+// The order is copied once, and only when some operation needs it.
+func (s *searcher[S]) notePartial() {
+	n := int32(len(s.stack))
+	seq := int32(-1)
+	for _, f := range s.stack {
+		op := s.entOp[f.e]
+		if l := s.longest[op]; l >= 0 && int32(len(s.seqs[l])) >= n {
+			continue
+		}
+		if seq < 0 {
+			order := make([]int32, n)
+			for i, g := range s.stack {
+				order[i] = s.entOp[g.e]
+			}
+			seq = int32(len(s.seqs))
+			s.seqs = append(s.seqs, order)
+		}
+		s.longest[op] = seq
+	}
+}
+
+// keptPartials returns the orders some operation still names, each once.
+func (s *searcher[S]) keptPartials() [][]int32 {
+	named := make([]bool, len(s.seqs))
+	for _, l := range s.longest {
+		if l >= 0 {
+			named[l] = true
+		}
+	}
+	var out [][]int32
+	for i, ok := range named {
+		if ok {
+			out = append(out, s.seqs[i])
+		}
+	}
+	return out
 }
 
 // noteDeepest records the current point, the deepest so far, as the one a

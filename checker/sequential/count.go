@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
 
@@ -176,4 +177,23 @@ func unmatched[S comparable](p *problem[S], cm model.Counting, list []int32, ove
 		return stack
 	}
 	return lows
+}
+
+// RefuteByCount returns the refutation by counting of h under m (pattern
+// "count", with its checker.Count), or nil when the counts leave room for
+// an order or m counts nothing. Counting ignores every order, so its
+// refutation holds for any criterion that asks for one legal order of the
+// operations (linearizability as well as sequential consistency): a
+// linearizability search that failed on a lock can give this reason
+// instead of the point where its search stopped. The error is non-nil
+// only for input the model rejects.
+func RefuteByCount[S comparable](m model.Model[S], h *history.History) (*checker.Violation, error) {
+	if _, ok := m.(model.Counting); !ok {
+		return nil, nil
+	}
+	c, err := checker.Compile(m, h, nil, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	return refuteByCount(newProblem(m, h, c, m.Info().Keyed)), nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/elle"
+	"github.com/histcheck/histcheck/checker/sequential"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
@@ -75,6 +76,10 @@ type Model struct {
 	// Options are the names of the model's own options
 	// (model.Options.Settings); a model without any takes none.
 	Options []string
+	// Count, when set, refutes h by counting alone (a lock's holders;
+	// sequential.RefuteByCount): a violation that holds for every order,
+	// real time or not, or nil when counting leaves room for one.
+	Count func(h *history.History, mopts model.Options) (*checker.Violation, error)
 }
 
 // Supports reports whether m can check criterion.
@@ -158,7 +163,11 @@ func Bind[S comparable](newModel func(model.Options) model.Model[S]) Model {
 		}
 		return res, nil
 	}
-	return Model{Info: info, Check: check, Criteria: criteria}
+	count := func(h *history.History, mopts model.Options) (*checker.Violation, error) {
+		mopts.Versions = model.UsesVersions(h)
+		return sequential.RefuteByCount(newModel(mopts), h)
+	}
+	return Model{Info: info, Check: check, Criteria: criteria, Count: count}
 }
 
 // ReadWrite adds the causal criteria and the session guarantees to m, for

@@ -61,7 +61,7 @@ func Do[T any](n, workers int, work func(i int) T, use func(i int, t T) error) e
 // file may take much of the memory budget and the time limit, which its
 // check should not share.
 func Files(files []string, maxSize int64, workers int) int {
-	cpus := runtime.GOMAXPROCS(0)
+	cpus := runtime.NumCPU()
 	if workers <= 0 || workers > cpus {
 		workers = cpus
 	}

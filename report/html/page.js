@@ -5,7 +5,9 @@
 (function () {
   "use strict";
 
-  var LABEL_W = 120; // lane names column
+  var LABEL_W = 120; // lane names column; narrower in a narrow window (resize)
+  // What "weakened" means, where the page says it.
+  var WEAK = "kept only with unknown outcome, it may have taken effect at any time after its call, or never";
   var MAX_LABEL = 60; // characters of an operation's label in the side panel; the rest on hover
   var LEFT_PAD = 14; // room before the first call
   var AXIS_H = 30; // time axis
@@ -18,6 +20,9 @@
   var COLORS = {
     ok: "#3d6fa8", okText: "#ffffff", fail: "#9aa0a6", failText: "#3b434b",
     info: "#d9a21b", infoFill: "rgba(217, 162, 27, 0.22)", core: "#d1342f",
+    // Operations outside a highlighted violation: paler than the rest but
+    // drawn opaque, their labels as readable as any (see contrast).
+    okDim: "#d6e2f0", okDimEdge: "#a9bdd6", okDimText: "#1f2328",
     laneA: "#ffffff", laneB: "#f6f8fa", grid: "#e6eaee", ink: "#1f2328", muted: "#59636e"
   };
 
@@ -33,9 +38,11 @@
     step: -1, // step of the longest legal order shown in the side panel, -1 the last
     scale: 1, // px per unit of the axis
     axis: "time",
-    order: -1, // result whose witness numbers the bars, -1 none, -2 the selected violation's longest legal order
+    order: -1, // result whose witness numbers the bars, -1 none, -2 the violation shown (violationNumbers)
     sel: null, // {r, v}: the violation highlighted
     hover: -1,
+    only: false, // only the violation's lanes are laid out
+    names: null, // labels of the explanation shown's operations that need their index (names)
     drawn: 0
   };
 
@@ -43,8 +50,10 @@
 
   // A lane is drawn as one or more tracks: a process's lane is one track;
   // a key's lane has as many tracks as its operations need so that none
-  // overlap. Tracks of one lane share its group number.
-  function layout(h, by) {
+  // overlap. Tracks of one lane share its group number. With keep (the
+  // bars of a violation), only the lanes that hold one of them are laid
+  // out; the others' operations are not drawn.
+  function layout(h, by, keep) {
     var ops = h.ops, n = ops.lane.length, i;
     var keyed = by === "key" && hasKeys(h);
     var lanes = keyed ? keyTracks(ops, n) : h.lanes.map(function (l, g) {
@@ -60,6 +69,14 @@
       l.ops.sort(function (a, b) { return ops.call[a] - ops.call[b] || a - b; });
       l.ops.forEach(function (j) { trackOf[j] = t; });
     });
+    var allGroups = countGroups(lanes), allTracks = lanes.length;
+    if (keep) {
+      var groups = new Set();
+      keep.forEach(function (_, j) { groups.add(lanes[trackOf[j]].group); });
+      lanes = lanes.filter(function (l) { return groups.has(l.group); });
+      trackOf.fill(-1);
+      lanes.forEach(function (l, t) { l.ops.forEach(function (j) { trackOf[j] = t; }); });
+    }
     // Event order: every distinct call and return time gets a slot.
     var times = [];
     for (i = 0; i < n; i++) {
@@ -74,20 +91,35 @@
     durs.sort(function (a, b) { return a - b; });
     // In a process's lane the label need not repeat the process; in a
     // key's lane it names it.
-    var short = keyed ? ops.label : ops.label.map(function (lab, k) {
+    var short = ops.label.map(function (lab, k) {
       var c = h.lanes[ops.lane[k]].client + ":";
-      return lab.indexOf(c) === 0 ? lab.slice(c.length) : lab;
+      if (!keyed && lab.indexOf(c) === 0) lab = lab.slice(c.length);
+      return shortTxn(lab);
     });
     var busy = 0;
     for (i = 0; i < durs.length; i++) busy += durs[i];
     return {
       h: h, ops: ops, n: n, lanes: lanes, end: end, uniq: uniq, short: short, keyed: keyed, trackOf: trackOf,
-      groups: lanes.length ? lanes[lanes.length - 1].group + 1 : 0,
+      groups: countGroups(lanes), allGroups: allGroups,
       medianDur: durs.length ? durs[Math.floor(durs.length / 2)] : 1,
       // The share of lane time that operations fill: low when they are
       // short bursts far apart, where the event order reads better.
-      occupancy: end > 0 && lanes.length ? busy / (end * lanes.length) : 1
+      occupancy: end > 0 && allTracks ? busy / (end * allTracks) : 1
     };
+  }
+
+  // shortTxn shows a transaction on its bar by its micro-operations:
+  // "txn([[append x 1] [r y nil]])" as "[append x 1] [r y nil]", which a
+  // narrow bar cuts to its first micro-operation rather than to "txn([[".
+  function shortTxn(lab) {
+    var m = /^(.*?)txn\(\[(\[.*\])\]\)$/.exec(lab);
+    return m ? m[1] + m[2] : lab;
+  }
+
+  function countGroups(lanes) {
+    var n = 0;
+    lanes.forEach(function (l, t) { if (t === 0 || l.group !== lanes[t - 1].group) n++; });
+    return n;
   }
 
   function hasKeys(h) { return !!(h.ops.key && h.ops.key.length); }
@@ -157,16 +189,45 @@
     return S.H.h.results[S.sel.r].violations[S.sel.v].steps || null;
   }
 
-  function steps() {
+  // numbers maps each numbered bar to its number as drawn: a witness's
+  // step, or the violation shown's own (violationNumbers).
+  function numbers() {
+    if (S.order === -2) return violationNumbers(selViolation());
     var m = new Map();
-    if (S.order === -2) {
-      var st = selSteps();
-      if (st) st.ops.forEach(function (i, k) { m.set(i, st.total - st.ops.length + k + 1); });
-      return m;
-    }
     if (S.order < 0) return m;
-    S.H.h.results[S.order].witness.forEach(function (i, k) { m.set(i, k + 1); });
+    S.H.h.results[S.order].witness.forEach(function (i, k) { m.set(i, String(k + 1)); });
     return m;
+  }
+
+  // violationNumbers numbers a violation's operations as its side panel
+  // names them: the steps of its longest legal order (and a cross on the
+  // operation that could not follow), or its cycle's transactions T1, T2,
+  // … as drawn and as its explanation names them. A violation with
+  // neither has no numbers: its operations are marked by colour only.
+  function violationNumbers(v) {
+    var m = new Map();
+    if (!v) return m;
+    var st = v.steps;
+    if (st) {
+      st.ops.forEach(function (i, k) { m.set(i, String(stepNumber(st, k))); });
+      if (st.stuck >= 0) m.set(st.stuck, "\u2717");
+    } else if (v.cycle) {
+      v.cycle.nodes.forEach(function (n, k) { if (n.bar >= 0) m.set(n.bar, "T" + (k + 1)); });
+    }
+    return m;
+  }
+
+  function selViolation() {
+    return S.sel ? S.H.h.results[S.sel.r].violations[S.sel.v] : null;
+  }
+
+  // numbersBy says what numbers the bars, for the page's readers.
+  function numbersBy() {
+    if (S.order >= 0) return "witness:" + S.H.h.results[S.order].consistency;
+    var v = S.order === -2 ? selViolation() : null;
+    if (v && v.steps) return "steps";
+    if (v && v.cycle) return "cycle";
+    return "none";
   }
 
   // --- geometry -------------------------------------------------------
@@ -181,7 +242,34 @@
     return Math.min(Math.max(s, fitScale() * 0.999), maxS, 400);
   }
 
+  // sizeLanes fits the lanes to the window: in a narrow one the lane
+  // names get less room, the bars more, and lanes are lower, so that more
+  // of a violation's lanes are in view.
+  function sizeLanes() {
+    var narrow = viewW() < 560;
+    LABEL_W = narrow ? 64 : 120;
+    LANE_H = narrow ? 22 : 28;
+    BAR_H = narrow ? 16 : 18;
+  }
+
+  // fewerLanes says whether the violation shown has operations in fewer
+  // lanes than the history: else showing only its lanes changes nothing.
+  function fewerLanes() {
+    if (!S.sel) return false;
+    var ops = S.H.ops, seen = new Set();
+    highlighted().forEach(function (_, i) { seen.add(S.H.keyed ? (ops.key[i] || "") : ops.lane[i]); });
+    return seen.size < S.H.allGroups;
+  }
+
+  // relayout lays the history out again, with only the violation's lanes
+  // when so asked.
+  function relayout() {
+    S.H = layout(S.H.h, S.by, S.only && S.sel ? highlighted() : null);
+    marklanes();
+  }
+
   function resize() {
+    sizeLanes();
     var dpr = window.devicePixelRatio || 1, w = viewW(), h = viewH();
     canvas.width = Math.max(1, Math.round(w * dpr));
     canvas.height = Math.max(1, Math.round(h * dpr));
@@ -237,7 +325,7 @@
     ctx.clearRect(0, 0, w, h);
     ctx.font = FONT;
     ctx.textBaseline = "middle";
-    var hl = highlighted(), st = steps(), dim = hl.size > 0;
+    var hl = highlighted(), st = numbers(), dim = hl.size > 0;
     var u0 = (sx - LEFT_PAD) / S.scale, u1 = (sx + w - LABEL_W) / S.scale;
     var first = Math.max(0, Math.floor(sy / LANE_H)), last = Math.min(H.lanes.length - 1, Math.floor((sy + h - AXIS_H) / LANE_H));
     var xOf = function (u) { return LABEL_W + LEFT_PAD + u * S.scale - sx; };
@@ -282,8 +370,10 @@
         drawn++;
       }
     }
+    var inView = 0;
     later.forEach(function (b) {
-      bar(b[0], b[1], xOf(uCall(H, b[0])), uRet(H, b[0]), xOf, xEnd, b[2], false, st.get(b[0]));
+      if (bar(b[0], b[1], xOf(uCall(H, b[0])), uRet(H, b[0]), xOf, xEnd, b[2], false, st.get(b[0])) &&
+          b[1] >= AXIS_H && b[1] + BAR_H <= h) inView++;
       drawn++;
     });
 
@@ -319,6 +409,9 @@
 
     S.drawn = drawn;
     document.body.setAttribute("data-drawn", String(drawn));
+    // How many of the highlighted operations are in view, wholly in
+    // height and in part in width: where one looks first.
+    document.body.setAttribute("data-highlighted-in-view", String(inView));
   }
 
   function axisTicks(u0, u1) {
@@ -336,16 +429,20 @@
     return s + "\u2026";
   }
 
-  // bar draws operation i; kind is "core", "weak" or null.
+  // bar draws operation i; kind is "core", "weak" or null; dim says a
+  // violation is highlighted and i is not in it. It says whether any of
+  // the bar is in view.
   function bar(i, y, x0, uR, xOf, xEnd, kind, dim, step) {
     var H = S.H, status = H.ops.status[i], open = uR === Infinity;
     var x1 = open ? Math.max(xEnd, x0 + 24) : xOf(uR);
     var left = Math.max(x0, LABEL_W - 4), right = Math.min(x1, viewW() + 4);
-    if (x1 - x0 < 2) { x1 = x0 + 2; right = Math.max(right, x1); }
+    // A very short operation is still a mark one can see and point at;
+    // one of the violation shown, a wider one.
+    var minW = kind ? 6 : 2;
+    if (x1 - x0 < minW) { x1 = x0 + minW; right = Math.max(right, x1); }
     var bw = right - left;
-    if (bw <= 0) return;
+    if (bw <= 0) return false;
     ctx.save();
-    ctx.globalAlpha = dim ? 0.28 : 1;
     var textColor = COLORS.okText;
     if (kind === "core") {
       ctx.fillStyle = COLORS.core;
@@ -381,6 +478,13 @@
       ctx.moveTo(right, y + 0.75); ctx.lineTo(left + 0.75, y + 0.75); ctx.lineTo(left + 0.75, y + BAR_H - 0.75); ctx.lineTo(right, y + BAR_H - 0.75);
       ctx.stroke();
       textColor = "#5c4500";
+    } else if (dim) {
+      ctx.fillStyle = COLORS.okDim;
+      ctx.fillRect(left, y, bw, BAR_H);
+      ctx.strokeStyle = COLORS.okDimEdge;
+      ctx.lineWidth = 1;
+      ctx.strokeRect(left + 0.5, y + 0.5, bw - 1, BAR_H - 1);
+      textColor = COLORS.okDimText;
     } else {
       ctx.fillStyle = COLORS.ok;
       ctx.fillRect(left, y, bw, BAR_H);
@@ -406,7 +510,11 @@
     ctx.font = FONT;
     if (room > 6) {
       var tw = ctx.measureText(text).width;
-      var t = tw <= room ? text : (step && ctx.measureText(String(step)).width <= room ? String(step) : null);
+      // Too long: the number and as much of the label as fits, else the
+      // number alone.
+      var t = tw <= room ? text : null;
+      if (t === null && room > 60) t = clip(text, room);
+      if (t === null && step && ctx.measureText(String(step)).width <= room) t = String(step);
       if (t === null && room > 30) t = clip(text, room);
       if (t) {
         if (step && t === String(step)) ctx.font = "bold " + FONT;
@@ -414,6 +522,7 @@
       }
     }
     ctx.restore();
+    return true;
   }
 
   // --- zoom and scroll ------------------------------------------------
@@ -434,8 +543,14 @@
 
   // focus zooms and scrolls so that the given operations fill the view.
   function focus(ids) {
-    var H = S.H;
     if (!ids.length) return;
+    // An operation in a lane not shown brings every lane back.
+    if (S.only && ids.some(function (i) { return S.H.trackOf[i] < 0; })) {
+      S.only = false;
+      $("only").checked = false;
+      relayout();
+    }
+    var H = S.H;
     var a = Infinity, b = -Infinity, l0 = Infinity, l1 = -Infinity;
     ids.forEach(function (i) {
       a = Math.min(a, uCall(H, i));
@@ -456,11 +571,14 @@
 
   function status() {
     var H = S.H, n = H.n;
-    var s = n + " operation" + (n === 1 ? "" : "s") + " in " + H.groups + (H.keyed ? " key" : "") + " lane" + (H.groups === 1 ? "" : "s");
+    var s = n + " operation" + (n === 1 ? "" : "s") + " in " + H.allGroups + (H.keyed ? " key" : "") + " lane" + (H.allGroups === 1 ? "" : "s");
+    if (H.groups < H.allGroups) s += ", " + H.groups + " shown: the violation's";
     s += " \u00b7 zoom " + fmtNum(S.scale / fitScale()) + "\u00d7";
-    s += " \u00b7 Ctrl+wheel or +/\u2212 to zoom, drag the scroll bars or use the wheel to move";
     if (S.axis === "time") s += " \u00b7 t0 = " + H.h.t0;
-    $("status").textContent = s;
+    var box = $("status");
+    box.textContent = s;
+    // How to zoom and move, which a narrow window leaves out (CSS).
+    box.appendChild(el("span", "hint", " \u00b7 Ctrl+wheel or +/\u2212 to zoom, drag the scroll bars or use the wheel to move"));
   }
 
   // --- tooltip --------------------------------------------------------
@@ -534,11 +652,12 @@
     var ret = ops.ret[i] < 0 ? "\u221e (outcome unknown)" : absTime(ops.ret[i]);
     var lines = [ops.label[i], "process " + H.h.lanes[ops.lane[i]].name + ", " + ops.status[i],
       "called " + absTime(ops.call[i]) + ", returned " + ret, "index " + ops.index[i]];
-    var st = steps().get(i);
-    if (st) lines.push("step " + st + " of the " + H.h.results[S.order].consistency + " witness");
+    var num = numbers().get(i);
+    if (num && S.order >= 0) lines.push("step " + num + " of the " + H.h.results[S.order].consistency + " witness");
+    if (num && numbersBy() === "cycle") lines.push(num + " of the cycle");
     var kind = highlighted().get(i);
     if (kind === "core") lines.push("in the violating core");
-    if (kind === "weak") lines.push("in the core, weakened: may take effect at any time, or never");
+    if (kind === "weak") lines.push("in the core, weakened: " + WEAK);
     if (H.keyed && ops.key[i]) lines.push("key " + ops.key[i]);
     lines = lines.concat(stepLines(i));
     tip.textContent = lines.join("\n");
@@ -565,14 +684,27 @@
     return node;
   }
 
-  function opChip(i, weak) {
-    var b = cut(el("button", "op" + (weak ? " weak" : "")), S.H.ops.label[i], MAX_LABEL);
+  // opChip names operation i; a click shows it in the timeline. Its
+  // number, when the bars are numbered, is the bar's.
+  function opChip(i, weak, nums) {
+    var b = el("button", "op" + (weak ? " weak" : ""));
+    var num = nums.get(i);
+    if (num) {
+      b.appendChild(el("b", "num", num));
+      b.setAttribute("data-bar", String(i));
+      b.setAttribute("data-num", num);
+    }
+    b.appendChild(cut(el("span", "lab"), nameOf(i), MAX_LABEL));
     b.type = "button";
-    b.title = (b.title ? b.title + "\n" : "") + (weak ? "weakened: may take effect at any time, or never" : "show in the timeline");
+    b.title = weak ? "weakened: " + WEAK + "; click to show it in the timeline" : "show in the timeline";
     b.addEventListener("click", function () { focus([i]); });
     return b;
   }
 
+  // side fills the side panel: what went wrong first (the violation
+  // shown, then warnings), then where the history stands (the ladder) and
+  // every result; a ladder's fifteen results would otherwise push the
+  // violation out of sight.
   function side() {
     var H = S.H, h = H.h, box = $("side");
     box.textContent = "";
@@ -580,38 +712,11 @@
       box.appendChild(el("h2", "", "Not checked"));
       box.appendChild(el("p", "warn", h.error));
     }
+    if (S.sel) box.appendChild(explanation(h.results[S.sel.r], h.results[S.sel.r].violations[S.sel.v]));
     if (h.warnings.length) {
       box.appendChild(el("h2", "", "Warnings"));
       h.warnings.forEach(function (w) { box.appendChild(el("p", "warn", w)); });
     }
-    box.appendChild(el("h2", "", "Results"));
-    h.results.forEach(function (r, ri) {
-      var card = el("div", "result");
-      var head = el("div", "head");
-      head.appendChild(el("span", "crit", r.consistency + (r.object ? " \u00b7 " + r.object : "")));
-      head.appendChild(el("span", "pill v-" + r.valid, r.valid));
-      head.appendChild(el("span", "meta", (r.method ? r.method + ", " : "") + fmtNum(r.elapsed_ms) + " ms"));
-      card.appendChild(head);
-      if (r.reason) card.appendChild(el("div", "reason", r.reason));
-      var acts = el("div", "acts");
-      if (r.witness.length) {
-        var ob = el("button", "chip order" + (S.order === ri ? " on" : ""), "number the witness (" + r.witness.length + " steps)");
-        ob.type = "button";
-        ob.addEventListener("click", function () { setOrder(S.order === ri ? -1 : ri); });
-        acts.appendChild(ob);
-      }
-      r.violations.forEach(function (v, vi) {
-        var on = S.sel && S.sel.r === ri && S.sel.v === vi;
-        var n = v.core ? v.core.ops.length + v.core.weakened.length : v.ops.length;
-        var name = (v.pattern || "violation") + (r.violations.length > 1 ? " " + (vi + 1) : "") + " \u00b7 " + n + " ops";
-        var b = el("button", "chip" + (on ? " on" : ""), name);
-        b.type = "button";
-        b.addEventListener("click", function () { select(on ? null : { r: ri, v: vi }, true); });
-        acts.appendChild(b);
-      });
-      if (acts.childNodes.length) card.appendChild(acts);
-      box.appendChild(card);
-    });
     if (h.ladder) {
       box.appendChild(el("h2", "", "Ladder"));
       var p = el("div", "ladder");
@@ -622,8 +727,47 @@
       p.appendChild(document.createTextNode(h.ladder.weakest_violated.join(", ") || "none"));
       box.appendChild(p);
     }
-    if (S.sel) box.appendChild(explanation(h.results[S.sel.r], h.results[S.sel.r].violations[S.sel.v]));
+    box.appendChild(el("h2", "", "Results"));
+    h.results.forEach(function (r, ri) { box.appendChild(resultCard(h, r, ri)); });
     mark();
+  }
+
+  function resultCard(h, r, ri) {
+    var card = el("div", "result");
+    var head = el("div", "head");
+    head.appendChild(el("span", "crit", r.consistency + (r.object ? " \u00b7 " + r.object : "")));
+    head.appendChild(el("span", "pill v-" + r.valid, r.valid));
+    head.appendChild(el("span", "meta", (r.method ? r.method + ", " : "") + fmtNum(r.elapsed_ms) + " ms"));
+    card.appendChild(head);
+    if (r.reason) card.appendChild(el("div", "reason", r.reason));
+    if (h.keys && r.consistency === "linearizable" && r.valid === "false" && !r.object) card.appendChild(el("div", "reason", keysLine(h.keys)));
+    var acts = el("div", "acts");
+    if (r.witness.length) {
+      var ob = el("button", "chip order" + (S.order === ri ? " on" : ""), "number the witness (" + r.witness.length + " steps)");
+      ob.type = "button";
+      ob.addEventListener("click", function () { setOrder(S.order === ri ? -1 : ri); });
+      acts.appendChild(ob);
+    }
+    r.violations.forEach(function (v, vi) {
+      var on = S.sel && S.sel.r === ri && S.sel.v === vi;
+      var n = v.core ? v.core.ops.length + v.core.weakened.length : v.ops.length;
+      var name = (v.pattern || "violation") + (r.violations.length > 1 ? " " + (vi + 1) : "") +
+        (v.key ? " \u00b7 key " + v.key : "") + " \u00b7 " + n + " ops";
+      var b = el("button", "chip" + (on ? " on" : ""), name);
+      b.type = "button";
+      b.addEventListener("click", function () { select(on ? null : { r: ri, v: vi }, true); });
+      acts.appendChild(b);
+    });
+    if (acts.childNodes.length) card.appendChild(acts);
+    return card;
+  }
+
+  // keysLine is the per-key breakdown of a failing linearizability check.
+  function keysLine(k) {
+    var s = "keys: " + k.failed + " of " + k.keys + " failed";
+    if (k.reads > 0) s += "; " + k.unplaced_reads + " of the " + k.reads + " reads on them could not be placed (each contradicts its key's writes on its own)";
+    if (k.reads_skipped) s += " (reads not counted on keys with appends or compare-and-sets, or past the count's limit)";
+    return s;
   }
 
   // mark records on the body what the side panel shows, for tests and
@@ -635,60 +779,117 @@
     b.setAttribute("data-truncated", String(document.querySelectorAll(".cut[title], text[data-cut]").length));
     b.setAttribute("data-cycles", String(box.querySelectorAll("svg.cycle").length));
     b.setAttribute("data-cycle-edges", String(box.querySelectorAll("svg.cycle g.edge").length));
+    // What numbers the bars, each numbered bar as bar:number, and the
+    // numbers the side panel gives the operations it names, alike: the
+    // two must agree.
+    b.setAttribute("data-numbers-by", numbersBy());
+    var drawn = [];
+    numbers().forEach(function (num, i) { drawn.push(i + ":" + num); });
+    b.setAttribute("data-numbers", drawn.sort().join(" "));
+    var named = {};
+    Array.prototype.forEach.call(box.querySelectorAll("[data-num]"), function (e) {
+      named[e.getAttribute("data-bar") + ":" + e.getAttribute("data-num")] = true;
+    });
+    b.setAttribute("data-side-numbers", Object.keys(named).sort().join(" "));
+    b.setAttribute("data-side-text", box.textContent.length > 0 ? "1" : "0");
+    var why = box.querySelector(".why");
+    b.setAttribute("data-why-top", why ? String(Math.round(why.getBoundingClientRect().top)) : "");
+    b.setAttribute("data-why-first", why && box.firstChild === why ? "1" : "0");
+    b.setAttribute("data-ascii-timeline", String(box.querySelectorAll("pre.timeline").length));
     fits();
   }
 
-  // fits records whether the side panel lies wholly within the window.
+  // fits records whether the side panel lies wholly within the window,
+  // and how far the page reaches past the window's width (0: it does
+  // not scroll sideways; the timeline scrolls within its own frame).
   function fits() {
     var r = $("side").getBoundingClientRect(), w = window.innerWidth, h = window.innerHeight;
     var ok = r.width > 0 && r.height > 0 && r.left >= -0.5 && r.top >= -0.5 && r.right <= w + 0.5 && r.bottom <= h + 0.5;
     document.body.setAttribute("data-side-fits", ok ? "1" : "0");
     document.body.setAttribute("data-side-box", [r.left, r.top, r.right, r.bottom, w, h].map(Math.round).join(" "));
+    var doc = document.documentElement;
+    document.body.setAttribute("data-overflow-x", String(Math.max(0, doc.scrollWidth - doc.clientWidth, document.body.scrollWidth - doc.clientWidth)));
+    document.body.setAttribute("data-width", String(doc.clientWidth));
   }
 
+  // explanation shows the violation v of result r: its story, its
+  // operations, its longest legal order or its cycle, and nothing the
+  // timeline already draws.
   function explanation(r, v) {
-    var wrap = el("div", "");
-    var c = v.core;
-    wrap.appendChild(el("h2", "", c ? "Why not " + r.consistency + ": the core" : "Why not " + r.consistency));
+    S.names = names(v);
+    var wrap = el("div", "why");
+    var c = v.core, nums = violationNumbers(v);
+    var head = "Why not " + r.consistency + (r.object ? " \u00b7 " + r.object : "");
+    if (v.key && !r.object) head += " \u00b7 key " + v.key;
+    if (v.pattern) head += ": " + v.pattern;
+    wrap.appendChild(el("h2", "", head));
     var box = el("div", "explain");
     if (c) {
       var n = c.ops.length + c.weakened.length;
-      box.appendChild(el("div", "sub", n + " operation" + (n === 1 ? "" : "s") + ": " + c.ops.length + " as recorded, " +
+      box.appendChild(el("div", "sub", "the core: " + n + " operation" + (n === 1 ? "" : "s") + ", " + c.ops.length + " as recorded, " +
         c.weakened.length + " weakened" + (c.minimal ? "; minimal" : "; not shown minimal (time ran out)")));
       if (c.story) box.appendChild(el("p", "story", c.story));
       var ops = el("div", "ops");
-      c.ops.forEach(function (i) { ops.appendChild(opChip(i, false)); });
-      c.weakened.forEach(function (i) { ops.appendChild(opChip(i, true)); });
+      c.ops.forEach(function (i) { ops.appendChild(opChip(i, false, nums)); });
+      c.weakened.forEach(function (i) { ops.appendChild(opChip(i, true, nums)); });
       box.appendChild(ops);
       if (v.steps) box.appendChild(stepsPanel(v.steps));
-      if (c.timeline) {
-        var pre = el("pre", "timeline", c.timeline.replace(/\s+$/, ""));
-        if (n > 8) {
-          // A large core's text timeline wraps; the canvas shows it better.
-          var d = el("details", "");
-          d.appendChild(el("summary", "sub", "the core as text"));
-          d.appendChild(pre);
-          box.appendChild(d);
-        } else {
-          box.appendChild(pre);
-        }
-      }
-      if (c.facts.length) {
-        var ul = el("ul");
-        c.facts.forEach(function (f) { ul.appendChild(el("li", "", f)); });
-        box.appendChild(ul);
-      }
-    } else {
+    } else if (!drawnInCycle(v)) {
       var vops = el("div", "ops");
-      v.ops.forEach(function (i) { vops.appendChild(opChip(i, false)); });
+      v.ops.forEach(function (i) { vops.appendChild(opChip(i, false, nums)); });
       box.appendChild(vops);
       if (v.steps) box.appendChild(stepsPanel(v.steps));
     }
     if (v.cycle) box.appendChild(cycleSVG(v.cycle));
-    // With a core, the checker's words are among its facts.
+    // With a core, the story says it.
     if (v.explanation && !c) box.appendChild(el("p", "story words", v.explanation));
     wrap.appendChild(box);
     return wrap;
+  }
+
+  // names labels the operations one explanation names, as the text form
+  // does: each by its label, and, when two of them render alike, with
+  // "#" and its index (its position when their indexes coincide too), so
+  // that no label stands for two operations.
+  function names(v) {
+    var ops = S.H.ops, ids = [];
+    if (v.core) ids = ids.concat(v.core.ops, v.core.weakened);
+    else ids = ids.concat(v.ops);
+    if (v.steps) {
+      ids = ids.concat(v.steps.ops);
+      if (v.steps.stuck >= 0) ids.push(v.steps.stuck);
+    }
+    // Maps, as labels come from the input and may be any string.
+    var bars = new Set(), byLabel = new Map();
+    ids.forEach(function (i) {
+      if (bars.has(i)) return;
+      bars.add(i);
+      var lab = ops.label[i];
+      if (!byLabel.has(lab)) byLabel.set(lab, []);
+      byLabel.get(lab).push(i);
+    });
+    var m = new Map();
+    byLabel.forEach(function (list, lab) {
+      if (list.length < 2) return;
+      var seen = new Set(), byPos = false;
+      list.forEach(function (i) { if (seen.has(ops.index[i])) byPos = true; seen.add(ops.index[i]); });
+      list.forEach(function (i) { m.set(i, lab + "#" + (byPos ? i : ops.index[i])); });
+    });
+    return m;
+  }
+
+  // nameOf is operation i's label in the explanation shown.
+  function nameOf(i) {
+    return (S.names && S.names.get(i)) || S.H.ops.label[i];
+  }
+
+  // drawnInCycle says whether v's cycle drawing names every operation of
+  // v, which then needs no list of its own.
+  function drawnInCycle(v) {
+    if (!v.cycle || v.steps) return false;
+    var bars = {};
+    v.cycle.nodes.forEach(function (n) { bars[n.bar] = true; });
+    return v.ops.every(function (i) { return bars[i]; });
   }
 
   // --- the longest legal order, step by step --------------------------
@@ -712,8 +913,10 @@
     if (st.stuck >= 0) {
       var row = el("div", "step stuck");
       row.setAttribute("role", "listitem");
+      row.setAttribute("data-bar", String(st.stuck));
+      row.setAttribute("data-num", "\u2717");
       row.appendChild(el("span", "n", "\u2717"));
-      row.appendChild(cut(el("span", "lab"), S.H.ops.label[st.stuck], MAX_LABEL));
+      row.appendChild(cut(el("span", "lab"), nameOf(st.stuck), MAX_LABEL));
       row.appendChild(cut(el("span", "st"), "cannot take effect" + (st.said ? ": " + st.said : ""), 90));
       row.addEventListener("click", function () { focus([st.stuck]); });
       list.appendChild(row);
@@ -735,7 +938,7 @@
     var box = el("div", "state-now");
     var head = el("div", "sub");
     head.appendChild(document.createTextNode("state after step " + stepNumber(st, j) + ", "));
-    head.appendChild(cut(el("span", "mono"), S.H.ops.label[st.ops[j]], MAX_LABEL));
+    head.appendChild(cut(el("span", "mono"), nameOf(st.ops[j]), MAX_LABEL));
     box.appendChild(head);
     var now = stateOf(st, j);
     box.appendChild(el("pre", "state" + (now === null ? " none" : ""), now === null ? "(not kept)" : now));
@@ -746,8 +949,10 @@
     var row = el("div", "step" + (on ? " on" : ""));
     row.setAttribute("role", "listitem");
     row.setAttribute("data-step", String(j));
+    row.setAttribute("data-bar", String(i));
+    row.setAttribute("data-num", String(stepNumber(st, j)));
     row.appendChild(el("span", "n", String(stepNumber(st, j))));
-    row.appendChild(cut(el("span", "lab"), S.H.ops.label[i], MAX_LABEL));
+    row.appendChild(cut(el("span", "lab"), nameOf(i), MAX_LABEL));
     if (stateOf(st, j) !== null) row.appendChild(cut(el("span", "st"), "\u2192 " + stateOf(st, j), 90));
     row.addEventListener("click", function () { showStep(j, false); focus([i]); });
     return row;
@@ -775,6 +980,20 @@
   var SVG = $("svg-ns").namespaceURI;
   var CYC = { w: 470, x: 8, boxW: 300, line: 15, pad: 7, gap: 44, maxMops: 10, mopChars: 44, headChars: 38, edgeChars: 22 };
 
+  // fitCycle sizes the drawing to the side panel, so that its text is
+  // drawn at its own size rather than scaled down in a narrow panel: the
+  // boxes take what the arrows around them leave, and lines are cut to
+  // the characters that fit.
+  function fitCycle() {
+    var side = $("side"), cs = window.getComputedStyle(side);
+    var room = side.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 16; // the box's rule and indent
+    CYC.w = Math.max(280, Math.min(470, Math.floor(room)));
+    CYC.boxW = CYC.w - 170;
+    CYC.headChars = Math.floor((CYC.boxW - 16) / 6.7);
+    CYC.mopChars = Math.floor((CYC.boxW - 22) / 6.7);
+    CYC.edgeChars = 22;
+  }
+
   function svgEl(tag, attrs, text) {
     var e = document.createElementNS(SVG, tag);
     Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, String(attrs[k])); });
@@ -800,6 +1019,7 @@
   // in the cycle's order, with its dependencies as labelled arrows: down
   // from each transaction to the next, and around on the right back up.
   function cycleSVG(c) {
+    fitCycle();
     var y = 8, boxes = [];
     c.nodes.forEach(function (n) {
       var lines = Math.min(n.mops.length, CYC.maxMops) + (n.mops.length > CYC.maxMops ? 1 : 0);
@@ -822,6 +1042,7 @@
 
   function txnBox(n, k, b) {
     var g = svgEl("g", { "class": "txn", "data-bar": n.bar });
+    if (n.bar >= 0) g.setAttribute("data-num", "T" + (k + 1));
     g.appendChild(svgEl("title", {}, "T" + (k + 1) + " = " + n.label));
     g.appendChild(svgEl("rect", { x: CYC.x, y: b.y, width: CYC.boxW, height: b.h, rx: 5 }));
     var tx = CYC.x + 8, ty = b.y + CYC.pad + 11;
@@ -869,6 +1090,9 @@
 
   // --- state changes --------------------------------------------------
 
+  // numberable says whether violation v numbers operations of its own.
+  function numberable(v) { return !!(v && (v.steps || v.cycle)); }
+
   function setOrder(ri) {
     S.order = ri;
     $("order").value = String(ri);
@@ -876,10 +1100,16 @@
     draw();
   }
 
+  // select shows violation sel; its own numbers replace the bars' when
+  // it has any, and no other violation's stay.
   function select(sel, zoom) {
     S.sel = sel;
     S.step = -1;
-    if (S.order === -2 && !selSteps()) setOrder(-1);
+    if (numberable(selViolation())) S.order = -2;
+    else if (S.order === -2) S.order = -1;
+    $("order").value = String(S.order);
+    if (S.only) { relayout(); resize(); status(); }
+    $("only-group").hidden = !fewerLanes();
     document.body.setAttribute("data-highlighted", String(highlighted().size));
     side();
     if (sel && zoom) focus(Array.from(highlighted().keys()));
@@ -915,13 +1145,24 @@
       return false;
     });
     S.step = -1;
-    if (h.results.some(function (r) { return r.violations.some(function (v) { return !!v.steps; }); })) {
-      var lo = el("option", "", "longest legal order of the violation shown");
+    if (h.results.some(function (r) { return r.violations.some(numberable); })) {
+      var lo = el("option", "", "the violation shown");
       lo.value = "-2";
       sel.appendChild(lo);
-      if (S.order < 0 && selSteps()) S.order = -2;
     }
+    // The bars are numbered as the violation shown numbers them, or not
+    // at all: another criterion's witness beside one criterion's core
+    // would number operations by an order the core's story does not use.
+    if (S.sel) S.order = numberable(selViolation()) ? -2 : -1;
     sel.value = String(S.order);
+    // In a narrow window whose lanes do not all fit, only the violation's
+    // lanes are shown at first, so that its operations are in view
+    // together; the toolbar shows them all again.
+    sizeLanes();
+    S.only = !!S.sel && viewW() < 560 && AXIS_H + S.H.lanes.length * LANE_H > viewH();
+    $("only").checked = S.only;
+    if (S.only) relayout();
+    $("only-group").hidden = !fewerLanes();
     S.axis = S.H.occupancy < 0.1 ? "order" : "time";
     Array.prototype.forEach.call(document.querySelectorAll("input[name=axis]"), function (r) { r.checked = r.value === S.axis; });
     document.body.setAttribute("data-bars", String(S.H.n));
@@ -945,6 +1186,7 @@
 
   function marklanes() {
     document.body.setAttribute("data-lanes", String(S.H.groups));
+    document.body.setAttribute("data-lanes-all", String(S.H.allGroups));
     document.body.setAttribute("data-tracks", String(S.H.lanes.length));
     document.body.setAttribute("data-lanes-by", S.H.keyed ? "key" : "process");
   }
@@ -961,10 +1203,14 @@
     pick.addEventListener("change", function () { show(Number(pick.value)); });
     $("pick-wrap").hidden = false;
   }
+  document.querySelector(".legend .k-weak").title = "weakened: " + WEAK;
   var bars = 0;
   data.histories.forEach(function (h) { bars += h.ops.lane.length; });
   window.histcheckBars = bars;
   document.body.setAttribute("data-bars-total", String(bars));
+  // The colours of an operation outside the violation shown, fill and
+  // label, for tests that check it stays readable.
+  document.body.setAttribute("data-dim-colors", COLORS.okDim + " " + COLORS.okDimText);
 
   scroller.addEventListener("scroll", schedule);
   scroller.addEventListener("wheel", function (ev) {
@@ -1014,12 +1260,19 @@
   Array.prototype.forEach.call(document.querySelectorAll("input[name=lanes]"), function (r) {
     r.addEventListener("change", function () {
       S.by = r.value;
-      S.H = layout(S.H.h, S.by);
-      marklanes();
+      relayout();
+      $("only-group").hidden = !fewerLanes();
       resize();
       status();
       draw();
     });
+  });
+  $("only").addEventListener("change", function () {
+    S.only = $("only").checked;
+    relayout();
+    resize();
+    if (S.sel) focus(Array.from(highlighted().keys()));
+    else { status(); draw(); }
   });
   window.addEventListener("resize", function () { S.scale = clampScale(S.scale); resize(); status(); draw(); fits(); });
 
