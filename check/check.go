@@ -104,6 +104,12 @@ type Request struct {
 	// sequential-keys, linearizable-keys; see ParseAssumptions); only
 	// rw-register takes them.
 	Assume []string
+	// ElleOnly decides Elle's isolation levels of rw-register histories
+	// as Elle does, from the anomalies its inference finds, without
+	// deciding whether a commit order exists (package checker/isolation),
+	// which refines serializable, snapshot isolation and the levels that
+	// imply them otherwise: elle-cli's behaviour.
+	ElleOnly bool
 	// Note, when set, hears what the run has to tell besides its
 	// verdicts, as it happens: the model it detected, criteria it could
 	// not check, internal errors.
@@ -332,7 +338,7 @@ func (r *run) settle() error {
 	}
 	r.sopts = suite.Options{Workers: r.req.Limits.Workers, Verify: r.req.Verify, MaxViolations: r.req.MaxViolations,
 		MaxMemory: r.mem.Limit(), Memory: r.mem, Anomalies: r.req.Anomalies, CycleBudget: r.req.Limits.CycleBudget,
-		Assume: r.req.Assume}
+		Assume: r.req.Assume, ElleOnly: r.req.ElleOnly}
 	if r.mem == nil {
 		r.sopts.MaxMemory = -1 // no bound, where 0 would be the engines' default
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/elle"
+	"github.com/histcheck/histcheck/checker/isolation"
 	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/checker/suite"
 	"github.com/histcheck/histcheck/history"
@@ -21,7 +22,7 @@ import (
 // TestCriteriaTable checks the table against the facts it is derived from:
 // every criterion once, strongest first, and exactly the ladder's edges.
 func TestCriteriaTable(t *testing.T) {
-	all := append(append([]string(nil), checker.AllCriteria...), elle.Levels...)
+	all := append(append(append([]string(nil), checker.AllCriteria...), elle.Levels...), isolation.Added...)
 	if got := check.Names(); !slices.Equal(got, all) {
 		t.Errorf("names %v, want %v", got, all)
 	}

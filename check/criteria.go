@@ -7,6 +7,7 @@ import (
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/elle"
+	"github.com/histcheck/histcheck/checker/isolation"
 	"github.com/histcheck/histcheck/checker/jepsen"
 	"github.com/histcheck/histcheck/checker/ladder"
 	"github.com/histcheck/histcheck/checker/suite"
@@ -40,13 +41,16 @@ const All = "all"
 var table = func() []Criterion {
 	local := map[string]bool{checker.Linearizable: true}
 	witness := map[string]bool{checker.Linearizable: true, checker.Sequential: true}
-	names := append(append([]string(nil), checker.AllCriteria...), elle.Levels...)
+	for _, l := range isolation.Levels {
+		witness[l] = true // a commit order (rw-register histories)
+	}
+	names := append(append(append([]string(nil), checker.AllCriteria...), elle.Levels...), isolation.Added...)
 	// The edges are listed once: copying them for every name was most of
 	// the package's start-up.
 	edges := append(ladder.Implies(), ladder.IsolationImplies()...)
 	out := make([]Criterion, 0, len(names))
 	for _, name := range names {
-		c := Criterion{Name: name, Local: local[name], Witness: witness[name], Cores: witness[name]}
+		c := Criterion{Name: name, Local: local[name], Witness: witness[name], Cores: witness[name] && !isolation.Known(name)}
 		for _, e := range edges {
 			if e.Strong == name {
 				c.Implies = append(c.Implies, e.Weak)

@@ -211,6 +211,66 @@ type Violation struct {
 	// Count holds the facts of a refutation by counting alone (pattern
 	// "count").
 	Count *Count `json:"count,omitempty"`
+	// Isolation holds the facts of a violation of an isolation level
+	// decided from commit orders (package checker/isolation).
+	Isolation *IsolationFact `json:"isolation,omitempty"`
+}
+
+// IsolationFact is what a violation of an isolation level decided from
+// commit orders rests on: a read no commit order explains, or a cycle of
+// orders every commit order would need.
+type IsolationFact struct {
+	// Plume is the pattern's name in Plume's catalogue (ThinAirRead,
+	// FracturedReadCO, ...), "" when it has none there.
+	Plume string `json:"plume,omitempty"`
+	// Elle is Elle's name for the anomaly, "" when it is none of Elle's.
+	Elle string `json:"elle,omitempty"`
+	// Reader is the transaction whose read the violation turns on
+	// (position in History.Ops), or None; Mop is that read's position in
+	// the transaction, Key and Value what it read.
+	Reader int    `json:"reader"`
+	Mop    int    `json:"mop"`
+	Key    string `json:"key,omitempty"`
+	Value  string `json:"value,omitempty"`
+	// Writer is the transaction that wrote Value, Initial, or None.
+	Writer int `json:"writer"`
+	// Own is the transaction's own last write of Key, for a read that
+	// should have returned it.
+	Own string `json:"own,omitempty"`
+	// Steps are a cycle of orders between transactions, the last step
+	// leading back to the first.
+	Steps []IsolationStep `json:"steps,omitempty"`
+	// Other is, when neither order of two writers is possible, the cycle
+	// the other order closes (Steps is the first order's).
+	Other []IsolationStep `json:"other,omitempty"`
+	// Undecided counts the write orders a search left undecided when it
+	// proved that none of their choices works.
+	Undecided int `json:"undecided,omitempty"`
+}
+
+// IsolationStep is one order between two transactions (positions in
+// History.Ops, Initial for the initial state) of a cycle.
+type IsolationStep struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+	// Type is so (session order), wr (To read From's write of Key),
+	// ww (To overwrote From's write of Key), rw (From read the version
+	// of Key that To overwrote), or co (a commit order a read forces:
+	// Reader read Key from To although From, which wrote Key too, was
+	// visible to it, as Why says).
+	Type  string `json:"type"`
+	Key   string `json:"key,omitempty"`
+	Value string `json:"value,omitempty"`
+	// Reader is, for co, the transaction whose read forces the step.
+	Reader int `json:"reader,omitempty"`
+	// Why is, for co: "session" (From precedes Reader in its session),
+	// "read" (Reader read something From wrote), "earlier" (it did so
+	// before reading Key) or "causal" (From happens before Reader).
+	Why string `json:"why,omitempty"`
+	// Via is, for co with Why "read" or "earlier", the value Reader read
+	// from From and its key.
+	ViaKey   string `json:"via_key,omitempty"`
+	ViaValue string `json:"via_value,omitempty"`
 }
 
 // Anomaly is what a transactional anomaly rests on (package elle), for

@@ -303,7 +303,7 @@ func (p *planned) check(ctx context.Context, h *history.History, file string, ev
 		return check.Outcome{Settled: true, Model: p.model}, nil
 	}
 	req := check.Request{Name: file, Model: p.model, Models: p.models, Criteria: p.criteria, Anomalies: p.anoms,
-		EventTimes: events, Limits: p.limits, NoCore: true, ModelOptions: p.options}
+		EventTimes: events, Limits: p.limits, NoCore: true, ModelOptions: p.options, ElleOnly: true}
 	if p.knossos {
 		req.Init, req.NilRead = history.NilValue, "any"
 	}

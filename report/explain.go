@@ -49,6 +49,9 @@ func (w *words) explain(criterion string) string {
 	if v.Jepsen != nil {
 		return w.jepsen()
 	}
+	if v.Isolation != nil {
+		return w.isolation()
+	}
 	switch v.Pattern {
 	case "ThinAirRead", "CyclicCO", "CyclicCF", "CyclicHB", "WriteCOInitRead", "WriteCORead", "WriteHBInitRead":
 		return w.causal()

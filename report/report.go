@@ -192,6 +192,10 @@ type Violation struct {
 	// Cycle, for a transactional anomaly that is a cycle, holds its
 	// dependencies in order, the last leading back to the first.
 	Cycle []Dependency `json:"cycle,omitempty"`
+	// Isolation holds, for a violation of an isolation level decided from
+	// commit orders, its facts: Plume's and Elle's names for it, the read
+	// it turns on, and its cycle of orders.
+	Isolation *Isolation `json:"isolation,omitempty"`
 
 	// steps is the longest legal order a search found before the
 	// failure, for the HTML report; not part of the JSON form.
@@ -462,6 +466,7 @@ func NewResult(h *history.History, r checker.Result) Result {
 			Pattern:     v.Pattern,
 			Key:         v.Key,
 			Cycle:       dependencies(h, v.Cycle),
+			Isolation:   newIsolation(h, v.Isolation),
 			steps:       newPrefixSteps(&v),
 		}
 		if v.Count != nil || v.Pattern == "owners-held" {

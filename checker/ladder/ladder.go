@@ -42,6 +42,7 @@ import (
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/elle"
+	"github.com/histcheck/histcheck/checker/isolation"
 )
 
 // Edge is an implication: a history that satisfies Strong satisfies Weak.
@@ -78,12 +79,19 @@ var edges = append(baseEdges, isolationEdges()...)
 
 // criteria are every criterion the ladder places, strongest first in each
 // family.
-var criteria = append(append([]string(nil), checker.AllCriteria...), elle.Levels...)
+var criteria = append(append(append([]string(nil), checker.AllCriteria...), elle.Levels...), isolation.Added...)
 
 func isolationEdges() []Edge {
 	var out []Edge
 	for _, l := range elle.Levels {
 		for _, w := range elle.Implies[l] {
+			out = append(out, Edge{Strong: l, Weak: w})
+		}
+	}
+	// The levels decided from commit orders (package isolation) hang
+	// below snapshot isolation, which Elle's table places.
+	for _, l := range isolation.Levels {
+		for _, w := range isolation.Implies[l] {
 			out = append(out, Edge{Strong: l, Weak: w})
 		}
 	}

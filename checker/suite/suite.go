@@ -48,6 +48,9 @@ type Options struct {
 	// CycleBudget bounds the nodes the cycle searches of a transactional
 	// history visit; 0 means elle.DefaultBudget.
 	CycleBudget int64
+	// ElleOnly decides Elle's isolation levels as Elle does, without the
+	// exact decision of package isolation (check.Request.ElleOnly).
+	ElleOnly bool
 }
 
 // CheckFunc runs one criterion on h with the model built from mopts.

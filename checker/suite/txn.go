@@ -2,10 +2,12 @@ package suite
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/elle"
+	"github.com/histcheck/histcheck/checker/isolation"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
 )
@@ -22,7 +24,12 @@ func Transactional(w elle.Workload) Model {
 		Doc:   "a transaction: its micro-operations in order; reads carry what they returned",
 	}}}
 	var cache analysisCache
-	check := func(ctx context.Context, h *history.History, criterion string, _ model.Options, opts Options) (checker.Result, error) {
+	var exact exactCache
+	check := func(ctx context.Context, h *history.History, criterion string, mopts model.Options, opts Options) (checker.Result, error) {
+		xopts := isolation.Options{Init: mopts.Init, Verify: opts.Verify, MaxViolations: opts.MaxViolations}
+		if w == elle.RWRegister && slices.Contains(isolation.Added, criterion) {
+			return exact.get(ctx, h, criterion, xopts)
+		}
 		a, err := cache.get(ctx, h, w, opts.Assume, opts.CycleBudget)
 		if err != nil {
 			return checker.Result{}, err
@@ -32,10 +39,21 @@ func Transactional(w elle.Workload) Model {
 			res, err = a.ResultAnomalies(h, opts.Anomalies)
 		} else {
 			res, err = a.Result(h, criterion)
+			if l := exactFor(criterion); err == nil && w == elle.RWRegister && l != "" && !opts.ElleOnly {
+				ex, xerr := exact.get(ctx, h, l, xopts)
+				if xerr != nil {
+					return res, xerr
+				}
+				res = refine(criterion, res, ex)
+			}
 		}
 		return elle.Bound(res, opts.MaxViolations), err
 	}
-	return Model{Info: info, Check: check, Criteria: elle.Levels, Default: elle.StrictSerializable, Anomalies: true,
+	criteria := elle.Levels
+	if w == elle.RWRegister {
+		criteria = append(slices.Clone(elle.Levels), isolation.Added...)
+	}
+	return Model{Info: info, Check: check, Criteria: criteria, Default: elle.StrictSerializable, Anomalies: true,
 		Assumes: w == elle.RWRegister}
 }
 

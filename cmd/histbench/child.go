@@ -83,6 +83,12 @@ func childMain(args []string, stdout io.Writer) int {
 	if dir, ok := strings.CutPrefix(spec, "writebigtxn="); ok {
 		return emit(stdout, writeBigTxnChild(dir))
 	}
+	if arg, ok := strings.CutPrefix(spec, "writeiso="); ok {
+		return emit(stdout, writeIsoChild(arg))
+	}
+	if arg, ok := strings.CutPrefix(spec, "isofile="); ok {
+		return emit(stdout, isoChild(arg))
+	}
 	if arg, ok := strings.CutPrefix(spec, "writetxn="); ok {
 		return emit(stdout, writeTxnChild(arg))
 	}

@@ -59,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.corpus, "corpus", "", "the corpus folder (default: shared/corpus beside the module)")
 	fs.IntVar(&o.reps, "reps", 11, "repetitions of each in-process measurement")
 	fs.IntVar(&o.childReps, "child-reps", 3, "repetitions of each child-process measurement")
-	fs.StringVar(&o.rows, "rows", "all", "comma-separated groups to run: corpus, files, kv, e2e, kvprocess, cores, large, unique, many, writes, budget, txn, edn, txnprocess, porcupine-suite, or all")
+	fs.StringVar(&o.rows, "rows", "all", "comma-separated groups to run: corpus, files, kv, e2e, kvprocess, cores, large, unique, many, writes, budget, txn, edn, txnprocess, porcupine-suite, isolation, or all")
 	fs.StringVar(&o.plot, "plot", "", "write a PNG of check time against history size to this file")
 	fs.DurationVar(&o.pTimeout, "porcupine-timeout", time.Minute, "time limit for Porcupine on the generated workloads")
 	fs.Int64Var(&o.pMemory, "porcupine-memory", 8<<30, "address-space limit, in bytes, for Porcupine's child processes")
@@ -106,6 +106,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		{"edn", b.ednRows},
 		{"txnprocess", b.txnProcessRows},
 		{"porcupine-suite", b.porcupineSuiteRows},
+		{"isolation", b.isolationRows},
 	}
 	failed := false
 	for _, s := range steps {
