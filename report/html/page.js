@@ -449,8 +449,9 @@
     var left = Math.max(x0, LABEL_W - 4), right = Math.min(x1, viewW() + 4);
     if (right - left <= 0) return false;
     ctx.save();
+    // A colour the canvas cannot read leaves the one set before it.
     ctx.fillStyle = "#e3e6ea";
-    ctx.fillStyle = a.background || "#e3e6ea"; // a colour the canvas cannot read leaves the default
+    ctx.fillStyle = a.background || "#e3e6ea";
     ctx.fillRect(left, y, right - left, BAR_H);
     ctx.strokeStyle = COLORS.muted;
     ctx.lineWidth = 1;
@@ -458,7 +459,9 @@
     ctx.fillStyle = COLORS.ink;
     ctx.fillStyle = a.color || COLORS.ink;
     ctx.font = MONO;
+    // A mark too narrow for its label (an instant) has it beside it.
     if (right - left > 14) ctx.fillText(clip(a.label, right - left - 8), left + 4, y + BAR_H / 2);
+    else ctx.fillText(clip(a.label, 160), right + 4, y + BAR_H / 2);
     ctx.restore();
     return true;
   }
