@@ -177,9 +177,12 @@ func newHTMLHistory(h *History) htmlHistory {
 		Warnings: orNoStrings(h.Warnings),
 		Error:    h.Error,
 		Lanes:    []htmlLane{},
-		Results:  []htmlResult{},
-		Ladder:   h.Ladder,
-		Keys:     h.Keys,
+		// Empty columns, not null, for a history with no operation: the
+		// page's script reads their lengths.
+		Ops:     htmlOps{Lane: []int{}, Call: []int64{}, Ret: []int64{}, Status: []string{}, Label: []string{}, Index: []int64{}},
+		Results: []htmlResult{},
+		Ladder:  h.Ladder,
+		Keys:    h.Keys,
 	}
 	if h.Order == "" && h.Error != "" {
 		out.Summary = "not read"

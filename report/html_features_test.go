@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"os"
@@ -118,6 +119,23 @@ func TestHTMLDebuggingInChromium(t *testing.T) {
 	t.Run("steps-and-keys", func(t *testing.T) { t.Parallel(); stepsPage(t, bin) })
 	t.Run("narrow", func(t *testing.T) { t.Parallel(); narrowPage(t, bin) })
 	t.Run("annotations", func(t *testing.T) { t.Parallel(); annotationsPage(t, bin) })
+	t.Run("unread", func(t *testing.T) { t.Parallel(); unreadPage(t, bin) })
+}
+
+// unreadPage checks the page of a file that could not be read, which has
+// no operation: its script finishes cleanly and says why.
+func unreadPage(t *testing.T, bin string) {
+	o := check.Refused(check.Request{Model: "register"}, nil, errors.New("gone.edn: cannot open"))
+	r := render(t, bin, pageOf(t, NewHistoryOf("gone.edn", nil, o)), "unread")
+	if errs := consoleErrors(r.stderr); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+	if r.body["ready"] != "1" || r.body["errors"] != "0" || r.body["bars"] != "0" {
+		t.Fatalf("page script did not finish cleanly with no bar: body %v", r.body)
+	}
+	if !strings.Contains(r.dom, "cannot open") {
+		t.Errorf("the page does not say why the file was not checked")
+	}
 }
 
 // annotationsPage checks a caller's annotations: each drawn on the
