@@ -74,3 +74,50 @@ func pageBlob(t *testing.T, page string) string {
 	}
 	return buf.String()
 }
+
+// TestVisualizePartitions checks the page's histories: one per partition,
+// each with its verdict and every annotation (a client's in a lane named
+// after it); and a client that overlaps its own operations, which
+// Porcupine allows, with each of those on a lane of its own.
+func TestVisualizePartitions(t *testing.T) {
+	w1, r := registerInput{true, 1}, registerInput{false, 0}
+	halves := register
+	halves.Partition = func(ops []porcupine.Operation) [][]porcupine.Operation {
+		return [][]porcupine.Operation{ops[:2], ops[2:]}
+	}
+	cases := []struct {
+		name  string
+		m     porcupine.Model
+		ops   []porcupine.Operation
+		wants []string
+	}{
+		{"partitions", halves, []porcupine.Operation{
+			{ClientId: 0, Input: w1, Call: 0, Return: 2}, {ClientId: 1, Input: r, Output: 1, Call: 3, Return: 4},
+			{ClientId: 2, Input: r, Output: 5, Call: 0, Return: 1}},
+			[]string{`"valid":"false","histories":[{"file":"partition 0"`, `"results":[{"consistency":"linearizable","valid":"true"`,
+				`{"file":"partition 1"`, `"results":[{"consistency":"linearizable","valid":"false"`,
+				`"notes":[{"lane":"client 1","start":1,"end":3,"label":"slow"`}},
+		{"overlapping client", register, []porcupine.Operation{
+			{ClientId: 0, Input: w1, Call: 0, Return: 5}, {ClientId: 0, Input: r, Output: 1, Call: 1, Return: 4}},
+			[]string{`"valid":"true"`, `"lanes":[{"name":"0#0","client":"0#0"},{"name":"0#1","client":"0#1"}]`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, info := porcupine.CheckOperationsVerbose(c.m, c.ops, 0)
+			info.AddAnnotations([]porcupine.Annotation{{ClientId: 1, Start: 1, End: 3, Description: "slow"}})
+			var page bytes.Buffer
+			if err := porcupine.Visualize(c.m, info, &page); err != nil {
+				t.Fatal(err)
+			}
+			data := pageBlob(t, page.String())
+			for _, w := range c.wants {
+				if !strings.Contains(data, w) {
+					t.Errorf("the page's data has no %s:\n%s", w, data)
+				}
+			}
+			if n := strings.Count(data, `"label":"slow"`); n != strings.Count(data, `"file":`) {
+				t.Errorf("the annotation is in %d of the page's histories, want every one:\n%s", n, data)
+			}
+		})
+	}
+}
