@@ -89,8 +89,8 @@ type Annotation struct {
 	// Start and End are times as the history's operations have them
 	// (Call and Return); End before Start is taken as Start: an instant.
 	Start, End int64
-	// Label is drawn on the mark; Details are shown with it beside the
-	// timeline and when the pointer is over the mark in the list.
+	// Label is drawn on the mark and listed beside the timeline, with
+	// Details under it.
 	Label, Details string
 	// Color is the label's, Background the mark's; "" for the page's.
 	Color, Background string
