@@ -75,3 +75,32 @@ func ExampleRun_ladder() {
 	// strongest satisfied: [writes-follow-reads monotonic-writes monotonic-reads]
 	// weakest violated: [causal pram read-your-writes]
 }
+
+// A Go test can check as it goes: each event is handed to a Stream as it
+// happens, and the callback hears of a violation, with its core, as soon
+// as it is certain, so the test can stop there rather than at the end.
+func ExampleNewStream() {
+	s, err := check.NewStream(check.Request{Model: "register", Init: history.IntValue(0)}, check.StreamLimits{},
+		func(f check.Found) {
+			fmt.Printf("violation at %s, core of %d operations\n", f.Op.Label(), len(f.Result.Core.Ops))
+		})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, e := range []history.Event{
+		{Process: "A", Type: history.Invoke, F: "write", Value: history.IntValue(1)},
+		{Process: "A", Type: history.OK, F: "write", Value: history.IntValue(1)},
+		{Process: "B", Type: history.Invoke, F: "read", Value: history.NilValue},
+		{Process: "B", Type: history.OK, F: "read", Value: history.IntValue(0)}, // stale
+	} {
+		if err := s.Add(&e); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	fmt.Println("linearizable:", s.Finish().Results[0].Valid)
+	// Output:
+	// violation at B:r(0), core of 2 operations
+	// linearizable: false
+}

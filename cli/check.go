@@ -23,6 +23,8 @@ import (
 
 // checkOptions are the flags of "histcheck check".
 type checkOptions struct {
+	follow         bool
+	followUntil    time.Duration
 	model          []string
 	ttl            string
 	consistency    string
@@ -109,6 +111,8 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.BoolVar(&o.verify, "verify-witness", false, "re-check every witness independently of the search that found it")
 	f.BoolVar(&o.summary, "summary", false, "print counts per file (operations by status, processes, clients, ignored events, warnings)")
 	f.BoolVar(&o.noCheck, "no-check", false, "with --summary: only read the files, do not check them")
+	f.BoolVar(&o.follow, "follow", false, "check one history FILE (- for standard input) as it is written, one event a line (JSON Lines, EDN op maps\nor a Jepsen log): each violation is printed as soon as it is certain, progress on stderr, the verdict at\nthe end of the input; linearizability only, with --model (docs/online.md)")
+	f.DurationVar(&o.followUntil, "follow-until", 0, "with --follow on a FILE: end once this long (`DURATION`) passes with no new input (0: at an interrupt)")
 	f.IntVar(&o.maxViolations, "max-violations", 0, "report at most N violations per criterion (0: the checker's default)")
 	f.StringVar(&o.maxMemory, "max-memory", "", "memory (`SIZE`, e.g. 2GB, 512MiB, or bytes) the run may use (reading, checking, shrinking) before its verdicts are unknown\n(default: the container's memory limit, else a quarter of the machine's memory; 0 or none: no limit)")
 	return cmd
@@ -220,6 +224,9 @@ func runCheck(ctx context.Context, e *env, o *checkOptions, files []string) erro
 	}
 	if err := o.validate(); err != nil {
 		return err
+	}
+	if o.follow {
+		return startFollow(ctx, e, o, files)
 	}
 	// A setting that cannot be taken refuses every file: each is in the
 	// reports, its criteria unknown with the reason, as a file that

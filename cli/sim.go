@@ -54,6 +54,7 @@ func newSimCmd(e *env) *cobra.Command {
 	for _, s := range sim.ScenariosWith(emittedVerdict(e.models)) {
 		cmd.AddCommand(newScenarioCmd(e, s))
 	}
+	cmd.AddCommand(newLiveCmd(e))
 	return cmd
 }
 

@@ -150,38 +150,9 @@ func readEventLines(r io.Reader, match func([]byte) [][]byte, shape string) (*hi
 		if m == nil {
 			continue
 		}
-		t, _ := history.ParseType(string(m[2]))
-		proc, ok := processName(history.StringValue(string(m[1])))
-		if !ok {
-			return nil, history.Errorf(line, "expected a process (an integer or a name) after the dash, got %q", m[1])
-		}
-		e := history.Event{Process: proc, Type: t, Line: line}
-		if v, ok := history.BigIntValue(e.Process); ok {
-			if _, fits := v.Int(); !fits {
-				return nil, history.Errorf(line, "process %s does not fit in a 64-bit integer", e.Process)
-			}
-		}
-		if history.IsNemesis(e.Process) {
-			if err := p.Add(&e); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		fv, err := lineValue(m[3], line)
+		e, err := logEvent(m, line)
 		if err != nil {
 			return nil, err
-		}
-		name, ok := opName(fv)
-		if !ok {
-			f, _ := ednScalar(m[3], line)
-			return nil, history.Errorf(line, "expected an operation name such as :read, got %s", f.describe())
-		}
-		e.F = name
-		e.Value = history.NilValue
-		if len(m[4]) > 0 {
-			if e.Value, err = lineValue(m[4], line); err != nil {
-				return nil, err
-			}
 		}
 		if err := p.Add(&e); err != nil {
 			return nil, err
@@ -191,6 +162,42 @@ func readEventLines(r io.Reader, match func([]byte) [][]byte, shape string) (*hi
 		return nil, history.Errorf(0, "no history lines (%s) in %d lines", shape, line)
 	}
 	return p.History(), nil
+}
+
+// logEvent reads the event of a history line, from the groups of its
+// match (process, type, f, value).
+func logEvent(m [][]byte, line int) (history.Event, error) {
+	t, _ := history.ParseType(string(m[2]))
+	proc, ok := processName(history.StringValue(string(m[1])))
+	if !ok {
+		return history.Event{}, history.Errorf(line, "expected a process (an integer or a name) after the dash, got %q", m[1])
+	}
+	e := history.Event{Process: proc, Type: t, Line: line}
+	if v, ok := history.BigIntValue(e.Process); ok {
+		if _, fits := v.Int(); !fits {
+			return e, history.Errorf(line, "process %s does not fit in a 64-bit integer", e.Process)
+		}
+	}
+	if history.IsNemesis(e.Process) {
+		return e, nil
+	}
+	fv, err := lineValue(m[3], line)
+	if err != nil {
+		return e, err
+	}
+	name, ok := opName(fv)
+	if !ok {
+		f, _ := ednScalar(m[3], line)
+		return e, history.Errorf(line, "expected an operation name such as :read, got %s", f.describe())
+	}
+	e.F = name
+	e.Value = history.NilValue
+	if len(m[4]) > 0 {
+		if e.Value, err = lineValue(m[4], line); err != nil {
+			return e, err
+		}
+	}
+	return e, nil
 }
 
 // lineValue reads exactly one EDN form from text on a line as a value:

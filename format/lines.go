@@ -29,6 +29,9 @@ type lineReader struct {
 	line  int    // number of the line last returned
 	limit int
 	mem   *budget.Memory // set when the budget's share for one value is the limit
+	// partial reports that the line last returned ended at the end of
+	// the input, without a newline.
+	partial bool
 }
 
 // newLineReader reads lines of at most limit bytes, or of the memory
@@ -67,6 +70,7 @@ func (l *lineReader) next() ([]byte, error) {
 				return nil, io.EOF
 			}
 			l.line++
+			l.partial = err == io.EOF && !bytes.HasSuffix(b, []byte("\n"))
 			b = bytes.TrimSuffix(b, []byte("\n"))
 			b = bytes.TrimSuffix(b, []byte("\r"))
 			if len(b) > l.limit {

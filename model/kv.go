@@ -411,6 +411,33 @@ type kvValues struct {
 	// concatenation, for the appends whose string is not their own rope
 	// node (see known).
 	buckets, appends idTable
+	// recent are the values a single table interned or found last, for
+	// a check that compiles operations one at a time as they come (a
+	// read mostly returns a value just written).
+	recent [4]recentID
+	rnext  int
+}
+
+// recentID is a value and its id.
+type recentID struct {
+	v  history.Value
+	id int64
+}
+
+// singleID is id for a table one goroutine uses.
+func (v *kvValues) singleID(x history.Value) int64 {
+	for i := range v.recent {
+		if r := &v.recent[i]; r.id != 0 && r.v == x {
+			return r.id
+		}
+	}
+	id, ok := v.lookup(x)
+	if !ok {
+		id = v.insert(x)
+	}
+	v.recent[v.rnext] = recentID{v: x, id: id}
+	v.rnext = (v.rnext + 1) % len(v.recent)
+	return id
 }
 
 // kvEntry is an interned value. A value given whole has its index in
@@ -489,6 +516,9 @@ func (v *kvValues) unlock() {
 }
 
 func (v *kvValues) id(x history.Value) int64 {
+	if v.single {
+		return v.singleID(x)
+	}
 	v.rlock()
 	id, ok := v.lookup(x)
 	v.runlock()
@@ -500,6 +530,12 @@ func (v *kvValues) id(x history.Value) int64 {
 	if id, ok := v.lookup(x); ok {
 		return id
 	}
+	return v.insert(x)
+}
+
+// insert adds x, which has no id; the caller holds mu.
+func (v *kvValues) insert(x history.Value) int64 {
+	var id int64
 	e := kvEntry{leaf: int32(len(v.leaves)), n: -1}
 	v.leaves = append(v.leaves, x)
 	if x.Kind() != history.String {
@@ -762,4 +798,11 @@ func (t *idTable) grow() {
 			t.put(keys[i], val)
 		}
 	}
+}
+
+// Value implements Valued: a key's state is its value's id in the
+// model's own table (strings that appends built included).
+func (m *kv) Value(s int64, _ *Table) (history.Value, bool) {
+	v := m.vals.value(s)
+	return v, !m.versions && !v.IsNone()
 }

@@ -347,3 +347,12 @@ func UnknownOpError(m Info, f string) error {
 	}
 	return fmt.Errorf("model %s has no operation %q (it knows %v)", m.Name, f, names)
 }
+
+// Valued is implemented by models whose states are values a history can
+// start from: Value returns the initial value (Options.Init) of a model
+// that starts in s. An online check uses it to start an object again from
+// where its operations so far left it, so that what it keeps does not
+// grow with the history.
+type Valued[S comparable] interface {
+	Value(s S, t *Table) (history.Value, bool)
+}

@@ -260,3 +260,10 @@ func keepObserved(ops []Op, read, write, cas uint8) []bool {
 	}
 	return keep
 }
+
+// Value implements Valued: the state is the value's id, so a register
+// that holds it starts from that value. Versioned states are not values.
+func (m *register) Value(s int64, t *Table) (history.Value, bool) {
+	v := t.Value(s)
+	return v, !m.versions && !v.IsNone()
+}

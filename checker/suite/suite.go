@@ -15,6 +15,7 @@ import (
 	"github.com/histcheck/histcheck/budget"
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/elle"
+	"github.com/histcheck/histcheck/checker/online"
 	"github.com/histcheck/histcheck/checker/sequential"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/model"
@@ -77,6 +78,9 @@ type Model struct {
 	// sequential.RefuteByCount): a violation that holds for every order,
 	// real time or not, or nil when counting leaves room for one.
 	Count func(h *history.History, mopts model.Options) (*checker.Violation, error)
+	// Online, when set, starts the online linearizability check of one
+	// object (checker/online) with the model built from mopts.
+	Online func(mopts model.Options) online.Object
 }
 
 // Supports reports whether m can check criterion.
@@ -164,7 +168,15 @@ func Bind[S comparable](newModel func(model.Options) model.Model[S]) Model {
 		mopts.Versions = model.UsesVersions(h)
 		return sequential.RefuteByCount(newModel(mopts), h)
 	}
-	return Model{Info: info, Check: check, Criteria: criteria, Count: count}
+	build := func(mopts model.Options) model.Model[S] {
+		m := newModel(mopts)
+		if f, ok := m.(model.Forker[S]); ok {
+			m = f.Fork() // each object's sweep runs alone
+		}
+		return m
+	}
+	start := func(mopts model.Options) online.Object { return online.NewSweep(build, mopts, 0) }
+	return Model{Info: info, Check: check, Criteria: criteria, Count: count, Online: start}
 }
 
 // ReadWrite adds the causal criteria and the session guarantees to m, for

@@ -1,0 +1,85 @@
+package format
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/histcheck/histcheck/history"
+)
+
+// TestLineEvents reads each format an event a line, and names the line
+// of a malformed or cut-short event.
+func TestLineEvents(t *testing.T) {
+	cases := []struct {
+		name, in string
+		events   int
+		err      string
+	}{
+		{"jsonl", "{\"process\":0,\"type\":\"invoke\",\"f\":\"read\"}\n\n{\"process\":0,\"type\":\"ok\",\"f\":\"read\",\"value\":1}\n", 2, ""},
+		{"edn", "{:process 0, :type :invoke, :f :read}\n{:process 0 :type :ok :f :read :value 1}\n", 2, ""},
+		{"jepsen log", "starting\nINFO  jepsen.util - 0\t:invoke\t:read\tnil\nsomething else\nINFO  jepsen.util - 0\t:ok\t:read\t1\n", 2, ""},
+		{"cut short", "{\"process\":0,\"type\":\"invoke\",\"f\":\"read\"}\n{\"process\":0,\"ty", 1, ":2: the input ends inside a line"},
+		{"malformed", "{\"process\":0,\"type\":\"invoke\",\"f\":\"read\"}\n{\"process\":0,,}\n", 1, ":2:"},
+		{"not an event", strings.Repeat("hello\n", 1001), 0, ":1001: expected an event"},
+		{"edn with two maps", "{:process 0 :type :invoke :f :read} {:process 1}\n", 0, ":1: expected one op map"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := NewLineEvents(strings.NewReader(c.in), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for {
+				_, err = l.Next()
+				if err != nil {
+					break
+				}
+				n++
+			}
+			if n != c.events {
+				t.Errorf("read %d events, want %d", n, c.events)
+			}
+			switch {
+			case c.err == "" && !errors.Is(err, io.EOF):
+				t.Errorf("error %v, want the end of the input", err)
+			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+				t.Errorf("error %v, want one with %q", err, c.err)
+			}
+		})
+	}
+}
+
+// TestAppendEventLine: what AppendEventLine writes reads back as the
+// same event, processes that are integers written as Jepsen writes them.
+func TestAppendEventLine(t *testing.T) {
+	events := []history.Event{
+		{Process: "17", Type: history.Invoke, F: "write", Key: history.IntValue(3), Value: history.IntValue(42), Time: 5, HasTime: true, Index: 0, HasIdx: true},
+		{Process: "007", Type: history.Info, F: "write", Key: history.IntValue(3), Value: history.IntValue(42), Time: 6, HasTime: true, Index: 1, HasIdx: true},
+		{Process: "a\"b", Type: history.OK, F: "read", Value: history.StringValue("x"), Time: 7, HasTime: true, Index: 2, HasIdx: true},
+		{Process: "0", Type: history.Fail, F: "read", Value: history.NilValue},
+	}
+	var b []byte
+	for i := range events {
+		b = AppendEventLine(b, &events[i])
+	}
+	if !strings.Contains(string(b), `"process":17,`) || !strings.Contains(string(b), `"process":"007",`) {
+		t.Errorf("processes not written as expected:\n%s", b)
+	}
+	l, err := NewLineEvents(strings.NewReader(string(b)), JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range events {
+		got, err := l.Next()
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if got.Process != want.Process || got.Type != want.Type || got.F != want.F || got.Key != want.Key ||
+			got.Value != want.Value || got.Time != want.Time || got.HasTime != want.HasTime || got.Index != want.Index {
+			t.Errorf("event %d: read %+v, wrote %+v", i, got, want)
+		}
+	}
+}
