@@ -32,8 +32,11 @@ type LinearizationInfo struct {
 // explainer computes an Explanation once.
 type explainer struct {
 	once      sync.Once
-	run       func() Explanation
+	run       func() (Explanation, *shrink.Core)
 	explained Explanation
+	// core is the core found, in the positions of the partition's
+	// history, for Visualize; nil when none was.
+	core *shrink.Core
 }
 
 // partInfo is one partition's part of a LinearizationInfo.
@@ -41,6 +44,11 @@ type partInfo struct {
 	ops      []Operation
 	partials [][]int
 	problem  string
+	// verdict, hist and res are what the check of the partition found,
+	// for Visualize: hist is nil when the search did not run.
+	verdict CheckResult
+	hist    *history.History
+	res     checker.Result
 }
 
 // Explanation is histcheck's account of an illegal history, beyond
@@ -111,15 +119,26 @@ func (li *LinearizationInfo) Explanation() (Explanation, bool) {
 	if x == nil {
 		return Explanation{}, false
 	}
-	x.once.Do(func() { x.explained = x.run() })
+	x.once.Do(func() { x.explained, x.core = x.run() })
 	return x.explained, true
+}
+
+// explainedCore is the illegal partition's index and its core, after
+// Explanation; ok is false when there is none.
+func (li *LinearizationInfo) explainedCore() (part int, core *shrink.Core, ok bool) {
+	e, ok := li.Explanation()
+	if !ok || li.explainer.core == nil {
+		return 0, nil, false
+	}
+	return e.Partition, li.explainer.core, true
 }
 
 // fill records each partition's partial linearizations and explains the
 // first illegal partition.
 func (li *LinearizationInfo) fill(f *filled, found []partResult) {
 	for i := range li.parts {
-		li.parts[i].partials = found[i].partials
+		p := &li.parts[i]
+		p.partials, p.verdict, p.hist, p.res = found[i].partials, found[i].verdict, found[i].hist, found[i].res
 	}
 	for i := range found {
 		if found[i].verdict != Illegal {
@@ -127,21 +146,22 @@ func (li *LinearizationInfo) fill(f *filled, found []partResult) {
 		}
 		ops, r := li.parts[i].ops, found[i]
 		e := Explanation{Partition: i, Text: li.parts[i].problem}
-		li.explainer = &explainer{run: func() Explanation {
+		li.explainer = &explainer{run: func() (Explanation, *shrink.Core) {
+			var core *shrink.Core
 			if e.Text == "" {
-				explain(f, ops, &r, &e)
+				core = explain(f, ops, &r, &e)
 			}
-			return e
+			return e, core
 		}}
 		return
 	}
 }
 
 // explain says in words why a partition is illegal and shrinks it to a
-// core, within coreTime.
-func explain(f *filled, ops []Operation, r *partResult, e *Explanation) {
+// core, within coreTime; it returns the core, or nil when none was found.
+func explain(f *filled, ops []Operation, r *partResult, e *Explanation) *shrink.Core {
 	if r.hist == nil || len(r.res.Violations) == 0 {
-		return
+		return nil
 	}
 	e.Text = describeViolation(f, ops, r.hist, r.res.Violations[0])
 	ctx, cancel := context.WithTimeout(context.Background(), coreTime)
@@ -156,9 +176,10 @@ func explain(f *filled, ops []Operation, r *partResult, e *Explanation) {
 	}
 	core, err := shrink.MinimizeFrom(ctx, r.hist, r.adapter.Info(), check, r.res)
 	if err != nil {
-		return
+		return nil
 	}
 	e.Core, e.Weakened, e.Minimal = indices(r.hist, core.Ops), indices(r.hist, core.Weakened), core.Minimal
+	return &core
 }
 
 // describeViolation says what the search found, with the model's own

@@ -91,6 +91,19 @@ type htmlHistory struct {
 	// Keys is the per-key breakdown of a failing linearizability check,
 	// when there is one.
 	Keys *KeyCounts `json:"keys,omitempty"`
+	// Notes are the history's annotations, with times as offsets from T0.
+	Notes []htmlNote `json:"notes"`
+}
+
+// htmlNote is an Annotation for the page's script.
+type htmlNote struct {
+	Lane       string `json:"lane"`
+	Start      int64  `json:"start"`
+	End        int64  `json:"end"`
+	Label      string `json:"label"`
+	Details    string `json:"details"`
+	Color      string `json:"color"`
+	Background string `json:"background"`
 }
 
 type htmlLane struct {
@@ -164,9 +177,12 @@ func newHTMLHistory(h *History) htmlHistory {
 		Warnings: orNoStrings(h.Warnings),
 		Error:    h.Error,
 		Lanes:    []htmlLane{},
-		Results:  []htmlResult{},
-		Ladder:   h.Ladder,
-		Keys:     h.Keys,
+		// Empty columns, not null, for a history with no operation: the
+		// page's script reads their lengths.
+		Ops:     htmlOps{Lane: []int{}, Call: []int64{}, Ret: []int64{}, Status: []string{}, Label: []string{}, Index: []int64{}},
+		Results: []htmlResult{},
+		Ladder:  h.Ladder,
+		Keys:    h.Keys,
 	}
 	if h.Order == "" && h.Error != "" {
 		out.Summary = "not read"
@@ -181,6 +197,20 @@ func newHTMLHistory(h *History) htmlHistory {
 		out.Results = append(out.Results, b.result(&h.Results[i]))
 	}
 	out.T0 = strconv.FormatInt(b.t0, 10)
+	out.Notes = notes(h.Annotations, b.t0)
+	return out
+}
+
+// notes lays a history's annotations out for the page, their times as
+// offsets from t0; a mark that starts before t0 (the first operation's
+// call) is drawn from it, as the timeline starts there.
+func notes(as []Annotation, t0 int64) []htmlNote {
+	out := []htmlNote{}
+	for _, a := range as {
+		start, end := max(a.Start-t0, 0), max(a.End, a.Start)-t0
+		out = append(out, htmlNote{Lane: history.Escape(a.Lane), Start: start, End: max(end, start),
+			Label: history.Escape(a.Label), Details: a.Details, Color: a.Color, Background: a.Background})
+	}
 	return out
 }
 

@@ -3,11 +3,13 @@ package report
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -116,6 +118,51 @@ func TestHTMLDebuggingInChromium(t *testing.T) {
 	t.Run("anomaly", func(t *testing.T) { t.Parallel(); anomalyPage(t, bin) })
 	t.Run("steps-and-keys", func(t *testing.T) { t.Parallel(); stepsPage(t, bin) })
 	t.Run("narrow", func(t *testing.T) { t.Parallel(); narrowPage(t, bin) })
+	t.Run("annotations", func(t *testing.T) { t.Parallel(); annotationsPage(t, bin) })
+	t.Run("unread", func(t *testing.T) { t.Parallel(); unreadPage(t, bin) })
+}
+
+// unreadPage checks the page of a file that could not be read, which has
+// no operation: its script finishes cleanly and says why.
+func unreadPage(t *testing.T, bin string) {
+	o := check.Refused(check.Request{Model: "register"}, nil, errors.New("gone.edn: cannot open"))
+	r := render(t, bin, pageOf(t, NewHistoryOf("gone.edn", nil, o)), "unread")
+	if errs := consoleErrors(r.stderr); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+	if r.body["ready"] != "1" || r.body["errors"] != "0" || r.body["bars"] != "0" {
+		t.Fatalf("page script did not finish cleanly with no bar: body %v", r.body)
+	}
+	if !strings.Contains(r.dom, "cannot open") {
+		t.Errorf("the page does not say why the file was not checked")
+	}
+}
+
+// annotationsPage checks a caller's annotations: each drawn on the
+// timeline in its lane, below the operations' lanes, and listed with its
+// details, as text (markup in it is shown, never run).
+func annotationsPage(t *testing.T, bin string) {
+	hr := checked(t, "h2.hist", "register", textbook(t, "h2"), checkers(register0), checker.Linearizable)
+	first := hr.Source.Ops[0].Call
+	hr.Annotations = []Annotation{
+		{Lane: "servers", Start: first, End: first + 2, Label: "leader <b>changed</b>", Details: "term 3 <script>x</script>",
+			Background: "#abcdef", Color: "#123456"},
+		{Lane: "servers", Start: first + 3, End: first + 1, Label: "partition healed"},
+		{Lane: "disk", Start: first + 1, End: first + 1, Label: "fsync", Background: "not a colour"},
+	}
+	r := render(t, bin, pageOf(t, hr), "annotations")
+	checkRender(t, r, len(hr.Source.Ops), hr.Results[0].Violations[0].Core.Size())
+	if r.body["notes"] != "3" || r.body["notes-drawn"] != "3" {
+		t.Errorf("annotations listed %s and drawn %s, want 3 of each", r.body["notes"], r.body["notes-drawn"])
+	}
+	if want := hr.Processes + 2; r.body["lanes"] != strconv.Itoa(want) {
+		t.Errorf("lanes %s, want %d (the processes' and two of annotations)", r.body["lanes"], want)
+	}
+	for _, want := range []string{">leader &lt;b&gt;changed&lt;/b&gt;<", "term 3 &lt;script&gt;x&lt;/script&gt;", ">partition healed<", ">fsync<"} {
+		if !strings.Contains(r.dom, want) {
+			t.Errorf("the side panel does not show %s", want)
+		}
+	}
 }
 
 // anomalyPage checks the drawing of a G-single cycle: its transactions,

@@ -73,6 +73,27 @@ type History struct {
 	// Source is the history itself, for the HTML report's timeline of every
 	// operation; it is not part of the JSON form.
 	Source *history.History `json:"-"`
+	// Annotations are marks a caller adds to the HTML report's timeline,
+	// in lanes of their own below the operations' (a library's test, say,
+	// marking a leader change); they are not part of the JSON form.
+	Annotations []Annotation `json:"-"`
+}
+
+// Annotation is a span of the timeline marked by a caller, drawn in the
+// HTML report in a lane of its own named Lane (annotations of one Lane
+// share it) and listed beside the timeline. Its text is shown as text,
+// never as markup; its colours are CSS colours (a colour the browser does
+// not understand is left at the page's own).
+type Annotation struct {
+	Lane string
+	// Start and End are times as the history's operations have them
+	// (Call and Return); End before Start is taken as Start: an instant.
+	Start, End int64
+	// Label is drawn on the mark and listed beside the timeline, with
+	// Details under it.
+	Label, Details string
+	// Color is the label's, Background the mark's; "" for the page's.
+	Color, Background string
 }
 
 // MarshalJSON writes h as its fields say, with Model, NilRead and Order

@@ -77,12 +77,23 @@
       trackOf.fill(-1);
       lanes.forEach(function (l, t) { l.ops.forEach(function (j) { trackOf[j] = t; }); });
     }
+    // The caller's annotations, each lane of them below the operations'.
+    var notes = h.notes || [], noteLane = {};
+    notes.forEach(function (a, k) {
+      if (!(a.lane in noteLane)) {
+        noteLane[a.lane] = lanes.length;
+        lanes.push({ name: a.lane, client: "", group: allGroups + lanes.length, first: true, ops: [], notes: [] });
+      }
+      lanes[noteLane[a.lane]].notes.push(k);
+      end = Math.max(end, a.end);
+    });
     // Event order: every distinct call and return time gets a slot.
     var times = [];
     for (i = 0; i < n; i++) {
       times.push(ops.call[i]);
       if (ops.ret[i] >= 0) times.push(ops.ret[i]);
     }
+    notes.forEach(function (a) { times.push(a.start, a.end); });
     times.sort(function (a, b) { return a - b; });
     var uniq = [];
     for (i = 0; i < times.length; i++) if (i === 0 || times[i] !== times[i - 1]) uniq.push(times[i]);
@@ -370,6 +381,13 @@
         drawn++;
       }
     }
+    var notesDrawn = 0;
+    for (l = first; l <= last; l++) {
+      if (!H.lanes[l].notes) continue;
+      var yn = AXIS_H + l * LANE_H - sy + (LANE_H - BAR_H) / 2;
+      H.lanes[l].notes.forEach(function (k) { if (note(H.h.notes[k], yn, xOf)) notesDrawn++; });
+    }
+    document.body.setAttribute("data-notes-drawn", String(notesDrawn));
     var inView = 0;
     later.forEach(function (b) {
       if (bar(b[0], b[1], xOf(uCall(H, b[0])), uRet(H, b[0]), xOf, xEnd, b[2], false, st.get(b[0])) &&
@@ -420,6 +438,32 @@
     var out = [], start = Math.max(0, Math.floor(u0 / step) * step);
     for (var u = start; u <= u1 && out.length < 400; u += step) out.push(u);
     return out;
+  }
+
+  // note draws an annotation: a mark of its colours from its start to its
+  // end (an instant, a narrow one), its label on it. It says whether any
+  // of it is in view.
+  function note(a, y, xOf) {
+    var u = function (t) { return S.axis === "time" ? t : rank(S.H, t); };
+    var x0 = xOf(u(a.start)), x1 = Math.max(xOf(u(a.end)), x0 + 4);
+    var left = Math.max(x0, LABEL_W - 4), right = Math.min(x1, viewW() + 4);
+    if (right - left <= 0) return false;
+    ctx.save();
+    // A colour the canvas cannot read leaves the one set before it.
+    ctx.fillStyle = "#e3e6ea";
+    ctx.fillStyle = a.background || "#e3e6ea";
+    ctx.fillRect(left, y, right - left, BAR_H);
+    ctx.strokeStyle = COLORS.muted;
+    ctx.lineWidth = 1;
+    ctx.strokeRect(left + 0.5, y + 0.5, right - left - 1, BAR_H - 1);
+    ctx.fillStyle = COLORS.ink;
+    ctx.fillStyle = a.color || COLORS.ink;
+    ctx.font = MONO;
+    // A mark too narrow for its label (an instant) has it beside it.
+    if (right - left > 14) ctx.fillText(clip(a.label, right - left - 8), left + 4, y + BAR_H / 2);
+    else ctx.fillText(clip(a.label, 160), right + 4, y + BAR_H / 2);
+    ctx.restore();
+    return true;
   }
 
   function clip(text, maxW) {
@@ -729,7 +773,28 @@
     }
     box.appendChild(el("h2", "", "Results"));
     h.results.forEach(function (r, ri) { box.appendChild(resultCard(h, r, ri)); });
+    if (h.notes && h.notes.length) box.appendChild(noteList(h.notes));
     mark();
+  }
+
+  // noteList lists the annotations beside the timeline, each with its
+  // lane, times and details, in its own colours.
+  function noteList(notes) {
+    var box = el("div", "notes");
+    box.appendChild(el("h2", "", "Annotations"));
+    notes.forEach(function (a) {
+      var p = el("p", "note");
+      var lab = el("span", "note-label", a.label);
+      lab.style.color = a.color;
+      lab.style.background = a.background;
+      p.appendChild(lab);
+      p.appendChild(document.createTextNode(" " + a.lane + ", " + absTime(a.start) +
+        (a.end > a.start ? "\u2013" + absTime(a.end) : "")));
+      if (a.details) p.appendChild(el("pre", "note-details", a.details));
+      p.title = a.details || a.label;
+      box.appendChild(p);
+    });
+    return box;
   }
 
   function resultCard(h, r, ri) {
@@ -778,6 +843,7 @@
     b.setAttribute("data-states", String(box.querySelectorAll(".step[data-step] .st").length));
     b.setAttribute("data-truncated", String(document.querySelectorAll(".cut[title], text[data-cut]").length));
     b.setAttribute("data-cycles", String(box.querySelectorAll("svg.cycle").length));
+    b.setAttribute("data-notes", String(box.querySelectorAll("p.note").length));
     b.setAttribute("data-cycle-edges", String(box.querySelectorAll("svg.cycle g.edge").length));
     // What numbers the bars, each numbered bar as bar:number, and the
     // numbers the side panel gives the operations it names, alike: the
