@@ -73,35 +73,11 @@ func runFollow(ctx context.Context, e *env, o *checkOptions, file string, criter
 	}
 	fr := newFollowReader(ctx, src, isFile, o.followUntil)
 	fr.name = file
-	last := time.Now()
-	fr.idle = func() {
-		if time.Since(last) >= progressEvery {
-			last = time.Now()
-			printProgress(e, stream.Stats())
-		}
-	}
 	lines, err := format.NewLineEvents(fr, o.format)
 	if err != nil {
 		return usagef("%s", err.Error())
 	}
-	var inputErr error
-	for n := 0; ; n++ {
-		ev, err := lines.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err == nil {
-			err = stream.Add(&ev)
-		}
-		if err != nil {
-			inputErr = err
-			stream.Stop(err)
-			break
-		}
-		if n&4095 == 0 {
-			fr.idle()
-		}
-	}
+	inputErr := checkAhead(lines, stream, func() { printProgress(e, stream.Stats()) })
 	out := stream.Finish()
 	printProgress(e, stream.Stats())
 	if inputErr != nil {
@@ -141,6 +117,100 @@ func runFollow(ctx context.Context, e *env, o *checkOptions, file string, criter
 		return nil
 	}
 	return &exitError{code: code}
+}
+
+// batchEvents is how many events are read ahead of the check at most:
+// enough that handing a batch over costs little per event.
+const batchEvents = 1024
+
+// eventBatch is events read ahead of the check, and the error (io.EOF at
+// the end) that ended the input after them.
+type eventBatch struct {
+	evs []history.Event
+	err error
+}
+
+// checkAhead feeds every event of lines to stream, reading and decoding
+// them in a goroutine of their own so that reading the next lines and
+// checking the last ones take a processor each. A batch is handed over
+// when it is full or as soon as the check waits for one, so an event is
+// not held back while the input is slow. progress is called about once
+// a second, by the goroutine that checks. It returns the error that
+// ended the input early (nil at its end).
+func checkAhead(lines *format.LineEvents, stream *check.Stream, progress func()) error {
+	batches := make(chan eventBatch)
+	free := make(chan []history.Event, 2)
+	stop := make(chan struct{})
+	defer close(stop)
+	go readAhead(lines, batches, free, stop)
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	for {
+		var b eventBatch
+		select {
+		case b = <-batches:
+		case <-tick.C:
+			progress()
+			continue
+		}
+		for i := range b.evs {
+			if err := stream.Add(&b.evs[i]); err != nil {
+				stream.Stop(err)
+				return err
+			}
+		}
+		select {
+		case free <- b.evs[:0]:
+		default:
+		}
+		if errors.Is(b.err, io.EOF) {
+			return nil
+		}
+		if b.err != nil {
+			stream.Stop(b.err)
+			return b.err
+		}
+	}
+}
+
+// readAhead decodes lines' events into batches until the input ends or
+// stop is closed.
+func readAhead(lines *format.LineEvents, batches chan<- eventBatch, free <-chan []history.Event, stop <-chan struct{}) {
+	next := func() []history.Event {
+		select {
+		case evs := <-free:
+			return evs
+		default:
+			return make([]history.Event, 0, batchEvents)
+		}
+	}
+	evs := next()
+	for {
+		ev, err := lines.Next()
+		if err != nil {
+			select {
+			case batches <- eventBatch{evs: evs, err: err}:
+			case <-stop:
+			}
+			return
+		}
+		evs = append(evs, ev)
+		if len(evs) < batchEvents {
+			// Hand over what there is if the check is waiting for it.
+			select {
+			case batches <- eventBatch{evs: evs}:
+				evs = next()
+			default:
+			}
+			continue
+		}
+		select {
+		case batches <- eventBatch{evs: evs}:
+			evs = next()
+		case <-stop:
+			return
+		}
+	}
 }
 
 // withoutCores is the final outcome without the cores, which were printed
