@@ -10,13 +10,11 @@ import (
 	"runtime"
 	"runtime/debug"
 	"syscall"
-	"time"
 
 	"github.com/histcheck/histcheck/cli"
 )
 
 func main() {
-	oneProcessorAtFirst(widenAfter)
 	collectLateAtFirst()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
@@ -50,27 +48,4 @@ func collectLateAtFirst() {
 		pad  [4]int
 	}{}
 	runtime.AddCleanup(sentinel, func(p int) { debug.SetGCPercent(p) }, prev)
-}
-
-// widenAfter is how long a run keeps to one processor before it may use
-// them all.
-const widenAfter = 20 * time.Millisecond
-
-// oneProcessorAtFirst runs the process on one processor for its first
-// d, then on as many as Go gives it by default (which also follows
-// changes of a container's processor limit from then on). Most runs
-// check a small file in a few milliseconds, and a second processor costs
-// such a run more than it gives: threads started and woken to look for
-// work, and page faults that both processors must hear of. A long run
-// pays at most d on one processor. The engines size their
-// workers by runtime.NumCPU, so a search started early still gets a
-// worker per processor, and they run in parallel once the run widens.
-// GOMAXPROCS set in the environment is left as it is.
-func oneProcessorAtFirst(d time.Duration) {
-	if _, set := os.LookupEnv("GOMAXPROCS"); set {
-		return
-	}
-	if runtime.GOMAXPROCS(1) > 1 {
-		time.AfterFunc(d, runtime.SetDefaultGOMAXPROCS)
-	}
 }
