@@ -101,7 +101,7 @@ var ErrInterrupted = check.ErrInterrupted
 // ErrInterrupted (see context.WithCancelCause) stops the checks in flight.
 func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...suite.Model) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, models: models(extra), progress: newProgress(stderr)}
-	root := newRoot(e)
+	root := newRoot(e, args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -137,7 +137,13 @@ func models(extra []suite.Model) []suite.Model {
 	return out
 }
 
-func newRoot(e *env) *cobra.Command {
+// newRoot builds the command tree for args: when args name one of
+// histcheck's commands first, only that command is built, since building
+// all of them (every scenario of sim with its flags) costs a short run
+// more than a millisecond in fresh memory; otherwise (help, a flag, a
+// mistyped name, completion) all of them, so that cobra can list them and
+// suggest one.
+func newRoot(e *env, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "histcheck",
 		Short: "Check histories of concurrent operations for consistency",
@@ -152,7 +158,29 @@ func newRoot(e *env) *cobra.Command {
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newCheckCmd(e), newConvertCmd(e), newSimCmd(e), newModelsCmd(e), newVersionCmd(e),
-		ellecli.Command(ellecli.Env{Stdout: e.stdout, Stderr: e.stderr, Models: e.models, Version: Version}))
+	for _, c := range commands {
+		if len(args) > 0 && args[0] == c.name {
+			root.AddCommand(c.build(e))
+			return root
+		}
+	}
+	for _, c := range commands {
+		root.AddCommand(c.build(e))
+	}
 	return root
+}
+
+// commands are histcheck's commands, each with the name it is called by.
+var commands = []struct {
+	name  string
+	build func(*env) *cobra.Command
+}{
+	{"check", newCheckCmd},
+	{"convert", newConvertCmd},
+	{"sim", newSimCmd},
+	{"models", newModelsCmd},
+	{"version", newVersionCmd},
+	{"elle-cli", func(e *env) *cobra.Command {
+		return ellecli.Command(ellecli.Env{Stdout: e.stdout, Stderr: e.stderr, Models: e.models, Version: Version})
+	}},
 }
