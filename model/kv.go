@@ -338,27 +338,8 @@ func (m *kv) Keep(ops []Op) []bool {
 	if !appends {
 		return keepObserved(ops, kvRead, kvWrite, kvCAS)
 	}
-	// Every observed string, joined by a separator: a suffix found there
-	// (even across a separator) is kept, which is always safe.
-	var observed strings.Builder
-	for i := range ops {
-		o := &ops[i]
-		var id int64
-		switch {
-		case o.Kind == kvRead && !o.Unknown && o.B != anyRead:
-			id = o.A
-		case o.Kind == kvCAS:
-			id = o.A
-		default:
-			continue
-		}
-		if v := m.vals.value(id); v.Kind() == history.String {
-			observed.WriteString(v.Text())
-			observed.WriteByte(0)
-		}
-	}
-	seen := observed.String()
 	keep := make([]bool, len(ops))
+	seen, built := "", false
 	for j := range ops {
 		o := &ops[j]
 		switch {
@@ -368,12 +349,50 @@ func (m *kv) Keep(ops []Op) []bool {
 			keep[j] = false
 		case o.Kind == kvAppend:
 			suffix := m.vals.value(o.A).Text()
+			if suffix != "" && !built {
+				// Most histories have no append of unknown outcome:
+				// the observed strings, as long as all the reads
+				// together, are joined only when one needs them.
+				seen, built = m.observed(ops), true
+			}
 			keep[j] = suffix == "" || strings.Contains(seen, suffix)
 		default:
 			keep[j] = true
 		}
 	}
 	return keep
+}
+
+// observed joins every string a completed read of ops returned or a cas
+// of ops expected, each followed by a separator: a suffix found there (even
+// across a separator) is kept by Keep, which is always safe.
+func (m *kv) observed(ops []Op) string {
+	each := func(f func(string)) {
+		for i := range ops {
+			o := &ops[i]
+			var id int64
+			switch {
+			case o.Kind == kvRead && !o.Unknown && o.B != anyRead:
+				id = o.A
+			case o.Kind == kvCAS:
+				id = o.A
+			default:
+				continue
+			}
+			if v := m.vals.value(id); v.Kind() == history.String {
+				f(v.Text())
+			}
+		}
+	}
+	n := 0
+	each(func(t string) { n += len(t) + 1 })
+	var b strings.Builder
+	b.Grow(n)
+	each(func(t string) {
+		b.WriteString(t)
+		b.WriteByte(0)
+	})
+	return b.String()
 }
 
 // kvValues interns values to ids (0 is unused) and memoises appends.

@@ -70,6 +70,14 @@ func TestKVKeep(t *testing.T) {
 			ops:  []*history.Op{hop("put", str("a"), info), hop("append", str("b"), info), hop("get", str("ab")), hop("get", str("b"), info)},
 			keep: []bool{true, true, true, false},
 		},
+		{
+			// Only completed reads observe: "x" is in none of them (the
+			// read of unknown outcome does not count), "y" is.
+			name: "appends of unknown outcome kept when observed",
+			ops: []*history.Op{hop("put", str("a")), hop("append", str("x"), info), hop("append", str("y"), info),
+				hop("get", str("ay")), hop("get", str("axz"), info), hop("append", str(""), info)},
+			keep: []bool{true, false, true, true, false, true},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
