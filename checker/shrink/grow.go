@@ -120,7 +120,7 @@ func (s *shrinker) whittle(keep []int) (bool, error) {
 		if out, ok := s.surplus(next); ok {
 			next = out
 		}
-		_, cached := s.cache[formsKey(next)]
+		_, cached := s.cached(next)
 		res, fails, err := s.test(next)
 		if err != nil {
 			return false, err

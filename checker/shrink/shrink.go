@@ -263,7 +263,7 @@ func (s *shrinker) reduce(grown []int) (bool, error) {
 func (s *shrinker) first(known *checker.Result) (checker.Result, bool, time.Duration, error) {
 	if known != nil {
 		if res, ok := s.fromKnown(*known); ok {
-			s.cache[formsKey(s.forms)] = true
+			s.remember(s.forms, true)
 			return res, true, known.Elapsed, nil
 		}
 	}
@@ -292,19 +292,13 @@ func (s *shrinker) fromKnown(known checker.Result) (checker.Result, bool) {
 // the dropped operations are left out: shrinking reads only the
 // violations.
 func (s *shrinker) moveResult(res checker.Result, origin []int, forms []form, loose bool) (checker.Result, bool) {
-	at := make([]int, len(s.h.Ops))
-	for i := range at {
-		at[i] = -1
-	}
-	for p, i := range s.originOf(forms) {
-		at[i] = p
-	}
+	to := s.originOf(forms)
 	ok := true
 	rename := func(x int) int {
 		if origin != nil {
 			x = index(origin, x)
 		}
-		if y := index(at, x); y >= 0 || !loose {
+		if y := positionOf(to, x); y >= 0 || !loose {
 			ok = ok && y >= 0
 			return y
 		}
@@ -330,14 +324,26 @@ func index(xs []int, i int) int {
 	return xs[i]
 }
 
+// positionOf is the position of original position i in origin, an
+// origin as originOf gives it (ascending), or -1 when the history it
+// describes does not keep i.
+func positionOf(origin []int, i int) int {
+	if p, found := slices.BinarySearch(origin, i); found {
+		return p
+	}
+	return -1
+}
+
 // originOf is the origin buildFor returns for forms: the position in s.h
 // of each operation of the history forms describe, which keeps every
 // operation not dropped in order. The last one asked for is remembered, since growing and cutting ask for the same forms
 // several times.
 func (s *shrinker) originOf(forms []form) []int {
-	key := formsKey(forms)
-	if s.origin == nil || key != s.originKey {
-		s.origin, s.originKey = s.origin[:0], key
+	if s.origin == nil || !slices.Equal(forms, s.originForms) {
+		if cap(s.origin) < len(forms) {
+			s.origin = make([]int, 0, len(forms)) // once, not by doubling
+		}
+		s.origin, s.originForms = s.origin[:0], append(s.originForms[:0], forms...)
 		for i, f := range forms {
 			if f != dropped {
 				s.origin = append(s.origin, i)
@@ -388,9 +394,11 @@ type shrinker struct {
 	// budget bounds each check while shrinking (zero: only ctx bounds it);
 	// see minCheckBudget.
 	budget time.Duration
-	// origin and originKey remember the last originOf.
-	origin    []int
-	originKey string
+	// origin and originForms remember the last originOf.
+	origin      []int
+	originForms []form
+	// key is the buffer formsKey packs forms into.
+	key []byte
 	// standIn is set when an earlier-called weakened write can stand in for
 	// a later one of the same value (see standIn).
 	standIn bool
@@ -430,8 +438,7 @@ func (s *shrinker) done() bool { return s.ctx.Err() != nil }
 // test builds the history forms describe and reports whether the checker
 // rejects it. Results are cached by forms: ddmin asks again often.
 func (s *shrinker) test(forms []form) (checker.Result, bool, error) {
-	key := formsKey(forms)
-	if f, ok := s.cache[key]; ok && !f {
+	if f, ok := s.cached(forms); ok && !f {
 		return checker.Result{}, false, nil
 	}
 	hh, _ := buildFor(s.h, s.m, forms)
@@ -450,7 +457,7 @@ func (s *shrinker) test(forms []form) (checker.Result, bool, error) {
 	// An Unknown verdict may only mean the time ran out; do not remember
 	// it as an acceptance.
 	if res.Valid != checker.Unknown {
-		s.cache[key] = fails
+		s.remember(forms, fails)
 	}
 	return res, fails, nil
 }
@@ -468,12 +475,31 @@ func (s *shrinker) accept(forms []form) (bool, error) {
 	return true, nil
 }
 
-func formsKey(forms []form) string {
-	b := make([]byte, len(forms))
-	for i, f := range forms {
-		b[i] = byte('0' + f)
+// formsKey packs forms into s.key, four to a byte, and returns it: the
+// forms span the whole history, and a core's checks ask the cache often.
+func (s *shrinker) formsKey(forms []form) []byte {
+	b := s.key[:0]
+	for i := 0; i < len(forms); i += 4 {
+		var x byte
+		for k, f := range forms[i:min(i+4, len(forms))] {
+			x |= byte(f) << (2 * k)
+		}
+		b = append(b, x)
 	}
-	return string(b)
+	s.key = b
+	return b
+}
+
+// cached reports what the cache holds for forms: whether the checker
+// rejected them, and whether they were checked.
+func (s *shrinker) cached(forms []form) (fails, ok bool) {
+	fails, ok = s.cache[string(s.formsKey(forms))]
+	return fails, ok
+}
+
+// remember caches whether the checker rejected forms.
+func (s *shrinker) remember(forms []form, fails bool) {
+	s.cache[string(s.formsKey(forms))] = fails
 }
 
 // keyCut keeps only the key of the violation found, res (with the
@@ -507,7 +533,7 @@ func (s *shrinker) keyCut(res checker.Result) (checker.Result, error) {
 	if s.criterion == checker.Linearizable {
 		origin := append([]int(nil), s.originOf(s.forms)...)
 		if moved, ok := s.moveResult(res, origin, next, true); ok {
-			s.cache[formsKey(next)] = true
+			s.remember(next, true)
 			s.forms, s.last = next, moved
 			return moved, nil
 		}
@@ -661,15 +687,12 @@ func (s *shrinker) candidates() []int {
 // keepOnly returns the current forms with every candidate outside keep
 // weakened.
 func (s *shrinker) keepOnly(cands, keep []int) []form {
-	in := make(map[int]bool, len(keep))
-	for _, i := range keep {
-		in[i] = true
-	}
 	next := append([]form(nil), s.forms...)
 	for _, i := range cands {
-		if !in[i] {
-			next[i] = weakForm(s.m, &s.h.Ops[i])
-		}
+		next[i] = weakForm(s.m, &s.h.Ops[i])
+	}
+	for _, i := range keep {
+		next[i] = s.forms[i]
 	}
 	return next
 }
@@ -773,7 +796,7 @@ func (s *shrinker) dropUnobserved() error {
 		return nil
 	}
 	next, ok := s.surplus(s.forms)
-	if !ok || formsKey(next) == formsKey(s.forms) {
+	if !ok || slices.Equal(next, s.forms) {
 		return nil
 	}
 	_, err := s.accept(next)

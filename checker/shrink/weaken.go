@@ -6,7 +6,7 @@ import (
 )
 
 // form is what becomes of one operation of the original history in a
-// reduced one.
+// reduced one. It takes four values, which formsKey packs in two bits.
 type form uint8
 
 const (
