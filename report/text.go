@@ -309,10 +309,11 @@ func Summary(w io.Writer, h *History) error {
 
 // JSON writes r as one indented JSON object followed by a newline.
 func JSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	return writeIndented(w, "  ", func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(r)
+	})
 }
 
 // textWidth is the width explanations are wrapped to.
