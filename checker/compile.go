@@ -56,6 +56,9 @@ func compile[S comparable](m model.Model[S], h *history.History, positions []int
 	if positions == nil {
 		n = len(h.Ops)
 	}
+	if r, ok := any(m).(model.Reserver); ok {
+		r.Reserve(n)
+	}
 	c := &Compiled{Table: t, Ops: make([]model.Op, 0, n), Pos: make([]int, 0, n)}
 	add := func(i int) error {
 		op := &h.Ops[i]

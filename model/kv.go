@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -75,6 +76,10 @@ func (m *kv) Fork() Model[int64] {
 	c.vals.single = true
 	return &c
 }
+
+// Reserve implements Reserver: room in the value table for the values of
+// n more operations.
+func (m *kv) Reserve(n int) { m.vals.reserve(n) }
 
 // Compile interns the operation's values in the model's own table (t only
 // numbers the keys of versioned operations: see the type's comment). With
@@ -435,6 +440,11 @@ type kvValues struct {
 	// read mostly returns a value just written).
 	recent [4]recentID
 	rnext  int
+	// reserved is how many values Reserve said to expect: the first
+	// string interned makes room for them all. Other values go to ids,
+	// and most are read again more than written (a register's integers),
+	// so only strings take the hint.
+	reserved int
 }
 
 // recentID is a value and its id.
@@ -564,6 +574,12 @@ func (v *kvValues) insert(x history.Value) int64 {
 	}
 	e.n = int64(len(x.Text()))
 	e.hash = rollHash(x.Text())
+	if n := v.reserved; n > 0 {
+		v.reserved = 0
+		v.vals = slices.Grow(v.vals, n)
+		v.leaves = slices.Grow(v.leaves, n)
+		v.buckets.reserve(n)
+	}
 	return v.addString(e)
 }
 
@@ -582,6 +598,13 @@ func (v *kvValues) lookup(x history.Value) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// reserve says to expect n more values (see reserved).
+func (v *kvValues) reserve(n int) {
+	v.lock()
+	defer v.unlock()
+	v.reserved += n
 }
 
 func (v *kvValues) add(e kvEntry) int64 {
@@ -802,15 +825,31 @@ func (t *idTable) put(k uint64, val int64) {
 }
 
 func (t *idTable) grow() {
-	keys, vals := t.keys, t.vals
 	if t.bits == 0 {
 		// Small at first: a core's dozens of checks of a few operations
 		// each make tables of their own, and fresh pages cost them more
 		// than the few doublings a large history's table goes through.
-		t.bits = 6
+		t.resize(6)
 	} else {
-		t.bits++
+		t.resize(t.bits + 1)
 	}
+}
+
+// reserve makes room for n more keys without growing.
+func (t *idTable) reserve(n int) {
+	bits := max(t.bits, 6)
+	for 2*(t.n+n) > 1<<bits {
+		bits++
+	}
+	if bits > t.bits {
+		t.resize(bits)
+	}
+}
+
+// resize moves the table's keys into 1<<bits slots.
+func (t *idTable) resize(bits uint) {
+	keys, vals := t.keys, t.vals
+	t.bits = bits
 	t.keys, t.vals, t.n = make([]uint64, 1<<t.bits), make([]int64, 1<<t.bits), 0
 	for i, val := range vals {
 		if val != 0 {

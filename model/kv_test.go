@@ -1,6 +1,8 @@
 package model
 
 import (
+	"slices"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -129,5 +131,54 @@ func TestKVConcurrent(t *testing.T) {
 	}
 	if results[0] != results[2] || results[0] == results[1] {
 		t.Errorf("results differ where they should not: %q %q", results[0][:4], results[1][:4])
+	}
+}
+
+// TestKVReserveKeepsIDs checks that Reserve is only a hint: a model told
+// to expect fewer, as many or more values than it gets compiles every
+// operation, and steps every state, to the same ids as one told nothing,
+// strings and other values mixed, appends built past the reservation
+// included.
+func TestKVReserveKeepsIDs(t *testing.T) {
+	var ops []*history.Op
+	for i := range 300 {
+		switch i % 4 {
+		case 0:
+			ops = append(ops, hop("put", str(strconv.Itoa(i%70))))
+		case 1:
+			ops = append(ops, hop("append", str("x"+strconv.Itoa(i%11))))
+		case 2:
+			ops = append(ops, hop("get", history.IntValue(int64(i%9))))
+		default:
+			ops = append(ops, hop("get", str(strconv.Itoa(i%50)+"x1")))
+		}
+	}
+	run := func(reserve int) []int64 {
+		m := NewKV(Options{})
+		if reserve >= 0 {
+			m.(Reserver).Reserve(reserve)
+		}
+		tab := NewTable()
+		var ids []int64
+		s := m.Init(tab)
+		for _, o := range ops {
+			c := compileOp(t, m, o, tab)
+			ids = append(ids, c.A)
+			if c.Kind == kvAppend || c.Kind == kvWrite {
+				next, ok := m.Step(s, &c)
+				if !ok {
+					t.Fatalf("step %s refused", o.Label())
+				}
+				s = next
+				ids = append(ids, s)
+			}
+		}
+		return ids
+	}
+	want := run(-1)
+	for _, n := range []int{0, 10, len(ops), 10 * len(ops)} {
+		if got := run(n); !slices.Equal(got, want) {
+			t.Errorf("Reserve(%d): ids %v, want %v", n, got, want)
+		}
 	}
 }

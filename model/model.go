@@ -134,6 +134,15 @@ type Forker[S comparable] interface {
 	Fork() Model[S]
 }
 
+// Reserver is implemented by models that intern values in tables of their
+// own (kv). checker.Compile calls Reserve with the number of operations it
+// is about to compile, so that the tables are sized once rather than grown
+// by doubling, which a short run pays in fresh pages. It is only a hint:
+// it changes no id, no step and no verdict.
+type Reserver interface {
+	Reserve(n int)
+}
+
 // OpClass is what an operation does to a register, for checkers that
 // exploit reads and blind writes. It classifies compiled operations
 // (ReadWriteRegister) and, by name, the operations a model accepts
