@@ -11,8 +11,12 @@ func (h *History) Touching() bool {
 			return h.RealTime().Touching // not in call order: place every end
 		}
 	}
-	ids := map[string]int{}
-	var pending []instants // by client, in order of appearance
+	// Sized by the clients counted when h was made: a core's checks each
+	// ask this of a small history, and maps grown step by step cost them
+	// fresh pages.
+	n := max(h.Clients, 0)
+	ids := make(map[string]int, n)
+	pending := make([]instants, 0, n) // by client, in order of appearance
 	for i := range h.Ops {
 		o := &h.Ops[i]
 		c, ok := ids[o.Client]
