@@ -37,7 +37,10 @@ import (
 
 // Checker decides one criterion on a history; Minimize calls it many times,
 // mostly on small histories. Its Result.Criterion tells Minimize which cuts
-// are sound (see Minimize).
+// are sound (see Minimize). The history is the checker's only until it
+// returns: Minimize builds the next one in the same memory, so a checker
+// must not keep it (nor its operations) in anything that outlives the
+// call.
 type Checker func(ctx context.Context, h *history.History) (checker.Result, error)
 
 // Core is a reduced history that still violates the criterion, and how its
@@ -399,6 +402,8 @@ type shrinker struct {
 	originForms []form
 	// key is the buffer formsKey packs forms into.
 	key []byte
+	// scratch holds the operations of the history the last test built.
+	scratch []history.Op
 	// standIn is set when an earlier-called weakened write can stand in for
 	// a later one of the same value (see standIn).
 	standIn bool
@@ -441,7 +446,10 @@ func (s *shrinker) test(forms []form) (checker.Result, bool, error) {
 	if f, ok := s.cached(forms); ok && !f {
 		return checker.Result{}, false, nil
 	}
-	hh, _ := buildFor(s.h, s.m, forms)
+	// The history is the checker's only during the call (see Checker):
+	// the next test builds its own in the same memory.
+	hh, _ := buildInto(s.h, s.m, forms, s.scratch)
+	defer func() { s.scratch = hh.Ops[:0] }()
 	s.checks++
 	ctx := s.ctx
 	if s.budget > 0 {

@@ -95,6 +95,12 @@ func weakForm(m model.Info, o *history.Op) form {
 // the original stay apart even when the operation of unknown outcome
 // between them was dropped, so that no process order is added.
 func buildFor(h *history.History, m model.Info, forms []form) (*history.History, []int) {
+	return buildInto(h, m, forms, nil)
+}
+
+// buildInto is buildFor with the reduced history's operations in buf
+// when it has room for them.
+func buildInto(h *history.History, m model.Info, forms []form, buf []history.Op) (*history.History, []int) {
 	out := *h
 	out.Ops, out.Processes, out.Clients = nil, 0, 0
 	out.Warnings, out.Ignored = nil, 0
@@ -108,7 +114,10 @@ func buildFor(h *history.History, m model.Info, forms []form) (*history.History,
 			n++
 		}
 	}
-	out.Ops = make([]history.Op, 0, n)
+	out.Ops = buf[:0]
+	if cap(buf) < n {
+		out.Ops = make([]history.Op, 0, n)
+	}
 	origin := make([]int, 0, n)
 	write := canonical(m, model.WriteOp)
 	for i := range h.Ops {
