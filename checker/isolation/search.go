@@ -450,21 +450,21 @@ func (s *searcher) pathFrom(a, b node) []int32 {
 }
 
 // closeCycle is the cycle edge e closes: e, then a path back.
-func (s *searcher) closeCycle(e edge) []checker.IsolationStep {
+func (s *searcher) closeCycle(e edge) []edge {
 	path := s.pathFrom(e.to, e.from)
 	all := append([]edge{e}, make([]edge, 0, len(path))...)
 	for _, ei := range path {
 		all = append(all, s.edges[ei])
 	}
-	return s.stepsOf(all)
+	return all
 }
 
-func (s *searcher) cycleSteps(cyc []int32, edges []edge) []checker.IsolationStep {
+func (s *searcher) cycleSteps(cyc []int32, edges []edge) []edge {
 	all := make([]edge, len(cyc))
 	for i, ei := range cyc {
 		all[i] = edges[ei]
 	}
-	return s.stepsOf(all)
+	return all
 }
 
 // stepsOf says a cycle of search edges as steps between transactions,
