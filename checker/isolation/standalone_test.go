@@ -3,20 +3,21 @@ package isolation_test
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/isolation"
-	"github.com/histcheck/histcheck/checker/shrink"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/txn"
 )
 
 // standalone cuts a violation out of h as a history of its own: the
-// transactions it names as recorded and, with unknown outcome (their
-// writes only, as the checker reads such a transaction), the writers of
-// values they read that it does not name. That history must violate the
-// level again: a violation claims no more than its transactions show.
+// transactions it names as recorded and, with their writes alone, the
+// writers of values they read that it does not name (the reads of a
+// transaction nobody's verdict rests on are left out, as the checker
+// leaves out those of a transaction of unknown outcome; it stays in its
+// session, so that session order is as recorded). That history must
+// violate the level again: a violation claims no more than its
+// transactions show.
 func standalone(h *history.History, v checker.Violation) (*history.History, error) {
 	txns, err := txn.FromHistory(h)
 	if err != nil {
@@ -31,7 +32,11 @@ func standalone(h *history.History, v checker.Violation) (*history.History, erro
 			}
 		}
 	}
-	var weak []int
+	keep := map[int]bool{}
+	for _, p := range v.Ops {
+		keep[p] = true
+	}
+	weak := map[int]bool{}
 	for _, p := range v.Ops {
 		if p < 0 || p >= len(txns) || txns[p].Status != history.OK {
 			continue
@@ -40,12 +45,34 @@ func standalone(h *history.History, v checker.Violation) (*history.History, erro
 			if m.Kind != txn.Read {
 				continue
 			}
-			if w, ok := writer[kv{m.Key.String(), m.Value.String()}]; ok && w != p && !slices.Contains(v.Ops, w) && !slices.Contains(weak, w) {
-				weak = append(weak, w)
+			if w, ok := writer[kv{m.Key.String(), m.Value.String()}]; ok && !keep[w] {
+				weak[w] = true
 			}
 		}
 	}
-	return shrink.Core{Ops: v.Ops, Weakened: weak}.Standalone(h)
+	var ops []history.Op
+	for p := range h.Ops {
+		switch {
+		case keep[p]:
+			ops = append(ops, h.Ops[p])
+		case weak[p]:
+			o := h.Ops[p]
+			var writes []history.Value
+			for i, e := range o.Value.Elems() {
+				if i < len(txns[p].Mops) && txns[p].Mops[i].Kind == txn.Write {
+					writes = append(writes, e)
+				}
+			}
+			o.Value = history.ListValue(writes...)
+			ops = append(ops, o)
+		}
+	}
+	out, err := h.Derive(ops)
+	if err != nil {
+		return nil, fmt.Errorf("the violation's transactions are not a history: %w", err)
+	}
+	out.Meta = h.Meta
+	return out, nil
 }
 
 // violatesAlone checks the first violation of a verdict false on its own.
