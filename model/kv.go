@@ -403,7 +403,11 @@ type kvValues struct {
 	// then takes no locks; otherwise mu guards everything below.
 	single bool
 	mu     sync.RWMutex
-	ids    map[history.Value]int64 // values other than strings
+	ids    map[history.Value]int64 // values other than strings and ints (see ints)
+	// ints maps the integers whose text is canonicalInt's to their ids:
+	// most values of a key-value history are integers, and a table keyed
+	// by the number costs less than the map keyed by the value's text.
+	ints   idTable
 	vals   []kvEntry
 	leaves []history.Value // values given whole, by kvEntry.leaf
 	// buckets maps a bucket key (hash and length) to the first string id
@@ -540,7 +544,11 @@ func (v *kvValues) insert(x history.Value) int64 {
 	v.leaves = append(v.leaves, x)
 	if x.Kind() != history.String {
 		id = v.add(e)
-		v.ids[x] = id
+		if n, ok := canonicalInt(x); ok {
+			v.ints.put(uint64(n), id)
+		} else {
+			v.ids[x] = id
+		}
 		return id
 	}
 	e.n = int64(len(x.Text()))
@@ -551,6 +559,9 @@ func (v *kvValues) insert(x history.Value) int64 {
 // lookup finds x's id; the caller holds mu.
 func (v *kvValues) lookup(x history.Value) (int64, bool) {
 	if x.Kind() != history.String {
+		if n, ok := canonicalInt(x); ok {
+			return v.ints.get(uint64(n))
+		}
 		id, ok := v.ids[x]
 		return id, ok
 	}
@@ -563,6 +574,37 @@ func (v *kvValues) lookup(x history.Value) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// canonicalInt returns the integer x holds when x is an integer written
+// as IntValue writes it (an optional minus, no leading zero, no "-0") in at
+// most 18 digits, which always fit an int64: two such values are equal
+// exactly when their numbers are, so their ids can be found by number.
+// Every other value is found by its text, in ids.
+func canonicalInt(x history.Value) (int64, bool) {
+	if x.Kind() != history.Int {
+		return 0, false
+	}
+	t := x.Text()
+	neg := len(t) > 0 && t[0] == '-'
+	if neg {
+		t = t[1:]
+	}
+	if len(t) == 0 || len(t) > 18 || t[0] == '0' && (len(t) > 1 || neg) {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(t); i++ {
+		d := t[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(d)
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 func (v *kvValues) add(e kvEntry) int64 {
