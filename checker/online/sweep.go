@@ -107,14 +107,15 @@ type group[S comparable] struct {
 }
 
 // Sweep is the online check of one object against model m.
+//
+// The fields every event reads come first and the operations last, so
+// that an event touches few cache lines of a sweep (a keyed history has
+// one sweep per key, seldom in cache).
 type Sweep[S comparable] struct {
-	build   func(model.Options) model.Model[S]
-	opts    model.Options
+	reason  string
 	m       model.Model[S]
 	t       *model.Table
 	rw      model.ReadWriteRegister
-	valued  model.Valued[S]
-	ops     [MaxOpen]model.Op
 	used    mask // slots holding an operation
 	unknown mask // slots holding an operation of unknown outcome
 	blind   mask // slots holding a blind write (model.ReadWriteRegister)
@@ -124,13 +125,16 @@ type Sweep[S comparable] struct {
 	seen    map[cfg[S]]struct{}
 	best    map[group[S]][]mask
 	max     int
-	reason  string
+	build   func(model.Options) model.Model[S]
+	opts    model.Options
+	valued  model.Valued[S]
 	// base is the state Base last found, and restarts counts Restart's
 	// calls: most restarts keep the model and its values and start
 	// from base; every rebuildEvery-th builds the model afresh from the
 	// value, which drops the values the past interned.
 	base     S
 	restarts int
+	ops      [MaxOpen]model.Op
 }
 
 // rebuildEvery is how often Restart builds the model afresh.
