@@ -123,6 +123,7 @@ type Sweep[S comparable] struct {
 	next    []cfg[S]
 	queue   []cfg[S]
 	seen    map[cfg[S]]struct{}
+	seenAny bool // seen may hold configurations (most returns add none)
 	best    map[group[S]][]mask
 	max     int
 	build   func(model.Options) model.Model[S]
@@ -237,7 +238,10 @@ func (w *Sweep[S]) Return(o int) Status {
 		return Exceeded
 	}
 	w.next = w.next[:0]
-	clear(w.seen)
+	if w.seenAny { // clearing an empty map still reads it
+		clear(w.seen)
+		w.seenAny = false
+	}
 	for _, c := range w.cfgs {
 		if c.m.has(o) {
 			w.next = append(w.next, c)
@@ -292,6 +296,7 @@ func (w *Sweep[S]) extend(c cfg[S], o int) bool {
 				return false
 			}
 			w.seen[y] = struct{}{}
+			w.seenAny = true
 			w.queue = append(w.queue, y)
 		}
 	}
