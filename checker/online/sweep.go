@@ -119,6 +119,11 @@ type Sweep[S comparable] struct {
 	used    mask // slots holding an operation
 	unknown mask // slots holding an operation of unknown outcome
 	blind   mask // slots holding a blind write (model.ReadWriteRegister)
+	// useful holds the blind writes of unknown outcome after which some
+	// open operation that is not a blind write is legal: the others are
+	// never worth trying (see pointless), and a long run's keys each
+	// keep dozens of crashed writes open that nothing reads.
+	useful  mask
 	cfgs    []cfg[S]
 	next    []cfg[S]
 	queue   []cfg[S]
@@ -160,7 +165,7 @@ func (w *Sweep[S]) start(opts model.Options) {
 	w.t = model.NewTable()
 	w.rw, _ = w.m.(model.ReadWriteRegister)
 	w.valued, _ = w.m.(model.Valued[S])
-	w.used, w.unknown, w.blind = mask{}, mask{}, mask{}
+	w.used, w.unknown, w.blind, w.useful = mask{}, mask{}, mask{}, mask{}
 	clear(w.ops[:])
 	w.cfgs = append(w.cfgs[:0], cfg[S]{s: w.m.Init(w.t)})
 	w.reason = ""
@@ -229,6 +234,9 @@ func (w *Sweep[S]) Invoke(op *history.Op) (int, Status, error) {
 	if mo.Unknown {
 		w.unknown.set(slot)
 	}
+	if w.rw != nil {
+		w.markUseful(slot)
+	}
 	return slot, Open, nil
 }
 
@@ -267,7 +275,7 @@ func (w *Sweep[S]) extend(c cfg[S], o int) bool {
 	for len(w.queue) > 0 {
 		x := w.queue[len(w.queue)-1]
 		w.queue = w.queue[:len(w.queue)-1]
-		free := w.used.andNot(x.m)
+		free := w.used.andNot(x.m).andNot(w.unknown.and(w.blind).andNot(w.useful))
 		if free.andNot(w.blind).empty() {
 			// Only blind writes are left: one of unknown outcome is
 			// never worth trying (see pointless).
@@ -301,6 +309,37 @@ func (w *Sweep[S]) extend(c cfg[S], o int) bool {
 		}
 	}
 	return true
+}
+
+// markUseful adds to useful what the operation just added in slot makes
+// useful: itself, a blind write of unknown outcome after which an open
+// operation that is not a blind write is legal, or, being such an
+// operation, the blind writes of unknown outcome after which it is. A
+// blind write's state does not depend on the state before it, so it is
+// stepped from any configuration's. Bits are cleared only when their
+// operations settle: useful may hold more than it must, never less.
+func (w *Sweep[S]) markUseful(slot int) {
+	writes := w.unknown.and(w.blind)
+	readers := w.used.andNot(w.blind)
+	if writes.has(slot) {
+		after, _ := w.m.Step(w.cfgs[0].s, &w.ops[slot])
+		for q := range slots(readers) {
+			if _, ok := w.m.Step(after, &w.ops[q]); ok {
+				w.useful.set(slot)
+				return
+			}
+		}
+		return
+	}
+	if !readers.has(slot) {
+		return
+	}
+	for q := range slots(writes.andNot(w.useful)) {
+		after, _ := w.m.Step(w.cfgs[0].s, &w.ops[q])
+		if _, ok := w.m.Step(after, &w.ops[slot]); ok {
+			w.useful.set(q)
+		}
+	}
 }
 
 // pointless reports that linearizing op, of unknown outcome, from x to
@@ -384,6 +423,7 @@ func (w *Sweep[S]) settle(o int) {
 	w.used = w.used.andNot(done)
 	w.unknown = w.unknown.andNot(done)
 	w.blind = w.blind.andNot(done)
+	w.useful = w.useful.andNot(done)
 	for q := range slots(done) {
 		w.ops[q] = model.Op{}
 	}
