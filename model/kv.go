@@ -420,6 +420,14 @@ type kvValues struct {
 	// read mostly returns a value just written).
 	recent [4]recentID
 	rnext  int
+	// recentInts are the same for integers (see singleIntID).
+	recentInts [4]recentInt
+	rinext     int
+}
+
+// recentInt is an integer canonicalInt takes and its id.
+type recentInt struct {
+	n, id int64
 }
 
 // recentID is a value and its id.
@@ -430,6 +438,9 @@ type recentID struct {
 
 // singleID is id for a table one goroutine uses.
 func (v *kvValues) singleID(x history.Value) int64 {
+	if n, ok := canonicalInt(x); ok {
+		return v.singleIntID(n, x)
+	}
 	for i := range v.recent {
 		if r := &v.recent[i]; r.id != 0 && r.v == x {
 			return r.id
@@ -441,6 +452,25 @@ func (v *kvValues) singleID(x history.Value) int64 {
 	}
 	v.recent[v.rnext] = recentID{v: x, id: id}
 	v.rnext = (v.rnext + 1) % len(v.recent)
+	return id
+}
+
+// singleIntID is singleID for x, an integer that canonicalInt reads as
+// n: compared and looked up by number, without its text.
+func (v *kvValues) singleIntID(n int64, x history.Value) int64 {
+	for _, r := range v.recentInts {
+		if r.id != 0 && r.n == n {
+			return r.id
+		}
+	}
+	id, ok := v.ints.get(uint64(n))
+	if !ok {
+		id = v.add(kvEntry{leaf: int32(len(v.leaves)), n: -1})
+		v.leaves = append(v.leaves, x)
+		v.ints.put(uint64(n), id)
+	}
+	v.recentInts[v.rinext] = recentInt{n: n, id: id}
+	v.rinext = (v.rinext + 1) % len(v.recentInts)
 	return id
 }
 
