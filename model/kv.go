@@ -810,12 +810,18 @@ func (v *kvValues) equalsConcat(c, s, suffix, sn int64) bool {
 
 // idTable is an open-addressing hash map from uint64 keys to non-zero
 // int64 values, without the overhead of a general map on the search's
-// hottest path.
+// hottest path. A key and its value are side by side, so that a lookup
+// reads one cache line.
 type idTable struct {
-	keys []uint64
-	vals []int64 // 0: empty slot
-	n    int
-	bits uint
+	slots []idSlot // value 0: empty slot
+	n     int
+	bits  uint
+}
+
+// idSlot is a key and its value.
+type idSlot struct {
+	k uint64
+	v int64
 }
 
 func (t *idTable) slot(k uint64) uint64 { return (k * 0x9e3779b97f4a7c15) >> (64 - t.bits) }
@@ -824,38 +830,40 @@ func (t *idTable) get(k uint64) (int64, bool) {
 	if t.n == 0 {
 		return 0, false
 	}
-	mask := uint64(len(t.keys) - 1)
+	mask := uint64(len(t.slots) - 1)
 	for i := t.slot(k); ; i = (i + 1) & mask {
-		if t.vals[i] == 0 {
+		e := &t.slots[i]
+		if e.v == 0 {
 			return 0, false
 		}
-		if t.keys[i] == k {
-			return t.vals[i], true
+		if e.k == k {
+			return e.v, true
 		}
 	}
 }
 
 // put sets k to val (non-zero), replacing any value k had.
 func (t *idTable) put(k uint64, val int64) {
-	if 2*(t.n+1) > len(t.keys) {
+	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
-	mask := uint64(len(t.keys) - 1)
+	mask := uint64(len(t.slots) - 1)
 	for i := t.slot(k); ; i = (i + 1) & mask {
-		if t.vals[i] == 0 {
-			t.keys[i], t.vals[i] = k, val
+		e := &t.slots[i]
+		if e.v == 0 {
+			*e = idSlot{k: k, v: val}
 			t.n++
 			return
 		}
-		if t.keys[i] == k {
-			t.vals[i] = val
+		if e.k == k {
+			e.v = val
 			return
 		}
 	}
 }
 
 func (t *idTable) grow() {
-	keys, vals := t.keys, t.vals
+	old := t.slots
 	if t.bits == 0 {
 		// Small at first: a core's dozens of checks of a few operations
 		// each make tables of their own, and fresh pages cost them more
@@ -864,10 +872,10 @@ func (t *idTable) grow() {
 	} else {
 		t.bits++
 	}
-	t.keys, t.vals, t.n = make([]uint64, 1<<t.bits), make([]int64, 1<<t.bits), 0
-	for i, val := range vals {
-		if val != 0 {
-			t.put(keys[i], val)
+	t.slots, t.n = make([]idSlot, 1<<t.bits), 0
+	for _, e := range old {
+		if e.v != 0 {
+			t.put(e.k, e.v)
 		}
 	}
 }
