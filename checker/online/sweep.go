@@ -228,7 +228,9 @@ func (w *Sweep[S]) Invoke(op *history.Op) (int, Status, error) {
 	}
 	w.ops[slot] = mo
 	w.used.set(slot)
-	if w.rw != nil && w.rw.Class(&mo) == model.WriteOp {
+	// Class takes the stored copy: mo's address, passed to an interface
+	// method, would make every operation a heap allocation.
+	if w.rw != nil && w.rw.Class(&w.ops[slot]) == model.WriteOp {
 		w.blind.set(slot)
 	}
 	if mo.Unknown {
