@@ -140,7 +140,11 @@ type Sweep[S comparable] struct {
 	// value, which drops the values the past interned.
 	base     S
 	restarts int
-	ops      [MaxOpen]model.Op
+	// written holds, by slot, the state each blind write of unknown
+	// outcome leaves (whatever the state before it): markUseful reads
+	// these, a few cache lines, rather than the operations.
+	written [MaxOpen]S
+	ops     [MaxOpen]model.Op
 }
 
 // rebuildEvery is how often Restart builds the model afresh.
@@ -325,6 +329,7 @@ func (w *Sweep[S]) markUseful(slot int) {
 	readers := w.used.andNot(w.blind)
 	if writes.has(slot) {
 		after, _ := w.m.Step(w.cfgs[0].s, &w.ops[slot])
+		w.written[slot] = after
 		for q := range slots(readers) {
 			if _, ok := w.m.Step(after, &w.ops[q]); ok {
 				w.useful.set(slot)
@@ -336,9 +341,9 @@ func (w *Sweep[S]) markUseful(slot int) {
 	if !readers.has(slot) {
 		return
 	}
+	op := &w.ops[slot]
 	for q := range slots(writes.andNot(w.useful)) {
-		after, _ := w.m.Step(w.cfgs[0].s, &w.ops[q])
-		if _, ok := w.m.Step(after, &w.ops[slot]); ok {
+		if _, ok := w.m.Step(w.written[q], op); ok {
 			w.useful.set(q)
 		}
 	}
