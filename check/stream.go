@@ -170,18 +170,21 @@ func (s *Stream) at(i int64) *kept {
 	return &s.window[i/keptChunk][i%keptChunk]
 }
 
-// streamObj is one object's state.
+// streamObj is one object's state. The fields every event reads come
+// first, with room for the few events a key usually holds back, so that
+// an event reads a couple of neighbouring cache lines of its key.
 type streamObj struct {
-	key     history.Value
-	sweep   online.Object
-	held    []heldEvent
-	open    int // operations invoked and not settled
 	verdict checker.Verdict
 	reason  string // why the verdict is unknown
+	sweep   online.Object
+	held    []heldEvent // in heldBuf until more are held
+	open    int         // operations invoked and not settled
+	since   int         // operations handed to the sweep since cur began
+	heldBuf [4]heldEvent
+	key     history.Value
 	result  *Result
 	prev    *segment // nil: the window holds none of its operations
 	cur     *segment
-	since   int         // operations handed to the sweep since cur began
 	pending []*streamOp // operations of unknown outcome in the sweep
 }
 
@@ -419,6 +422,7 @@ func (s *Stream) object(k history.Value) *streamObj {
 		return o
 	}
 	o := &streamObj{key: k, sweep: s.model.Online(s.mopts), cur: &segment{start: s.kept}}
+	o.held = o.heldBuf[:0]
 	s.objs[k] = o
 	s.order = append(s.order, o)
 	if byNum {
