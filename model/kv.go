@@ -29,12 +29,16 @@ const (
 // search several keys at once with one model value (a Fork's table is for
 // one goroutine and takes no locks); it only grows, so use one model value
 // per check.
+//
+// Compile reads the fields before info, which come first so that they
+// share a cache line: a keyed check has a kv model per key, seldom in
+// cache.
 type kv struct {
-	info     Info
-	init     history.Value
+	vals     *kvValues
 	nilAny   bool
 	versions bool // compile versions (Options.Versions)
-	vals     *kvValues
+	init     history.Value
+	info     Info
 }
 
 // NewKV returns the key-value model: every key is a register that starts at
@@ -400,14 +404,20 @@ func (m *kv) Keep(ops []Op) []bool {
 // id. TestKVStepPure checks these properties.
 type kvValues struct {
 	// single is set for a table used by one goroutine alone (a Fork), which
-	// then takes no locks; otherwise mu guards everything below.
+	// then takes no locks; otherwise mu guards every other field. It comes
+	// first with what finding an integer reads (recentInts, ints), so
+	// that they share a cache line or two.
 	single bool
-	mu     sync.RWMutex
-	ids    map[history.Value]int64 // values other than strings and ints (see ints)
+	// recentInts are the integers a single table interned or found last
+	// (see singleIntID).
+	recentInts [4]recentInt
+	rinext     int
 	// ints maps the integers whose text is canonicalInt's to their ids:
 	// most values of a key-value history are integers, and a table keyed
 	// by the number costs less than the map keyed by the value's text.
 	ints   idTable
+	mu     sync.RWMutex
+	ids    map[history.Value]int64 // values other than strings and ints (see ints)
 	vals   []kvEntry
 	leaves []history.Value // values given whole, by kvEntry.leaf
 	// buckets maps a bucket key (hash and length) to the first string id
@@ -420,9 +430,6 @@ type kvValues struct {
 	// read mostly returns a value just written).
 	recent [4]recentID
 	rnext  int
-	// recentInts are the same for integers (see singleIntID).
-	recentInts [4]recentInt
-	rinext     int
 }
 
 // recentInt is an integer canonicalInt takes and its id.
