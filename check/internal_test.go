@@ -362,3 +362,30 @@ func verdictsOf(l ladder.Ladder) map[string]checker.Verdict {
 	}
 	return out
 }
+
+func TestSmallKey(t *testing.T) {
+	big, _ := history.BigIntValue("123456789012345678901")
+	for _, c := range []struct {
+		k  history.Value
+		n  int
+		ok bool
+	}{
+		{history.IntValue(0), 0, true},
+		{history.IntValue(7), 7, true},
+		{history.IntValue(999), 999, true},
+		{history.IntValue(maxByNum), maxByNum, true},
+		{history.IntValue(maxByNum + 1), 0, false},
+		{history.IntValue(100_000), 0, false},
+		{history.IntValue(-1), 0, false},
+		{big, 0, false},
+		{history.StringValue("7"), 0, false},
+		{history.FloatValue(7.5), 0, false},
+		{history.Value{}, 0, false},
+		{history.NilValue, 0, false},
+	} {
+		n, ok := smallKey(c.k)
+		if ok != c.ok || ok && n != c.n {
+			t.Errorf("smallKey(%#v) = %d, %v; want %d, %v", c.k, n, ok, c.n, c.ok)
+		}
+	}
+}

@@ -28,6 +28,12 @@ type fastJSON struct {
 	// that each is made once.
 	procs []string
 	ints  []history.Value
+	// bigProcs holds the names of the larger process numbers read last,
+	// by number modulo its size: Jepsen numbers the client that replaces
+	// a crashed one past every other (by the concurrency), so a long
+	// history's running clients have large numbers, distinct modulo
+	// their count, that would otherwise be looked up by text each event.
+	bigProcs [bigProcCache]procEntry
 	// lb builds arrays, nested ones included, as one encoding; building
 	// is set while it does (an object inside such an array builds its
 	// own values, and arrays inside it, with list).
@@ -38,6 +44,15 @@ type fastJSON struct {
 // smallCache bounds the numbers whose process names and values fastJSON
 // keeps (procs, ints).
 const smallCache = 4096
+
+// bigProcCache is the size of fastJSON.bigProcs, a power of two.
+const bigProcCache = 256
+
+// procEntry is a process number and its name.
+type procEntry struct {
+	n    int64
+	name string
+}
 
 // fastDepth is how deep fastJSON follows nested values before it gives up;
 // the slow reader enforces the real limit.
@@ -60,9 +75,9 @@ func (p *fastJSON) name(b []byte) string { return p.intern.name(b) }
 // names), up to maxInterned of them. The zero interner is ready to use.
 type interner struct {
 	m map[string]string
-	// recent holds the last few new names, compared before the map is
-	// hashed: a history has few operation and field names, read again
-	// and again.
+	// recent holds the last few names found or added, compared before
+	// the map is hashed: a history has few operation and field names,
+	// read again and again.
 	recent [internRecent]string
 	next   int
 }
@@ -78,6 +93,11 @@ func (in *interner) name(b []byte) string {
 		}
 	}
 	if s, ok := in.m[string(b)]; ok {
+		// Found in the table: recent once more, so that many new
+		// names (processes) do not keep the few names read again and
+		// again (operations) out of it.
+		in.recent[in.next%internRecent] = s
+		in.next++
 		return s
 	}
 	s := string(b)
@@ -582,7 +602,11 @@ func (p *fastJSON) process() (string, bool) {
 // reads of it.
 func (p *fastJSON) procName(n int64, t []byte) string {
 	if n >= smallCache {
-		return p.name(t)
+		c := &p.bigProcs[n&(bigProcCache-1)]
+		if c.n != n || c.name == "" {
+			*c = procEntry{n: n, name: p.name(t)}
+		}
+		return c.name
 	}
 	name := smallSlot(&p.procs, n)
 	if *name == "" {

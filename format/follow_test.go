@@ -83,3 +83,29 @@ func TestAppendEventLine(t *testing.T) {
 		}
 	}
 }
+
+// TestLineEventsProcessNames reads processes numbered past the table of
+// small numbers, some of them sharing a place in the cache of large
+// ones, with names and operations between them: each event has its own
+// process and operation.
+func TestLineEventsProcessNames(t *testing.T) {
+	procs := []string{"5000", "5256", "5000", "70000", "5256", "4096", "5512", "5000", "1", "0", "5000", `"n5000"`, "5000"}
+	fs := []string{"read", "write", "cas", "read"}
+	var in strings.Builder
+	for i, p := range procs {
+		in.WriteString(`{"process":` + p + `,"type":"invoke","f":"` + fs[i%len(fs)] + `","x` + fs[i%3] + `":1}` + "\n")
+	}
+	l, err := NewLineEvents(strings.NewReader(in.String()), JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range procs {
+		e, err := l.Next()
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if want := strings.Trim(p, `"`); e.Process != want || e.F != fs[i%len(fs)] || len(e.Extra) != 1 || e.Extra[0].Name != "x"+fs[i%3] {
+			t.Errorf("event %d: process %q, f %q, extra %v; want %q, %q, x%s", i, e.Process, e.F, e.Extra, want, fs[i%len(fs)], fs[i%3])
+		}
+	}
+}

@@ -17,6 +17,9 @@ func sniffReference(src []byte) string {
 	if f := sniffResearchReference(head); f != "" {
 		return f
 	}
+	if dbcopReference(head) {
+		return DBCop
+	}
 	// Jepsen's history.txt, added after the registry: its first line is
 	// process, :type, f and value, tab-separated.
 	line, _, _ := bytes.Cut(bytes.TrimLeft(head, "\r\n"), []byte("\n"))
@@ -122,4 +125,28 @@ func sniffResearchReference(head []byte) string {
 		return AWDITTest
 	}
 	return ""
+}
+
+// dbcopReference tells dbcop's history JSON, added after the registry:
+// with JSON's whitespace taken out, it starts as the generator's wrapper
+// ({"params": …, with "data" in the first 4 KiB) or as an array of
+// sessions of transactions with events ([[{"events": …, or [[] with
+// "events" in the first 4 KiB), its sessions empty included.
+func dbcopReference(head []byte) bool {
+	head = head[:min(len(head), 4096)]
+	compact := strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\t' || r == '\r' || r == '\n' {
+			return -1
+		}
+		return r
+	}, string(head))
+	switch {
+	case strings.HasPrefix(compact, `{"params":`):
+		return strings.Contains(string(head), `"data"`)
+	case strings.HasPrefix(compact, `[[{"events":`):
+		return true
+	case strings.HasPrefix(compact, `[[]`):
+		return strings.Contains(string(head), `"events"`)
+	}
+	return false
 }

@@ -30,12 +30,16 @@ const (
 // search several keys at once with one model value (a Fork's table is for
 // one goroutine and takes no locks); it only grows, so use one model value
 // per check.
+//
+// Compile reads the fields before info, which come first so that they
+// share a cache line: a keyed check has a kv model per key, seldom in
+// cache.
 type kv struct {
-	info     Info
-	init     history.Value
+	vals     *kvValues
 	nilAny   bool
 	versions bool // compile versions (Options.Versions)
-	vals     *kvValues
+	init     history.Value
+	info     Info
 }
 
 // NewKV returns the key-value model: every key is a register that starts at
@@ -424,10 +428,20 @@ func (m *kv) observed(ops []Op) string {
 // id. TestKVStepPure checks these properties.
 type kvValues struct {
 	// single is set for a table used by one goroutine alone (a Fork), which
-	// then takes no locks; otherwise mu guards everything below.
+	// then takes no locks; otherwise mu guards every other field. It comes
+	// first with what finding an integer reads (recentInts, ints), so
+	// that they share a cache line or two.
 	single bool
+	// recentInts are the integers a single table interned or found last
+	// (see singleIntID).
+	recentInts [4]recentInt
+	rinext     int
+	// ints maps the integers whose text is canonicalInt's to their ids:
+	// most values of a key-value history are integers, and a table keyed
+	// by the number costs less than the map keyed by the value's text.
+	ints   idTable
 	mu     sync.RWMutex
-	ids    map[history.Value]int64 // values other than strings
+	ids    map[history.Value]int64 // values other than strings and ints (see ints)
 	vals   []kvEntry
 	leaves []history.Value // values given whole, by kvEntry.leaf
 	// buckets maps a bucket key (hash and length) to the first string id
@@ -441,10 +455,15 @@ type kvValues struct {
 	recent [4]recentID
 	rnext  int
 	// reserved is how many values Reserve said to expect: the first
-	// string interned makes room for them all. Other values go to ids,
-	// and most are read again more than written (a register's integers),
-	// so only strings take the hint.
+	// string interned makes room for them all. Integers and other values
+	// go to ints and ids, and most are read again more than written (a
+	// register's integers), so only strings take the hint.
 	reserved int
+}
+
+// recentInt is an integer canonicalInt takes and its id.
+type recentInt struct {
+	n, id int64
 }
 
 // recentID is a value and its id.
@@ -455,6 +474,9 @@ type recentID struct {
 
 // singleID is id for a table one goroutine uses.
 func (v *kvValues) singleID(x history.Value) int64 {
+	if n, ok := canonicalInt(x); ok {
+		return v.singleIntID(n, x)
+	}
 	for i := range v.recent {
 		if r := &v.recent[i]; r.id != 0 && r.v == x {
 			return r.id
@@ -466,6 +488,25 @@ func (v *kvValues) singleID(x history.Value) int64 {
 	}
 	v.recent[v.rnext] = recentID{v: x, id: id}
 	v.rnext = (v.rnext + 1) % len(v.recent)
+	return id
+}
+
+// singleIntID is singleID for x, an integer that canonicalInt reads as
+// n: compared and looked up by number, without its text.
+func (v *kvValues) singleIntID(n int64, x history.Value) int64 {
+	for _, r := range v.recentInts {
+		if r.id != 0 && r.n == n {
+			return r.id
+		}
+	}
+	id, ok := v.ints.get(uint64(n))
+	if !ok {
+		id = v.add(kvEntry{leaf: int32(len(v.leaves)), n: -1})
+		v.leaves = append(v.leaves, x)
+		v.ints.put(uint64(n), id)
+	}
+	v.recentInts[v.rinext] = recentInt{n: n, id: id}
+	v.rinext = (v.rinext + 1) % len(v.recentInts)
 	return id
 }
 
@@ -569,7 +610,11 @@ func (v *kvValues) insert(x history.Value) int64 {
 	v.leaves = append(v.leaves, x)
 	if x.Kind() != history.String {
 		id = v.add(e)
-		v.ids[x] = id
+		if n, ok := canonicalInt(x); ok {
+			v.ints.put(uint64(n), id)
+		} else {
+			v.ids[x] = id
+		}
 		return id
 	}
 	e.n = int64(len(x.Text()))
@@ -586,6 +631,9 @@ func (v *kvValues) insert(x history.Value) int64 {
 // lookup finds x's id; the caller holds mu.
 func (v *kvValues) lookup(x history.Value) (int64, bool) {
 	if x.Kind() != history.String {
+		if n, ok := canonicalInt(x); ok {
+			return v.ints.get(uint64(n))
+		}
 		id, ok := v.ids[x]
 		return id, ok
 	}
@@ -598,6 +646,37 @@ func (v *kvValues) lookup(x history.Value) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// canonicalInt returns the integer x holds when x is an integer written
+// as IntValue writes it (an optional minus, no leading zero, no "-0") in at
+// most 18 digits, which always fit an int64: two such values are equal
+// exactly when their numbers are, so their ids can be found by number.
+// Every other value is found by its text, in ids.
+func canonicalInt(x history.Value) (int64, bool) {
+	if x.Kind() != history.Int {
+		return 0, false
+	}
+	t := x.Text()
+	neg := len(t) > 0 && t[0] == '-'
+	if neg {
+		t = t[1:]
+	}
+	if len(t) == 0 || len(t) > 18 || t[0] == '0' && (len(t) > 1 || neg) {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(t); i++ {
+		d := t[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(d)
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // reserve says to expect n more values (see reserved).
@@ -780,12 +859,18 @@ func (v *kvValues) equalsConcat(c, s, suffix, sn int64) bool {
 
 // idTable is an open-addressing hash map from uint64 keys to non-zero
 // int64 values, without the overhead of a general map on the search's
-// hottest path.
+// hottest path. A key and its value are side by side, so that a lookup
+// reads one cache line.
 type idTable struct {
-	keys []uint64
-	vals []int64 // 0: empty slot
-	n    int
-	bits uint
+	slots []idSlot // value 0: empty slot
+	n     int
+	bits  uint
+}
+
+// idSlot is a key and its value.
+type idSlot struct {
+	k uint64
+	v int64
 }
 
 func (t *idTable) slot(k uint64) uint64 { return (k * 0x9e3779b97f4a7c15) >> (64 - t.bits) }
@@ -794,31 +879,33 @@ func (t *idTable) get(k uint64) (int64, bool) {
 	if t.n == 0 {
 		return 0, false
 	}
-	mask := uint64(len(t.keys) - 1)
+	mask := uint64(len(t.slots) - 1)
 	for i := t.slot(k); ; i = (i + 1) & mask {
-		if t.vals[i] == 0 {
+		e := &t.slots[i]
+		if e.v == 0 {
 			return 0, false
 		}
-		if t.keys[i] == k {
-			return t.vals[i], true
+		if e.k == k {
+			return e.v, true
 		}
 	}
 }
 
 // put sets k to val (non-zero), replacing any value k had.
 func (t *idTable) put(k uint64, val int64) {
-	if 2*(t.n+1) > len(t.keys) {
+	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
-	mask := uint64(len(t.keys) - 1)
+	mask := uint64(len(t.slots) - 1)
 	for i := t.slot(k); ; i = (i + 1) & mask {
-		if t.vals[i] == 0 {
-			t.keys[i], t.vals[i] = k, val
+		e := &t.slots[i]
+		if e.v == 0 {
+			*e = idSlot{k: k, v: val}
 			t.n++
 			return
 		}
-		if t.keys[i] == k {
-			t.vals[i] = val
+		if e.k == k {
+			e.v = val
 			return
 		}
 	}
@@ -848,12 +935,12 @@ func (t *idTable) reserve(n int) {
 
 // resize moves the table's keys into 1<<bits slots.
 func (t *idTable) resize(bits uint) {
-	keys, vals := t.keys, t.vals
+	old := t.slots
 	t.bits = bits
-	t.keys, t.vals, t.n = make([]uint64, 1<<t.bits), make([]int64, 1<<t.bits), 0
-	for i, val := range vals {
-		if val != 0 {
-			t.put(keys[i], val)
+	t.slots, t.n = make([]idSlot, 1<<t.bits), 0
+	for _, e := range old {
+		if e.v != 0 {
+			t.put(e.k, e.v)
 		}
 	}
 }

@@ -309,7 +309,14 @@ func (s *store) exec(ti int32, j int, snap int64) {
 	if s.iso != IsoBroken {
 		n = sort.Search(len(ks.seqs), func(i int) bool { return ks.seqs[i] > snap })
 	}
-	read := append([]int64(nil), ks.vals[:n]...)
+	visible := ks.vals[:n]
+	if s.o.Registers && n > 0 {
+		// A register read returns the last version alone: copying them
+		// all grew with the square of a key's writes (22 GB for 1,000,000
+		// transactions on 1,000 keys that never retire).
+		visible = visible[n-1:]
+	}
+	read := append([]int64(nil), visible...)
 	if s.iso != IsoBroken {
 		for _, w := range t.mops[:j] {
 			if w.write && w.key == m.key {

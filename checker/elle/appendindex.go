@@ -324,8 +324,8 @@ func (t *writerTable) get(v history.Value) (appendWriter, bool) {
 // duplicateError says which element was appended twice.
 func (a *appendAnalysis) duplicateError(dup, first appendWriter) error {
 	m := a.txns[dup.txn].Mops[dup.mop]
-	return duplicate(true, m.Key, m.Value, fmt.Errorf("%s is appended to key %s twice (transactions at operations %d and %d); "+
-		"list-append needs each key's elements to be unique", m.Value, m.Key, a.txns[first.txn].Op, a.txns[dup.txn].Op))
+	return duplicate(true, m.Key, m.Value, fmt.Errorf("%s is appended to key %s twice (%s); "+
+		"list-append needs each key's elements to be unique", m.Value, m.Key, where(a.txns[first.txn].Op, a.txns[dup.txn].Op)))
 }
 
 // lastAppends maps each key to the position of the transaction's last

@@ -13,8 +13,8 @@ import (
 )
 
 // TestDuplicateAppend names, of the elements appended twice, the one whose
-// second append comes first in the history, with both transactions,
-// whichever key it is on.
+// second append comes first in the history, with both transactions (or
+// the one, when a transaction appends it twice), whichever key it is on.
 func TestDuplicateAppend(t *testing.T) {
 	for _, c := range []struct {
 		txns       []string
@@ -25,10 +25,15 @@ func TestDuplicateAppend(t *testing.T) {
 		{[]string{"ay5", "ax1", "ay5", "ax1"}, "y", "5", 0, 2},
 		{[]string{"ax1ay5", "ay6", "ay6ax1"}, "y", "6", 1, 2},
 		{[]string{"fail:ax1", "ax2", "rx2", "ax1"}, "x", "1", 0, 3},
+		{[]string{"ay2", "ax1ax1"}, "x", "1", 1, 1},
 	} {
 		h := concurrent(t, false, c.txns...)
 		_, err := elle.Analyze(context.Background(), h, elle.ListAppend, 0)
-		want := fmt.Sprintf("%s is appended to key %s twice (transactions at operations %d and %d)", c.value, c.key, opOf(t, h.Ops, c.first), opOf(t, h.Ops, c.dup))
+		where := fmt.Sprintf("transactions at operations %d and %d", opOf(t, h.Ops, c.first), opOf(t, h.Ops, c.dup))
+		if c.first == c.dup {
+			where = fmt.Sprintf("both in the transaction at operation %d", opOf(t, h.Ops, c.first))
+		}
+		want := fmt.Sprintf("%s is appended to key %s twice (%s)", c.value, c.key, where)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: %v, want %q", c.txns, err, want)
 		}

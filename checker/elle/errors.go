@@ -25,3 +25,12 @@ func duplicate(appends bool, k, v fmt.Stringer, err error) *RefusedError {
 	}
 	return &RefusedError{Type: "duplicate-writes", Elle: fmt.Sprintf("Key %s had value %s written by more than one op", k, v), Err: err}
 }
+
+// where names the transactions of a duplicate: the two operations, or
+// the one when the same transaction wrote the value twice.
+func where(first, second int) string {
+	if first == second {
+		return fmt.Sprintf("both in the transaction at operation %d", first)
+	}
+	return fmt.Sprintf("transactions at operations %d and %d", first, second)
+}

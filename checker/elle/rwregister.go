@@ -83,8 +83,8 @@ func (a *registerAnalysis) indexWrites() error {
 			}
 			kv := keyVal{m.Key, m.Value}
 			if prev, dup := a.writers[kv]; dup {
-				return duplicate(false, m.Key, m.Value, fmt.Errorf("%s is written to key %s twice (transactions at operations %d and %d); "+
-					"rw-register needs each key's written values to be unique", m.Value, m.Key, a.txns[prev.txn].Op, t.Op))
+				return duplicate(false, m.Key, m.Value, fmt.Errorf("%s is written to key %s twice (%s); "+
+					"rw-register needs each key's written values to be unique", m.Value, m.Key, where(a.txns[prev.txn].Op, t.Op)))
 			}
 			a.writers[kv] = elemWriter{txn: ti, mop: mi, final: last[m.Key] == mi}
 		}

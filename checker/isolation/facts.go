@@ -1,6 +1,8 @@
 package isolation
 
 import (
+	"slices"
+
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
 )
@@ -150,12 +152,24 @@ func (ix *index) cycleViolation(cyc []int32, edges []edge, reasons []reason, pat
 		if st.From >= 0 {
 			ops = append(ops, st.From)
 		}
-		if e.kind == edgeCO && f.Reader == checker.None {
-			r := reasons[e.ref]
+		if e.kind != edgeCO {
+			continue
+		}
+		// Every forced edge's reader is in the violation, and so are the
+		// transactions through which t2 happens before it (causal
+		// consistency), so that the violation's transactions show it on
+		// their own.
+		r := reasons[e.ref]
+		ops = append(ops, ix.opOf(r.reader))
+		if r.why == whyCausal {
+			for _, v := range ix.hbPath(e.from, r.reader) {
+				ops = append(ops, ix.opOf(v))
+			}
+		}
+		if f.Reader == checker.None {
 			f.Reader = ix.opOf(r.reader)
 			f.Key, f.Value, f.Mop = ix.readOf(r.reader, r.read)
 			f.Writer = st.To
-			ops = append(ops, f.Reader)
 		}
 	}
 	if pattern == "CyclicCO" {
@@ -166,6 +180,35 @@ func (ix *index) cycleViolation(cyc []int32, edges []edge, reasons []reason, pat
 	}
 	ops = dedupe(ops)
 	return checker.Violation{Ops: ops, Pattern: pattern, Op: firstOr(ops), Isolation: f}
+}
+
+// hbPath is a shortest path of session order and reads-from from a to b,
+// the nodes strictly between them in order; nil when there is none.
+func (ix *index) hbPath(a, b node) []node {
+	g := newGraph(len(ix.op), ix.baseEdges())
+	via := make([]node, len(ix.op))
+	for i := range via {
+		via[i] = -1
+	}
+	via[a] = a
+	queue := []node{a}
+	for qi := 0; qi < len(queue) && via[b] < 0; qi++ {
+		for _, ei := range g.succ(queue[qi]) {
+			if w := g.edges[ei].to; via[w] < 0 {
+				via[w] = queue[qi]
+				queue = append(queue, w)
+			}
+		}
+	}
+	if via[b] < 0 {
+		return nil
+	}
+	var out []node
+	for v := via[b]; v != a; v = via[v] {
+		out = append(out, v)
+	}
+	slices.Reverse(out)
+	return out
 }
 
 func dedupe(xs []int) []int {

@@ -51,6 +51,11 @@ func TestPublished(t *testing.T) {
 				if got := res.Valid == checker.True; res.Valid == checker.Unknown || got != holds {
 					t.Errorf("%s, %s: %s (%s), the tool's tests say %v", path, level, res.Valid, res.Reason, holds)
 				}
+				if res.Valid == checker.False {
+					if err := violatesAlone(h, level, res); err != nil {
+						t.Errorf("%s, %s: %v", path, level, err)
+					}
+				}
 			}
 		}
 	}

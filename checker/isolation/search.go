@@ -191,6 +191,7 @@ func search(ctx context.Context, ix *index, level string, o Options) (checker.Re
 			open = append(open, i)
 		}
 	}
+	s.sweep(open)
 	// The depth-first search keeps reach (what pruning proved stays
 	// proved) and a topological order of the graph, along which an edge
 	// closes no cycle.
@@ -449,21 +450,21 @@ func (s *searcher) pathFrom(a, b node) []int32 {
 }
 
 // closeCycle is the cycle edge e closes: e, then a path back.
-func (s *searcher) closeCycle(e edge) []checker.IsolationStep {
+func (s *searcher) closeCycle(e edge) []edge {
 	path := s.pathFrom(e.to, e.from)
 	all := append([]edge{e}, make([]edge, 0, len(path))...)
 	for _, ei := range path {
 		all = append(all, s.edges[ei])
 	}
-	return s.stepsOf(all)
+	return all
 }
 
-func (s *searcher) cycleSteps(cyc []int32, edges []edge) []checker.IsolationStep {
+func (s *searcher) cycleSteps(cyc []int32, edges []edge) []edge {
 	all := make([]edge, len(cyc))
 	for i, ei := range cyc {
 		all[i] = edges[ei]
 	}
-	return s.stepsOf(all)
+	return all
 }
 
 // stepsOf says a cycle of search edges as steps between transactions,
@@ -536,6 +537,30 @@ func (s *searcher) dfs(open []int, i int) (bool, error) {
 		s.needs = s.needs[:nmark]
 	}
 	return false, nil
+}
+
+// sweep orders the open choices by where their writers stand in the
+// graph's topological order (the later writer first, then the earlier),
+// so that the search goes through the history from its start to its
+// end. Which choices conflict is local: a wrong order is then undone by
+// the choices made just after it, not found only when the search reaches
+// another key, every choice taken in between to be tried again (on a
+// history of 10,000 transactions from a store that runs them
+// concurrently, taking the choices key by key gave up after 200,000,000
+// steps).
+func (s *searcher) sweep(open []int) {
+	at := func(i int) (int32, int32) {
+		a, b := s.ord[s.commit(s.cons[i].a)], s.ord[s.commit(s.cons[i].b)]
+		return max(a, b), min(a, b)
+	}
+	slices.SortStableFunc(open, func(i, j int) int {
+		hi, lo := at(i)
+		hj, lj := at(j)
+		if hi != hj {
+			return int(hi - hj)
+		}
+		return int(lo - lj)
+	})
 }
 
 // setOrd keeps the position of each node in a topological order.

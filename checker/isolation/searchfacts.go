@@ -72,8 +72,12 @@ func elleCycle(steps []checker.IsolationStep) string {
 }
 
 // cycleViolation states a cycle of the search (and, when neither order
-// of two writers can be taken, the cycle the other order closes).
-func (s *searcher) cycleViolation(steps, other []checker.IsolationStep) checker.Violation {
+// of two writers can be taken, the cycle the other order closes). Its
+// transactions are the cycles' and, for each rw edge, the writer whose
+// version was read and overwritten: that writer's place (in its session,
+// or read from) is what orders the overwrite after it.
+func (s *searcher) cycleViolation(es, others []edge) checker.Violation {
+	steps, other := s.stepsOf(es), s.stepsOf(others)
 	f := &checker.IsolationFact{Reader: checker.None, Writer: checker.None, Steps: steps, Other: other}
 	f.Elle = elleCycle(steps)
 	pattern := f.Elle
@@ -87,6 +91,11 @@ func (s *searcher) cycleViolation(steps, other []checker.IsolationStep) checker.
 	for _, st := range append(append([]checker.IsolationStep(nil), steps...), other...) {
 		if st.From >= 0 {
 			ops = append(ops, st.From)
+		}
+	}
+	for _, e := range append(append([]edge(nil), es...), others...) {
+		if e.kind == edgeRW && node(e.ref) != initial {
+			ops = append(ops, s.ix.opOf(node(e.ref)))
 		}
 	}
 	ops = dedupe(ops)

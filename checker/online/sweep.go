@@ -107,30 +107,44 @@ type group[S comparable] struct {
 }
 
 // Sweep is the online check of one object against model m.
+//
+// The fields every event reads come first and the operations last, so
+// that an event touches few cache lines of a sweep (a keyed history has
+// one sweep per key, seldom in cache).
 type Sweep[S comparable] struct {
-	build   func(model.Options) model.Model[S]
-	opts    model.Options
+	reason  string
 	m       model.Model[S]
 	t       *model.Table
 	rw      model.ReadWriteRegister
-	valued  model.Valued[S]
-	ops     [MaxOpen]model.Op
 	used    mask // slots holding an operation
 	unknown mask // slots holding an operation of unknown outcome
 	blind   mask // slots holding a blind write (model.ReadWriteRegister)
+	// useful holds the blind writes of unknown outcome after which some
+	// open operation that is not a blind write is legal: the others are
+	// never worth trying (see pointless), and a long run's keys each
+	// keep dozens of crashed writes open that nothing reads.
+	useful  mask
 	cfgs    []cfg[S]
 	next    []cfg[S]
 	queue   []cfg[S]
 	seen    map[cfg[S]]struct{}
+	seenAny bool // seen may hold configurations (most returns add none)
 	best    map[group[S]][]mask
 	max     int
-	reason  string
+	build   func(model.Options) model.Model[S]
+	opts    model.Options
+	valued  model.Valued[S]
 	// base is the state Base last found, and restarts counts Restart's
 	// calls: most restarts keep the model and its values and start
 	// from base; every rebuildEvery-th builds the model afresh from the
 	// value, which drops the values the past interned.
 	base     S
 	restarts int
+	// written holds, by slot, the state each blind write of unknown
+	// outcome leaves (whatever the state before it): markUseful reads
+	// these, a few cache lines, rather than the operations.
+	written [MaxOpen]S
+	ops     [MaxOpen]model.Op
 }
 
 // rebuildEvery is how often Restart builds the model afresh.
@@ -155,7 +169,7 @@ func (w *Sweep[S]) start(opts model.Options) {
 	w.t = model.NewTable()
 	w.rw, _ = w.m.(model.ReadWriteRegister)
 	w.valued, _ = w.m.(model.Valued[S])
-	w.used, w.unknown, w.blind = mask{}, mask{}, mask{}
+	w.used, w.unknown, w.blind, w.useful = mask{}, mask{}, mask{}, mask{}
 	clear(w.ops[:])
 	w.cfgs = append(w.cfgs[:0], cfg[S]{s: w.m.Init(w.t)})
 	w.reason = ""
@@ -218,11 +232,16 @@ func (w *Sweep[S]) Invoke(op *history.Op) (int, Status, error) {
 	}
 	w.ops[slot] = mo
 	w.used.set(slot)
-	if w.rw != nil && w.rw.Class(&mo) == model.WriteOp {
+	// Class takes the stored copy: mo's address, passed to an interface
+	// method, would make every operation a heap allocation.
+	if w.rw != nil && w.rw.Class(&w.ops[slot]) == model.WriteOp {
 		w.blind.set(slot)
 	}
 	if mo.Unknown {
 		w.unknown.set(slot)
+	}
+	if w.rw != nil {
+		w.markUseful(slot)
 	}
 	return slot, Open, nil
 }
@@ -233,7 +252,10 @@ func (w *Sweep[S]) Return(o int) Status {
 		return Exceeded
 	}
 	w.next = w.next[:0]
-	clear(w.seen)
+	if w.seenAny { // clearing an empty map still reads it
+		clear(w.seen)
+		w.seenAny = false
+	}
 	for _, c := range w.cfgs {
 		if c.m.has(o) {
 			w.next = append(w.next, c)
@@ -259,7 +281,7 @@ func (w *Sweep[S]) extend(c cfg[S], o int) bool {
 	for len(w.queue) > 0 {
 		x := w.queue[len(w.queue)-1]
 		w.queue = w.queue[:len(w.queue)-1]
-		free := w.used.andNot(x.m)
+		free := w.used.andNot(x.m).andNot(w.unknown.and(w.blind).andNot(w.useful))
 		if free.andNot(w.blind).empty() {
 			// Only blind writes are left: one of unknown outcome is
 			// never worth trying (see pointless).
@@ -288,10 +310,43 @@ func (w *Sweep[S]) extend(c cfg[S], o int) bool {
 				return false
 			}
 			w.seen[y] = struct{}{}
+			w.seenAny = true
 			w.queue = append(w.queue, y)
 		}
 	}
 	return true
+}
+
+// markUseful adds to useful what the operation just added in slot makes
+// useful: itself, a blind write of unknown outcome after which an open
+// operation that is not a blind write is legal, or, being such an
+// operation, the blind writes of unknown outcome after which it is. A
+// blind write's state does not depend on the state before it, so it is
+// stepped from any configuration's. Bits are cleared only when their
+// operations settle: useful may hold more than it must, never less.
+func (w *Sweep[S]) markUseful(slot int) {
+	writes := w.unknown.and(w.blind)
+	readers := w.used.andNot(w.blind)
+	if writes.has(slot) {
+		after, _ := w.m.Step(w.cfgs[0].s, &w.ops[slot])
+		w.written[slot] = after
+		for q := range slots(readers) {
+			if _, ok := w.m.Step(after, &w.ops[q]); ok {
+				w.useful.set(slot)
+				return
+			}
+		}
+		return
+	}
+	if !readers.has(slot) {
+		return
+	}
+	op := &w.ops[slot]
+	for q := range slots(writes.andNot(w.useful)) {
+		if _, ok := w.m.Step(w.written[q], op); ok {
+			w.useful.set(q)
+		}
+	}
 }
 
 // pointless reports that linearizing op, of unknown outcome, from x to
@@ -375,6 +430,7 @@ func (w *Sweep[S]) settle(o int) {
 	w.used = w.used.andNot(done)
 	w.unknown = w.unknown.andNot(done)
 	w.blind = w.blind.andNot(done)
+	w.useful = w.useful.andNot(done)
 	for q := range slots(done) {
 		w.ops[q] = model.Op{}
 	}

@@ -47,6 +47,7 @@ type options struct {
 	pMemory      int64
 	budgetTime   time.Duration
 	budgetMemory int64
+	isoStore     string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -65,11 +66,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&o.pMemory, "porcupine-memory", 8<<30, "address-space limit, in bytes, for Porcupine's child processes")
 	fs.DurationVar(&o.budgetTime, "budget-timeout", 5*time.Second, "the --timeout of the beyond-budget row")
 	fs.Int64Var(&o.budgetMemory, "budget-memory", 256<<20, "the --max-memory, in bytes, of the beyond-budget row")
+	fs.StringVar(&o.isoStore, "iso-store", isoStoreSim, "the isolation rows' histories: sim (histcheck sim txn's store, its clients concurrent) or serial (transactions one after another)")
 	if err := fs.Parse(args); err != nil {
 		return 3
 	}
 	if o.reps < 1 || o.childReps < 1 {
 		fmt.Fprintln(stderr, "histbench: -reps and -child-reps must be at least 1")
+		return 3
+	}
+	if o.isoStore != isoStoreSim && o.isoStore != isoStoreSerial {
+		fmt.Fprintf(stderr, "histbench: -iso-store: want %s or %s, got %q\n", isoStoreSim, isoStoreSerial, o.isoStore)
 		return 3
 	}
 	if o.corpus == "" {
