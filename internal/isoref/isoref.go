@@ -5,25 +5,28 @@
 // of the committed ones, builds the smallest visibility each level's
 // axioms allow (Cerone, Bernardi and Gotsman, CONCUR 2015; Biswas and
 // Enea, OOPSLA 2019, for read committed) and checks that every read
-// returns the last visible write. It shares no code with the checker.
+// returns the last visible write. It shares nothing with the checker but
+// the levels' names.
 package isoref
 
 import (
 	"fmt"
 
+	"github.com/histcheck/histcheck/checker/isolation"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/txn"
 )
 
-// The levels, as package isolation names them.
+// The levels, by package isolation's names (only the names are shared:
+// what each means is decided here from the definitions).
 const (
-	ReadCommitted     = "read-committed-biswas-enea"
-	ReadAtomic        = "read-atomic"
-	Causal            = "causal-cerone"
-	Prefix            = "prefix"
-	ParallelSnapshot  = "parallel-snapshot-isolation"
-	SnapshotIsolation = "snapshot-isolation"
-	Serializable      = "serializable"
+	ReadCommitted     = isolation.ReadCommitted
+	ReadAtomic        = isolation.ReadAtomic
+	Causal            = isolation.Causal
+	Prefix            = isolation.Prefix
+	ParallelSnapshot  = isolation.ParallelSnapshot
+	SnapshotIsolation = isolation.SnapshotIsolation
+	Serializable      = isolation.Serializable
 )
 
 // Levels lists them.
