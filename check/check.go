@@ -473,11 +473,16 @@ func (r *run) checkAll() error {
 
 // criteria are the criteria asked for or, when none is, the model's
 // default: linearizability, or strict serializability for the
-// transactional models.
+// transactional models; serializability when the history records
+// sessions but no real time, whose order between sessions would be the
+// layout's, not the input's.
 func (r *run) criteria() ([]string, error) {
 	def := ""
 	if len(r.objs) > 0 {
 		def = r.objs[0].model.Default
+	}
+	if def == elle.StrictSerializable && r.h.SessionsOnly {
+		def = elle.Serializable
 	}
 	return requested(r.req, def)
 }

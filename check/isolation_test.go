@@ -2,10 +2,12 @@ package check_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/histcheck/histcheck/check"
 	"github.com/histcheck/histcheck/checker"
+	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
 )
 
@@ -82,6 +84,36 @@ func TestIsolationLevels(t *testing.T) {
 		ser, err := check.Run(context.Background(), h, check.Request{Model: "rw-register", Criteria: []string{"serializable"}, ElleOnly: elleOnly})
 		if err != nil || ser.Results[0].Valid != checker.False || ser.Results[0].Violations[0].Pattern != "G-nonadjacent-item" {
 			t.Errorf("Elle only %v: %v %+v", elleOnly, err, ser.Results)
+		}
+	}
+}
+
+// TestSessionsOnlyDefault checks the default level of a history read from
+// a research checker's format, which records sessions but no real time:
+// serializable, not strict serializability, whose real-time order would
+// be the layout's. Laid out, session 1's read of x (key 1) ends before
+// session 0's write of the value it read begins, so the strict level
+// fails on an order the file never recorded; serializable holds.
+func TestSessionsOnlyDefault(t *testing.T) {
+	const plume = "w(2,1,0,0)\nw(2,2,0,1)\nw(2,3,0,2)\nw(1,1,0,3)\nr(1,1,1,4)\n"
+	h, err := format.Read("h.txt", strings.NewReader(plume), format.Plume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		criteria []string
+		want     string
+		valid    checker.Verdict
+	}{
+		{nil, "serializable", checker.True},
+		{[]string{"strict-serializable"}, "strict-serializable", checker.False},
+	} {
+		out, err := check.Run(context.Background(), h, check.Request{Criteria: c.criteria, NoCore: true})
+		if err != nil || len(out.Results) != 1 {
+			t.Fatalf("%v: %v, %d results", c.criteria, err, len(out.Results))
+		}
+		if r := out.Results[0]; r.Criterion != c.want || r.Valid != c.valid {
+			t.Errorf("criteria %v: %s %s, want %s %s", c.criteria, r.Criterion, r.Valid, c.want, c.valid)
 		}
 	}
 }

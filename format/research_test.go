@@ -366,7 +366,7 @@ func TestSessionBuildParts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want.Meta, want.Warnings = h.Meta, append(want.Warnings, NoRealTime)
+		want.Meta, want.Warnings, want.SessionsOnly = h.Meta, append(want.Warnings, NoRealTime), true
 		if !reflect.DeepEqual(h, want) {
 			t.Errorf("the history differs from FromOps's:\n%+v\n%+v", h, want)
 		}

@@ -157,7 +157,7 @@ func (b *sessionBuilder) build() (*history.History, error) {
 	// processes numbered by first call, their times recorded), without
 	// its two copies of every operation: the layout is valid by
 	// construction, which Validate confirms.
-	h := &history.History{Ops: ops, Processes: len(procOf), Clients: len(procOf), Timed: true}
+	h := &history.History{Ops: ops, Processes: len(procOf), Clients: len(procOf), Timed: true, SessionsOnly: true}
 	if err := h.Validate(); err != nil {
 		return nil, fmt.Errorf("laying out the sessions: %w", err)
 	}
@@ -170,8 +170,8 @@ func (b *sessionBuilder) build() (*history.History, error) {
 // carries: the verdicts of the real-time levels rest on a layout, not on
 // the file.
 const NoRealTime = "the format records sessions but no real time: each session's k-th transaction is laid out at time k, " +
-	"so the real-time levels (strict-serializable, the default for transactions, and the other strict-* ones) judge an order " +
-	"the file does not record; ask for serializable or weaker levels"
+	"so the real-time levels (strict-serializable and the other strict-* ones) would judge an order " +
+	"the file does not record; the default level is serializable, and weaker levels may be asked for"
 
 // fill builds the operations of transactions lo to hi into ops[at[i]],
 // the k-th of its session (k = place[i]) called at k and returning at k+1.

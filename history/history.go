@@ -163,6 +163,10 @@ type History struct {
 	Order Ordering
 	// Timed reports that the input recorded times for its operations.
 	Timed bool
+	// SessionsOnly reports that the input recorded sessions but no real
+	// time: Call and Return are a layout (each session's k-th operation
+	// at k), so an order between sessions is not one the input saw.
+	SessionsOnly bool
 	// Meta holds settings a self-describing file gave (wrapper object or
 	// notation header): "model", "init", "time_unit", "nil_read", …
 	Meta map[string]Value
