@@ -275,18 +275,8 @@ func writeDBCop(w *bufio.Writer, h *history.History) error {
 	if err != nil {
 		return err
 	}
-	keys := map[history.Value]bool{}
-	txns, events := 0, 0
-	for _, s := range ss {
-		for _, t := range s.txns {
-			txns++
-			events += len(t.mops)
-			for _, m := range t.mops {
-				keys[m.Key] = true
-			}
-		}
-	}
-	fmt.Fprintf(w, "{\"params\": {\"id\": 0, \"n_node\": %d, \"n_variable\": %d, \"n_transaction\": %d, \"n_event\": %d},\n", len(ss), len(keys), txns, events)
+	keys, txns, events := sessionCounts(ss)
+	fmt.Fprintf(w, "{\"params\": {\"id\": 0, \"n_node\": %d, \"n_variable\": %d, \"n_transaction\": %d, \"n_event\": %d},\n", len(ss), keys, txns, events)
 	w.WriteString(" \"info\": \"histcheck\", \"start\": \"1970-01-01T00:00:00+00:00\", \"end\": \"1970-01-01T00:00:00+00:00\",\n \"data\": [")
 	for si, s := range ss {
 		if si > 0 {

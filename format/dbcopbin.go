@@ -176,18 +176,8 @@ func writeDBCopBincode(w *bufio.Writer, h *history.History) error {
 		}
 	}
 	str := func(s string) { u64(uint64(len(s))); w.WriteString(s) }
-	keys := map[history.Value]bool{}
-	txns, events := 0, 0
-	for _, s := range ss {
-		for _, t := range s.txns {
-			txns++
-			events += len(t.mops)
-			for _, m := range t.mops {
-				keys[m.Key] = true
-			}
-		}
-	}
-	for _, n := range []int{0, len(ss), len(keys), txns, events} {
+	keys, txns, events := sessionCounts(ss)
+	for _, n := range []int{0, len(ss), keys, txns, events} {
 		u64(uint64(n))
 	}
 	str("histcheck")

@@ -328,3 +328,19 @@ func sizeHint(r io.Reader) int64 {
 	}
 	return 0
 }
+
+// sessionCounts are the keys, transactions and micro-operations of ss, as
+// dbcop's headers give them.
+func sessionCounts(ss []wsession) (keys, txns, events int) {
+	seen := map[history.Value]bool{}
+	for _, s := range ss {
+		for _, t := range s.txns {
+			txns++
+			events += len(t.mops)
+			for _, m := range t.mops {
+				seen[m.Key] = true
+			}
+		}
+	}
+	return len(seen), txns, events
+}
