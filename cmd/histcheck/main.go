@@ -12,9 +12,11 @@ import (
 	"syscall"
 
 	"github.com/histcheck/histcheck/cli"
+	"github.com/histcheck/histcheck/internal/hugepages"
 )
 
 func main() {
+	stopAdvice := hugepages.Start()
 	collectLateAtFirst()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
@@ -26,7 +28,9 @@ func main() {
 		signal.Reset(os.Interrupt, syscall.SIGTERM)
 		cancel(cli.ErrInterrupted)
 	}()
-	os.Exit(cli.MainContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	code := cli.MainContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stopAdvice()
+	os.Exit(code)
 }
 
 // collectLateAtFirst lets the heap reach four times the collector's usual
