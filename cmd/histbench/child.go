@@ -14,6 +14,7 @@ import (
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/linear"
+	"github.com/histcheck/histcheck/internal/hugepages"
 )
 
 // Large workloads run in a child process of their own, one tool per child,
@@ -70,6 +71,10 @@ func childMain(args []string, stdout io.Writer) int {
 		if err := syscall.Setrlimit(syscall.RLIMIT_AS, lim); err != nil {
 			fmt.Fprintln(os.Stderr, "histbench child: setrlimit:", err)
 		}
+	}
+	if tool == "histcheck" {
+		// As the command does: the heap asks for huge pages.
+		defer hugepages.Start()()
 	}
 	if path, ok := strings.CutPrefix(spec, "txnfile="); ok {
 		return emit(stdout, txnChild(path))
