@@ -70,6 +70,9 @@ func Check(ctx context.Context, h *history.History, level string, o Options) (ch
 		return res, err
 	}
 	res.Violations = bound(res.Violations, o.MaxViolations)
+	if res.Valid == checker.False && kindOf(level) == searched && len(res.Violations) > 0 {
+		res.Violations[0] = alone(ctx, h, txns, init, level, res.Violations[0], o)
+	}
 	if res.Valid == checker.True {
 		for ti := range txns {
 			if txns[ti].Status == history.Info && !slices.Contains(ix.op, ti) {
