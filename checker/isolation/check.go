@@ -128,7 +128,7 @@ func decide(ctx context.Context, ix *index, level string, o Options) (checker.Re
 	case ReadAtomic:
 		err = s.readAtomic(ctx)
 	case Causal:
-		err = s.causal(ctx, topo)
+		err = s.causal(ctx, g0, topo)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
