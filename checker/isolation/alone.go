@@ -100,6 +100,13 @@ func (c *cutter) spent() bool {
 // are; the writer stays in its session, so that session order is as
 // recorded).
 func (c *cutter) cut(keep []int) (*history.History, error) {
+	sub, _, err := c.cutAt(keep)
+	return sub, err
+}
+
+// cutAt is cut, with the positions in h of the cut-out history's
+// operations.
+func (c *cutter) cutAt(keep []int) (*history.History, []int, error) {
 	if c.writer == nil {
 		c.writer = map[kvPair]int{}
 		for _, t := range c.txns {
@@ -143,10 +150,10 @@ func (c *cutter) cut(keep []int) (*history.History, error) {
 	}
 	sub, err := c.h.Derive(ops)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sub.Meta = c.h.Meta
-	return sub, nil
+	return sub, ps, nil
 }
 
 // writesOf is transaction p's value with its writes alone.

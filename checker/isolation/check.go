@@ -63,7 +63,12 @@ func Check(ctx context.Context, h *history.History, level string, o Options) (ch
 	if err != nil {
 		return checker.Result{}, err
 	}
-	res, err := decide(ctx, ix, level, o)
+	var res checker.Result
+	if kindOf(level) == searched {
+		res, err = decideParts(ctx, h, txns, ix, level, o)
+	} else {
+		res, err = decide(ctx, ix, level, o)
+	}
 	res.Criterion = level
 	res.Elapsed = time.Since(start)
 	if err != nil {
