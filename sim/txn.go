@@ -26,7 +26,7 @@ var txnMechanism = map[string]string{
 	IsoCausalViolation: "The serializable store, and on keys of their own a write, a transaction that reads it and writes a second key, and a third that sees the second write and misses the first: " +
 		"causal consistency is broken, read atomic holds.",
 	IsoLongFork: "The serializable store, and on keys of their own two writes to two keys and two readers that see them in opposite orders: " +
-		"a long fork, which prefix consistency and parallel snapshot isolation rule out and causal consistency allows.",
+		"a long fork, which prefix consistency and snapshot isolation rule out and parallel snapshot isolation and causal consistency allow.",
 }
 
 func txnScenario() Scenario {
@@ -143,5 +143,5 @@ var txnShows = map[string]string{
 	IsoWriteSkew:       "Serializable and repeatable read fail with G2-item (write skew); snapshot isolation holds.",
 	IsoFracturedRead:   "Monotonic atomic view fails with fractured-read, and snapshot isolation with G-single-item; read committed holds.",
 	IsoCausalViolation: "Snapshot isolation fails with G-single-item; monotonic atomic view holds. Causal consistency, which Elle's levels do not name, is broken too.",
-	IsoLongFork:        "Snapshot isolation fails with G-nonadjacent-item (a long fork); monotonic atomic view holds. Parallel snapshot isolation is broken too.",
+	IsoLongFork:        "Snapshot isolation fails with G-nonadjacent-item (a long fork); monotonic atomic view and parallel snapshot isolation hold.",
 }

@@ -31,7 +31,8 @@ const (
 	IsoCausalViolation = "causal-violation"
 	// IsoLongFork adds two writes to two keys and two readers that see
 	// them in opposite orders: a long fork, which prefix consistency and
-	// parallel snapshot isolation rule out and causal consistency allows.
+	// snapshot isolation rule out and parallel snapshot isolation and causal
+	// consistency allow.
 	IsoLongFork = "long-fork"
 )
 

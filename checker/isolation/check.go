@@ -63,13 +63,21 @@ func Check(ctx context.Context, h *history.History, level string, o Options) (ch
 	if err != nil {
 		return checker.Result{}, err
 	}
-	res, err := decide(ctx, ix, level, o)
+	var res checker.Result
+	if kindOf(level) == searched {
+		res, err = decideParts(ctx, h, txns, ix, level, o)
+	} else {
+		res, err = decide(ctx, ix, level, o)
+	}
 	res.Criterion = level
 	res.Elapsed = time.Since(start)
 	if err != nil {
 		return res, err
 	}
 	res.Violations = bound(res.Violations, o.MaxViolations)
+	if res.Valid == checker.False && kindOf(level) == searched && len(res.Violations) > 0 {
+		res.Violations[0] = alone(ctx, h, txns, init, level, res.Violations[0], o)
+	}
 	if res.Valid == checker.True {
 		for ti := range txns {
 			if txns[ti].Status == history.Info && !slices.Contains(ix.op, ti) {
@@ -125,7 +133,7 @@ func decide(ctx context.Context, ix *index, level string, o Options) (checker.Re
 	case ReadAtomic:
 		err = s.readAtomic(ctx)
 	case Causal:
-		err = s.causal(ctx, topo)
+		err = s.causal(ctx, g0, topo)
 	}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -30,6 +30,9 @@ func TestConcurrentStore(t *testing.T) {
 		{sim.IsoSnapshot, map[string]bool{isolation.Serializable: false, isolation.SnapshotIsolation: true}},
 		{"write-skew", map[string]bool{isolation.Serializable: false, isolation.SnapshotIsolation: true}},
 		{"lost-update", map[string]bool{isolation.SnapshotIsolation: false, isolation.Prefix: true}},
+		// A long fork, on keys and in sessions of its own: parallel
+		// snapshot isolation holds, decided part by part.
+		{sim.IsoLongFork, map[string]bool{isolation.ParallelSnapshot: true, isolation.SnapshotIsolation: false, isolation.Prefix: false}},
 	} {
 		h, err := sim.Txns(sim.TxnOptions{Txns: 10_000, Clients: 20, Keys: 1000, MaxLength: 8, Ops: 8, ReadRatio: 0.5,
 			Registers: true, Isolation: tc.store, Anomalies: 1, Seed: 1})

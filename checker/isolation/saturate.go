@@ -33,7 +33,13 @@ type saturation struct {
 
 // baseEdges are session order and reads-from.
 func (ix *index) baseEdges() []edge {
-	var out []edge
+	n := len(ix.op) // the session order edges: one into each node but the initial
+	for v := 1; v < len(ix.reads); v++ {
+		n += len(ix.reads[v])
+	}
+	// Room for a quarter more: the forced edges saturation appends (about
+	// one per transaction on a store's history) then fit without a copy.
+	out := make([]edge, 0, n+n/4)
 	for _, s := range ix.sessions {
 		out = append(out, edge{from: initial, to: s[0], kind: edgeSO, key: -1, ref: -1})
 		for i := 1; i < len(s); i++ {
@@ -127,16 +133,11 @@ func (s *saturation) readAtomic(ctx context.Context) error {
 // maxClockBytes bounds the vector clocks of causal consistency.
 const maxClockBytes = 3 << 30
 
-// sessWrites are one session's writers of a key, by position.
-type sessWrites struct {
-	sess int32
-	pos  []int32
-}
-
 // clocks computes, in topological order, each node's vector clock over
 // sessions: the last position of each session that happens before it
-// (-1: none), the initial transaction left out (it precedes all).
-func (s *saturation) clocks(ctx context.Context, topo []node) ([]int32, error) {
+// (-1: none), the initial transaction left out (it precedes all). g is
+// session order and reads-from.
+func (s *saturation) clocks(ctx context.Context, g *graph, topo []node) ([]int32, error) {
 	ix := s.ix
 	k, n := len(ix.sessions), len(ix.op)
 	if int64(n)*int64(k)*4 > maxClockBytes {
@@ -146,7 +147,6 @@ func (s *saturation) clocks(ctx context.Context, topo []node) ([]int32, error) {
 	for i := range vc {
 		vc[i] = -1
 	}
-	g := newGraph(n, ix.baseEdges())
 	for i, v := range topo {
 		if i&4095 == 0 && ctx.Err() != nil {
 			return nil, context.Cause(ctx)
@@ -167,79 +167,139 @@ func (s *saturation) clocks(ctx context.Context, topo []node) ([]int32, error) {
 	return vc, nil
 }
 
-// writerLists lists each key's writers, per session, by position.
-func (ix *index) writerLists() [][]sessWrites {
-	writers := make([][]sessWrites, len(ix.keys))
-	for si, sess := range ix.sessions {
-		for _, v := range sess {
-			for _, key := range ix.writes[v] {
-				w := writers[key]
-				if len(w) == 0 || w[len(w)-1].sess != int32(si) {
-					w = append(w, sessWrites{sess: int32(si)})
-				}
-				w[len(w)-1].pos = append(w[len(w)-1].pos, ix.pos[v])
-				writers[key] = w
-			}
-		}
-	}
-	return writers
-}
+// maxLastBytes bounds causal's table of each key's last writer per
+// session; past it the sessions are taken a block at a time.
+const maxLastBytes = 64 << 20
 
 // causal adds causal consistency's edges: for each session, the last
 // writer of x that happens before t3 comes before the t1 t3 read x from
 // (earlier writers of that session come before it in session order). The
 // happens-before order is kept as vector clocks over sessions (AWDIT's
-// O(n·k)); writers already before t1 add nothing.
-func (s *saturation) causal(ctx context.Context, topo []node) error {
-	vc, err := s.clocks(ctx, topo)
+// O(n·k)); writers already before t1 add nothing. The readers are taken
+// session by session: along a session the clocks only grow, so each
+// writer session is replayed once per reader session, keeping each key's
+// last writer so far in a table, rather than searched per read (a
+// binary search in lists that grow with the history, out of the caches).
+func (s *saturation) causal(ctx context.Context, g *graph, topo []node) error {
+	vc, err := s.clocks(ctx, g, topo)
 	if err != nil {
 		return err
 	}
 	ix := s.ix
 	k := len(ix.sessions)
-	writers := ix.writerLists()
-	var srcs []node
-	for v := 1; v < len(ix.op); v++ {
-		if v&4095 == 0 && ctx.Err() != nil {
+	keys := max(1, len(ix.keys))
+	block := max(1, min(k, maxLastBytes/4/keys))
+	c := &causalSweep{s: s, vc: vc, k: k, last: make([]int32, keys*block), cur: make([]int32, block),
+		wrote: ix.keySessions()}
+	c.flatWrites()
+	for i := range c.last {
+		c.last[i] = -1
+	}
+	for _, readers := range ix.sessions {
+		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-		row := vc[v*k : v*k+k]
-		srcs = srcs[:0]
-		for _, r := range ix.reads[v] {
-			srcs = append(srcs, r.src)
-		}
-		for ri, r := range ix.reads[v] {
-			for _, sw := range writers[r.key] {
-				if t2, ok := s.lastVisible(vc, row, r.src, sw); ok {
-					s.add(t2, r.src, r.key, causalReason(ix, node(v), int32(ri), t2, srcs))
-				}
-			}
+		for j0 := 0; j0 < k; j0 += block {
+			c.sweep(readers, int32(j0), int32(min(k, j0+block)))
 		}
 	}
 	return nil
 }
 
-// lastVisible is the last writer of sw's session that happens before the
-// reader (whose clock is row) and not before t1, its source.
-func (s *saturation) lastVisible(vc, row []int32, t1 node, sw sessWrites) (node, bool) {
-	ix := s.ix
-	k := len(ix.sessions)
-	p := row[sw.sess]
-	if p < 0 || (t1 != initial && vc[int(t1)*k+int(sw.sess)] >= p) {
-		return 0, false // what the reader sees of that session, t1 saw already
+// causalSweep is causal's state: last holds, per key and writer session
+// of the block, the position of that session's last writer of the key
+// replayed (cur counts those replayed), -1 for none.
+type causalSweep struct {
+	s     *saturation
+	vc    []int32
+	k     int
+	last  []int32
+	cur   []int32
+	wrote [][]int32 // per key, the sessions that write it, ascending
+	srcs  []node
+	// writes are each session's writes in order, flat (the keys, with
+	// at[j][p] the start of position p's): replaying them reads memory
+	// in order, where the nodes' lists lie scattered among the other
+	// sessions'.
+	writes [][]int32
+	at     [][]int32
+}
+
+// sweep adds the edges of readers' reads for writer sessions j0 to j1.
+func (c *causalSweep) sweep(readers []node, j0, j1 int32) {
+	ix, b := c.s.ix, j1-j0
+	clear(c.cur)
+	for _, v := range readers {
+		row := c.vc[int(v)*c.k : int(v)*c.k+c.k]
+		for j := j0; j < j1; j++ {
+			c.replay(j, j-j0, b, row[j])
+		}
+		c.srcs = c.srcs[:0]
+		for _, r := range ix.reads[v] {
+			c.srcs = append(c.srcs, r.src)
+		}
+		for ri, r := range ix.reads[v] {
+			ws := c.wrote[r.key]
+			lo, _ := slices.BinarySearch(ws, j0)
+			for _, j := range ws[lo:] {
+				if j >= j1 {
+					break
+				}
+				q := c.last[int(r.key)*int(b)+int(j-j0)]
+				if q < 0 || (r.src != initial && c.vc[int(r.src)*c.k+int(j)] >= q) {
+					continue // none visible, or before t1 already
+				}
+				if t2 := ix.sessions[j][q]; t2 != r.src {
+					c.s.add(t2, r.src, r.key, causalReason(ix, v, int32(ri), t2, c.srcs))
+				}
+			}
+		}
 	}
-	i, found := slices.BinarySearch(sw.pos, p)
-	if !found {
-		i--
+	for j := j0; j < j1; j++ { // undo the replays
+		for _, key := range c.writes[j][:c.at[j][c.cur[j-j0]]] {
+			c.last[int(key)*int(b)+int(j-j0)] = -1
+		}
 	}
-	if i < 0 {
-		return 0, false
+}
+
+// replay takes session j's writers up to position p into last.
+func (c *causalSweep) replay(j, jb, b, p int32) {
+	ws, at := c.writes[j], c.at[j]
+	for ; c.cur[jb] <= p; c.cur[jb]++ {
+		for _, key := range ws[at[c.cur[jb]]:at[c.cur[jb]+1]] {
+			c.last[int(key)*int(b)+int(jb)] = c.cur[jb]
+		}
 	}
-	t2 := ix.sessions[sw.sess][sw.pos[i]]
-	if t2 == t1 || (t1 != initial && vc[int(t1)*k+int(sw.sess)] >= sw.pos[i]) {
-		return 0, false // t1 itself, or before t1 already
+}
+
+// flatWrites lists each session's writes in order, flat.
+func (c *causalSweep) flatWrites() {
+	ix := c.s.ix
+	c.writes, c.at = make([][]int32, len(ix.sessions)), make([][]int32, len(ix.sessions))
+	for j, sess := range ix.sessions {
+		at := make([]int32, 0, len(sess)+1)
+		var ws []int32
+		for _, v := range sess {
+			at = append(at, int32(len(ws)))
+			ws = append(ws, ix.writes[v]...)
+		}
+		c.writes[j], c.at[j] = ws, append(at, int32(len(ws)))
 	}
-	return t2, true
+}
+
+// keySessions lists, per key, the sessions that write it, ascending.
+func (ix *index) keySessions() [][]int32 {
+	out := make([][]int32, len(ix.keys))
+	for si, sess := range ix.sessions {
+		for _, v := range sess {
+			for _, key := range ix.writes[v] {
+				if w := out[key]; len(w) == 0 || w[len(w)-1] != int32(si) {
+					out[key] = append(w, int32(si))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // causalReason says how t2 is visible to reader v.

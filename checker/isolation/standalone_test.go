@@ -3,9 +3,12 @@ package isolation_test
 import (
 	"context"
 	"fmt"
+	"strings"
+	"testing"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/checker/isolation"
+	"github.com/histcheck/histcheck/format"
 	"github.com/histcheck/histcheck/history"
 	"github.com/histcheck/histcheck/txn"
 )
@@ -93,4 +96,55 @@ func violatesAlone(h *history.History, level string, res checker.Result) error {
 		return fmt.Errorf("the %s violation's %d transactions (%v) are %s on their own", v.Pattern, len(v.Ops), v.Ops, again.Valid)
 	}
 	return nil
+}
+
+// growsEDN is a random history whose parallel snapshot isolation
+// violation is a cycle of two transactions that, cut out alone, pass:
+// the write orders pruning forced before rest on others.
+const growsEDN = `{:index 0, :process 2, :type :invoke, :f :txn, :value [[:r :y nil]]}
+{:index 1, :process 2, :type :ok, :f :txn, :value [[:r :y nil]]}
+{:index 2, :process 1, :type :invoke, :f :txn, :value [[:r :z nil] [:r :x nil] [:w :z 1] [:w :z 2]]}
+{:index 3, :process 1, :type :ok, :f :txn, :value [[:r :z nil] [:r :x nil] [:w :z 1] [:w :z 2]]}
+{:index 4, :process 0, :type :invoke, :f :txn, :value [[:w :z 3] [:w :y 4] [:w :x 5]]}
+{:index 5, :process 0, :type :ok, :f :txn, :value [[:w :z 3] [:w :y 4] [:w :x 5]]}
+{:index 6, :process 1, :type :invoke, :f :txn, :value [[:r :y 4] [:w :y 6]]}
+{:index 7, :process 1, :type :ok, :f :txn, :value [[:r :y 4] [:w :y 6]]}
+{:index 8, :process 1, :type :invoke, :f :txn, :value [[:r :z 2]]}
+{:index 9, :process 1, :type :ok, :f :txn, :value [[:r :z 2]]}
+{:index 10, :process 2, :type :invoke, :f :txn, :value [[:r :x nil] [:r :x nil] [:r :x nil] [:r :x nil] [:r :y nil] [:r :y nil]]}
+{:index 11, :process 2, :type :ok, :f :txn, :value [[:r :x nil] [:r :x nil] [:r :x nil] [:r :x nil] [:r :y nil] [:r :y nil]]}
+{:index 12, :process 2, :type :invoke, :f :txn, :value [[:r :y 6] [:w :z 7] [:w :y 8]]}
+{:index 13, :process 2, :type :ok, :f :txn, :value [[:r :y 6] [:w :z 7] [:w :y 8]]}
+`
+
+// TestViolationShownAlone checks that a violation whose cycle passes on
+// its own names the transactions that make it fail, with the budget to
+// shrink them and without (then every transaction connected to the
+// cycle's).
+func TestViolationShownAlone(t *testing.T) {
+	h, err := format.Read("grows.edn", strings.NewReader(growsEDN), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		steps int64
+		ops   int
+	}{
+		{"shrunk", 0, 4},
+		{"past the budget", 1, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := isolation.Check(context.Background(), h, isolation.ParallelSnapshot, isolation.Options{Steps: tc.steps})
+			if err != nil || res.Valid != checker.False {
+				t.Fatalf("%s, %v, want false", res.Valid, err)
+			}
+			if got := len(res.Violations[0].Ops); got != tc.ops {
+				t.Errorf("the violation names %d transactions (%v), want %d", got, res.Violations[0].Ops, tc.ops)
+			}
+			if err := violatesAlone(h, isolation.ParallelSnapshot, res); err != nil {
+				t.Error(err)
+			}
+		})
+	}
 }
