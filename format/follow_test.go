@@ -1,8 +1,10 @@
 package format
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -106,6 +108,55 @@ func TestLineEventsProcessNames(t *testing.T) {
 		}
 		if want := strings.Trim(p, `"`); e.Process != want || e.F != fs[i%len(fs)] || len(e.Extra) != 1 || e.Extra[0].Name != "x"+fs[i%3] {
 			t.Errorf("event %d: process %q, f %q, extra %v; want %q, %q, x%s", i, e.Process, e.F, e.Extra, want, fs[i%len(fs)], fs[i%3])
+		}
+	}
+}
+
+// kvLines is a key-value workload's history as JSON Lines, as histcheck
+// sim live writes it: 32 clients, 1,000 keys, half writes of a new integer
+// each, reads of a recent one.
+func kvLines(ops int) []byte {
+	var b []byte
+	written := int64(0)
+	for i := 0; i < ops; i++ {
+		proc := strconv.Itoa(4096 + i%32)
+		e := history.Event{Process: proc, Type: history.Invoke, Key: history.IntValue(int64(i*7919) % 1000),
+			Time: int64(2 * i), HasTime: true, Index: int64(2 * i), HasIdx: true}
+		ret := e
+		ret.Type, ret.Time, ret.Index = history.OK, e.Time+1, e.Index+1
+		if i%2 == 0 {
+			written++
+			e.F, e.Value = "write", history.IntValue(1_000_000+written)
+			ret.F, ret.Value = e.F, e.Value
+		} else {
+			e.F, e.Value = "read", history.NilValue
+			ret.F, ret.Value = e.F, history.IntValue(1_000_000+max(written-int64(i%1500), 0))
+		}
+		b = AppendEventLine(b, &e)
+		b = AppendEventLine(b, &ret)
+	}
+	return b
+}
+
+// BenchmarkLineEvents decodes a key-value workload's lines, as check
+// --follow does.
+func BenchmarkLineEvents(b *testing.B) {
+	in := kvLines(100_000)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		l, err := NewLineEvents(bytes.NewReader(in), JSONL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var e history.Event
+		for {
+			if err := l.Read(&e); err != nil {
+				if !errors.Is(err, io.EOF) {
+					b.Fatal(err)
+				}
+				break
+			}
 		}
 	}
 }
