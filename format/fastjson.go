@@ -512,16 +512,9 @@ const (
 	seenIndex
 )
 
-// event reads one event object starting at the current position, with the
-// same result as jsonEvent over jsonParser's tree.
-func (p *fastJSON) event() (history.Event, bool) {
-	var e history.Event
-	ok := p.eventInto(&e)
-	return e, ok
-}
-
-// eventInto is event reading into e, which it clears first: a reader of
-// many events reuses their room.
+// eventInto reads one event object starting at the current position
+// into e, which it clears first (a reader of many events reuses their
+// room), with the same result as jsonEvent over jsonParser's tree.
 func (p *fastJSON) eventInto(e *history.Event) bool {
 	p.space()
 	*e = history.Event{Line: p.line}
@@ -663,6 +656,18 @@ func (p *fastJSON) eventType() (history.Type, bool) {
 // optionalInt reads a time or index: null (not given), or an integer that
 // fits in 64 bits and is not the value reserved for "never".
 func (p *fastJSON) optionalInt() (n int64, given, ok bool) {
+	// Most are a few digits, then the object's next comma or its end:
+	// read without number's token and its checks for a sign, a fraction
+	// and an exponent.
+	b, j := p.b, p.i
+	for ; j < len(b) && j-p.i < 18 && b[j]-'0' <= 9; j++ {
+		n = n*10 + int64(b[j]-'0')
+	}
+	if j > p.i && j < len(b) && (b[j] == ',' || b[j] == '}') && (b[p.i] != '0' || j == p.i+1) {
+		p.i = j
+		return n, true, true
+	}
+	n = 0
 	if p.lit("null") {
 		return 0, false, true
 	}

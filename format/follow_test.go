@@ -160,3 +160,28 @@ func BenchmarkLineEvents(b *testing.B) {
 		}
 	}
 }
+
+// TestJSONLTimesFastAgrees checks the fast reading of times and indexes
+// against the exact reader on the numbers it reads itself (a few digits)
+// and those it leaves to number: the same events, or the same error.
+func TestJSONLTimesFastAgrees(t *testing.T) {
+	for _, n := range []string{"0", "7", "42", "01", "00", "-1", "-0", "1.5", "1e3", "1E+3", "null", " 5 ", "5 ",
+		"123456789012345678", "1234567890123456789", "12345678901234567890", "9223372036854775807", "9223372036854775808",
+		"3x", "", "true", `"5"`} {
+		for _, field := range []string{"time", "index"} {
+			line := `{"process":0,"type":"invoke","f":"read","` + field + `":` + n + `}` + "\n" +
+				`{"process":0,"type":"ok","f":"read","value":1,"` + field + `":` + n + `,"key":3}` + "\n"
+			fh, ferr := readJSONLWith(strings.NewReader(line), true)
+			sh, serr := readJSONLWith(strings.NewReader(line), false)
+			sameResult(t, fh, sh, ferr, serr)
+			var e history.Event
+			l, err := NewLineEvents(strings.NewReader(line), JSONL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Read(&e); (err == nil) != (serr == nil) {
+				t.Errorf("%s %q: following reads it with error %v, the exact reader %v", field, n, err, serr)
+			}
+		}
+	}
+}
