@@ -186,15 +186,17 @@ func readAhead(lines *format.LineEvents, batches chan<- eventBatch, free <-chan 
 	}
 	evs := next()
 	for {
-		ev, err := lines.Next()
-		if err != nil {
+		// Decoded in place, in the batch: an event is a couple of
+		// hundred bytes.
+		n := len(evs)
+		evs = append(evs, history.Event{})
+		if err := lines.Read(&evs[n]); err != nil {
 			select {
-			case batches <- eventBatch{evs: evs, err: err}:
+			case batches <- eventBatch{evs: evs[:n], err: err}:
 			case <-stop:
 			}
 			return
 		}
-		evs = append(evs, ev)
 		if len(evs) < batchEvents {
 			// Hand over what there is if the check is waiting for it.
 			select {

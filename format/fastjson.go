@@ -28,6 +28,12 @@ type fastJSON struct {
 	// that each is made once.
 	procs []string
 	ints  []history.Value
+	// bigInts holds the values of the larger integers read last, by
+	// number modulo its size (bigIntCache), made when the first is read:
+	// a key-value history writes a new integer in most writes, and its
+	// completion and the reads that return it come soon after, each
+	// otherwise a value's text made again.
+	bigInts []bigInt
 	// bigProcs holds the names of the larger process numbers read last,
 	// by number modulo its size: Jepsen numbers the client that replaces
 	// a crashed one past every other (by the concurrency), so a long
@@ -47,6 +53,15 @@ const smallCache = 4096
 
 // bigProcCache is the size of fastJSON.bigProcs, a power of two.
 const bigProcCache = 256
+
+// bigIntCache is the size of fastJSON.bigInts, a power of two.
+const bigIntCache = 4096
+
+// bigInt is an integer and its value.
+type bigInt struct {
+	n int64
+	v history.Value
+}
 
 // procEntry is a process number and its name.
 type procEntry struct {
@@ -459,7 +474,14 @@ func (p *fastJSON) tokValue(tok numTok, ok bool) (history.Value, bool) {
 // intValue returns history.IntValue(n), made once for a small n.
 func (p *fastJSON) intValue(n int64) history.Value {
 	if n < 0 || n >= smallCache {
-		return history.IntValue(n)
+		if p.bigInts == nil {
+			p.bigInts = make([]bigInt, bigIntCache)
+		}
+		c := &p.bigInts[n&(bigIntCache-1)]
+		if c.n != n || c.v.IsNone() {
+			*c = bigInt{n: n, v: history.IntValue(n)}
+		}
+		return c.v
 	}
 	v := smallSlot(&p.ints, n)
 	if v.IsNone() {
@@ -490,16 +512,9 @@ const (
 	seenIndex
 )
 
-// event reads one event object starting at the current position, with the
-// same result as jsonEvent over jsonParser's tree.
-func (p *fastJSON) event() (history.Event, bool) {
-	var e history.Event
-	ok := p.eventInto(&e)
-	return e, ok
-}
-
-// eventInto is event reading into e, which it clears first: a reader of
-// many events reuses their room.
+// eventInto reads one event object starting at the current position
+// into e, which it clears first (a reader of many events reuses their
+// room), with the same result as jsonEvent over jsonParser's tree.
 func (p *fastJSON) eventInto(e *history.Event) bool {
 	p.space()
 	*e = history.Event{Line: p.line}
@@ -641,6 +656,18 @@ func (p *fastJSON) eventType() (history.Type, bool) {
 // optionalInt reads a time or index: null (not given), or an integer that
 // fits in 64 bits and is not the value reserved for "never".
 func (p *fastJSON) optionalInt() (n int64, given, ok bool) {
+	// Most are a few digits, then the object's next comma or its end:
+	// read without number's token and its checks for a sign, a fraction
+	// and an exponent.
+	b, j := p.b, p.i
+	for ; j < len(b) && j-p.i < 18 && b[j]-'0' <= 9; j++ {
+		n = n*10 + int64(b[j]-'0')
+	}
+	if j > p.i && j < len(b) && (b[j] == ',' || b[j] == '}') && (b[p.i] != '0' || j == p.i+1) {
+		p.i = j
+		return n, true, true
+	}
+	n = 0
 	if p.lit("null") {
 		return 0, false, true
 	}
@@ -663,15 +690,15 @@ func (p *fastJSON) extra(e *history.Event, key []byte) bool {
 	return true
 }
 
-// lineEvent reads a JSON Lines record: one event object and nothing else.
-func (p *fastJSON) lineEvent(b []byte, line int) (history.Event, bool) {
+// lineEvent reads a JSON Lines record, one event object and nothing else,
+// into e, which it may change even when it gives up.
+func (p *fastJSON) lineEvent(b []byte, line int, e *history.Event) bool {
 	p.reset(b, line)
-	e, ok := p.event()
-	if !ok {
-		return e, false
+	if !p.eventInto(e) {
+		return false
 	}
 	p.space()
-	return e, p.i == len(p.b)
+	return p.i == len(p.b)
 }
 
 // eventArray reads a JSON array of event objects, pairing them as it goes.

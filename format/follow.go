@@ -54,39 +54,49 @@ var ErrPartialLine = errors.New("the input ends inside a line")
 // a last line without its newline is an error naming it (an event cut
 // short), as is a line that is not an event.
 func (l *LineEvents) Next() (history.Event, error) {
+	var e history.Event
+	err := l.Read(&e)
+	return e, err
+}
+
+// Read is Next reading the event into e, which a reader of many events
+// reuses: an event is a couple of hundred bytes, and copying it out
+// through each call was a tenth of decoding a line. After an error, e
+// holds nothing of use.
+func (l *LineEvents) Read(e *history.Event) error {
 	if l.err != nil {
-		return history.Event{}, l.err
+		return l.err
 	}
 	for {
 		b, err := l.lr.next()
 		if err != nil {
 			l.err = err
-			return history.Event{}, err
+			return err
 		}
 		line := l.lr.line
 		if l.lr.partial {
 			l.err = &history.InputError{Line: line, Msg: fmt.Sprintf("%v: the line has no newline, so its event may be cut short (the writer stopped mid-line?)", ErrPartialLine)}
-			return history.Event{}, l.err
+			return l.err
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
-		e, ok, err := l.decode(b, line)
+		ok, err := l.decode(b, line, e)
 		if err != nil {
 			l.err = err
-			return history.Event{}, err
+			return err
 		}
 		if ok {
-			return e, nil
+			return nil
 		}
 	}
 }
 
-// decode reads one line; ok is false for a log line that is not a
+// decode reads one line into e; ok is false for a log line that is not a
 // history line.
-func (l *LineEvents) decode(b []byte, line int) (history.Event, bool, error) {
+func (l *LineEvents) decode(b []byte, line int, e *history.Event) (bool, error) {
 	if !utf8.Valid(b) {
-		return history.Event{}, false, history.Errorf(line, "invalid UTF-8")
+		return false, history.Errorf(line, "invalid UTF-8")
 	}
 	if l.form == "" {
 		t := bytes.TrimSpace(b)
@@ -99,56 +109,69 @@ func (l *LineEvents) decode(b []byte, line int) (history.Event, bool, error) {
 			l.form = JepsenLog
 		case l.skipped < logPreamble:
 			l.skipped++ // a log's lines before its first history line
-			return history.Event{}, false, nil
+			return false, nil
 		default:
-			return history.Event{}, false, history.Errorf(line, "expected an event (a JSON object, an EDN op map or a Jepsen log line) within the first %d lines, got %q", logPreamble, truncate(t, 60))
+			return false, history.Errorf(line, "expected an event (a JSON object, an EDN op map or a Jepsen log line) within the first %d lines, got %q", logPreamble, truncate(t, 60))
 		}
 	}
+	var err error
 	switch l.form {
 	case JSONL:
-		e, err := l.jsonLine(b, line)
-		return e, err == nil, err
+		err = l.jsonLine(b, line, e)
+		return err == nil, err
 	case EDN:
-		e, err := l.ednLine(b, line)
-		return e, err == nil, err
+		err = l.ednLine(b, line, e)
+		return err == nil, err
 	}
 	m := matchLogLine(b)
 	if m == nil {
-		return history.Event{}, false, nil
+		return false, nil
 	}
-	e, err := logEvent(m, line)
-	return e, err == nil, err
+	ev, err := logEvent(m, line)
+	if err == nil {
+		*e = ev
+	}
+	return err == nil, err
 }
 
-func (l *LineEvents) jsonLine(b []byte, line int) (history.Event, error) {
-	if e, ok := l.fj.lineEvent(b, line); ok {
-		return e, nil
+func (l *LineEvents) jsonLine(b []byte, line int, e *history.Event) error {
+	if l.fj.lineEvent(b, line, e) {
+		return nil
 	}
 	tops, err := newJSONParser(b, line).all()
 	if err != nil {
-		return history.Event{}, err
+		return err
 	}
 	if len(tops) != 1 {
-		return history.Event{}, history.Errorf(line, "expected one JSON object on the line, found %d values", len(tops))
+		return history.Errorf(line, "expected one JSON object on the line, found %d values", len(tops))
 	}
-	return jsonEvent(tops[0])
+	ev, err := jsonEvent(tops[0])
+	if err == nil {
+		*e = ev
+	}
+	return err
 }
 
-func (l *LineEvents) ednLine(b []byte, line int) (history.Event, error) {
-	if e, end, ok := l.fe.opMap(b, line); ok && len(bytes.TrimSpace(b[end:])) == 0 {
-		return e, nil
+func (l *LineEvents) ednLine(b []byte, line int, e *history.Event) error {
+	if ev, end, ok := l.fe.opMap(b, line); ok && len(bytes.TrimSpace(b[end:])) == 0 {
+		*e = ev
+		return nil
 	}
 	p := newEDNParser(b, line)
 	n, err := p.form(0)
 	if err != nil {
-		return history.Event{}, err
+		return err
 	}
 	if end, err := p.atEnd(); err != nil {
-		return history.Event{}, err
+		return err
 	} else if !end {
-		return history.Event{}, history.Errorf(line, "expected one op map on the line, found more")
+		return history.Errorf(line, "expected one op map on the line, found more")
 	}
-	return ednEvent(n)
+	ev, err := ednEvent(n)
+	if err == nil {
+		*e = ev
+	}
+	return err
 }
 
 func truncate(b []byte, n int) string {

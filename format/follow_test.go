@@ -1,8 +1,10 @@
 package format
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -106,6 +108,80 @@ func TestLineEventsProcessNames(t *testing.T) {
 		}
 		if want := strings.Trim(p, `"`); e.Process != want || e.F != fs[i%len(fs)] || len(e.Extra) != 1 || e.Extra[0].Name != "x"+fs[i%3] {
 			t.Errorf("event %d: process %q, f %q, extra %v; want %q, %q, x%s", i, e.Process, e.F, e.Extra, want, fs[i%len(fs)], fs[i%3])
+		}
+	}
+}
+
+// kvLines is a key-value workload's history as JSON Lines, as histcheck
+// sim live writes it: 32 clients, 1,000 keys, half writes of a new integer
+// each, reads of a recent one.
+func kvLines(ops int) []byte {
+	var b []byte
+	written := int64(0)
+	for i := 0; i < ops; i++ {
+		proc := strconv.Itoa(4096 + i%32)
+		e := history.Event{Process: proc, Type: history.Invoke, Key: history.IntValue(int64(i*7919) % 1000),
+			Time: int64(2 * i), HasTime: true, Index: int64(2 * i), HasIdx: true}
+		ret := e
+		ret.Type, ret.Time, ret.Index = history.OK, e.Time+1, e.Index+1
+		if i%2 == 0 {
+			written++
+			e.F, e.Value = "write", history.IntValue(1_000_000+written)
+			ret.F, ret.Value = e.F, e.Value
+		} else {
+			e.F, e.Value = "read", history.NilValue
+			ret.F, ret.Value = e.F, history.IntValue(1_000_000+max(written-int64(i%1500), 0))
+		}
+		b = AppendEventLine(b, &e)
+		b = AppendEventLine(b, &ret)
+	}
+	return b
+}
+
+// BenchmarkLineEvents decodes a key-value workload's lines, as check
+// --follow does.
+func BenchmarkLineEvents(b *testing.B) {
+	in := kvLines(100_000)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		l, err := NewLineEvents(bytes.NewReader(in), JSONL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var e history.Event
+		for {
+			if err := l.Read(&e); err != nil {
+				if !errors.Is(err, io.EOF) {
+					b.Fatal(err)
+				}
+				break
+			}
+		}
+	}
+}
+
+// TestJSONLTimesFastAgrees checks the fast reading of times and indexes
+// against the exact reader on the numbers it reads itself (a few digits)
+// and those it leaves to number: the same events, or the same error.
+func TestJSONLTimesFastAgrees(t *testing.T) {
+	for _, n := range []string{"0", "7", "42", "01", "00", "-1", "-0", "1.5", "1e3", "1E+3", "null", " 5 ", "5 ",
+		"123456789012345678", "1234567890123456789", "12345678901234567890", "9223372036854775807", "9223372036854775808",
+		"3x", "", "true", `"5"`} {
+		for _, field := range []string{"time", "index"} {
+			line := `{"process":0,"type":"invoke","f":"read","` + field + `":` + n + `}` + "\n" +
+				`{"process":0,"type":"ok","f":"read","value":1,"` + field + `":` + n + `,"key":3}` + "\n"
+			fh, ferr := readJSONLWith(strings.NewReader(line), true)
+			sh, serr := readJSONLWith(strings.NewReader(line), false)
+			sameResult(t, fh, sh, ferr, serr)
+			var e history.Event
+			l, err := NewLineEvents(strings.NewReader(line), JSONL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Read(&e); (err == nil) != (serr == nil) {
+				t.Errorf("%s %q: following reads it with error %v, the exact reader %v", field, n, err, serr)
+			}
 		}
 	}
 }

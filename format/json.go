@@ -717,9 +717,10 @@ func jsonlEvent(fp *fastJSON, b []byte, line int, fast bool) (e history.Event, s
 		return e, false, history.Errorf(line, "invalid UTF-8")
 	}
 	if fast {
-		if e, ok := fp.lineEvent(b, line); ok {
+		if fp.lineEvent(b, line, &e) {
 			return e, false, nil
 		}
+		e = history.Event{}
 	}
 	p := newJSONParser(b, line)
 	tops, err := p.all()

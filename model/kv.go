@@ -96,7 +96,7 @@ func (m *kv) Compile(op *history.Op, t *Table) (Op, error) {
 		if v.IsNone() {
 			v = history.NilValue
 		}
-		o := Op{Kind: kvRead, A: m.vals.id(v)}
+		o := Op{Kind: kvRead, A: m.id(v)}
 		if m.nilAny && v.IsNil() {
 			o.B = anyRead
 		}
@@ -111,7 +111,7 @@ func (m *kv) Compile(op *history.Op, t *Table) (Op, error) {
 		if m.versions {
 			return compileVersioned(op, true, m.vals.id(op.Value), t.ID(op.Key))
 		}
-		return Op{Kind: kvWrite, A: m.vals.id(op.Value)}, nil
+		return Op{Kind: kvWrite, A: m.id(op.Value)}, nil
 	case "append":
 		if m.versions {
 			return Op{}, errVersionedOther
@@ -128,7 +128,7 @@ func (m *kv) Compile(op *history.Op, t *Table) (Op, error) {
 		if err != nil {
 			return Op{}, err
 		}
-		return Op{Kind: kvCAS, A: m.vals.id(from), B: m.vals.id(to)}, nil
+		return Op{Kind: kvCAS, A: m.id(from), B: m.id(to)}, nil
 	}
 	return Op{}, UnknownOpError(m.info, op.F)
 }
@@ -136,7 +136,35 @@ func (m *kv) Compile(op *history.Op, t *Table) (Op, error) {
 // Versioned implements VersionOrder.
 func (m *kv) Versioned(op *Op) (VersionKind, int64) { return versionedOp(op) }
 
-func (m *kv) Init(*Table) int64 { return m.vals.id(m.init) }
+func (m *kv) Init(*Table) int64 { return m.id(m.init) }
+
+// id returns the id of value x: an integer that canonicalInt takes is its
+// own id (see intID), found without the table, unless versions are
+// compiled, whose states pack a rank above a table id; any other value
+// is the table's.
+func (m *kv) id(x history.Value) int64 {
+	if !m.versions {
+		if n, ok := canonicalInt(x); ok {
+			return intID(n)
+		}
+	}
+	return m.vals.id(x)
+}
+
+// intTag shifts an integer that canonicalInt takes (of at most 18 digits,
+// below 2^60 in magnitude) to its id, far below zero: the table's ids are
+// positive, 0 is unused and −1 is noState, so the two never meet. Most
+// values of a key-value history are integers, and a long run's writes
+// each write a new one: interning each was a fifth of the online check's
+// time (a lookup that misses, then an entry, a leaf and a slot, each a
+// cache miss on a key's table seldom in cache).
+const intTag = 1 << 62
+
+// intID is the id of the integer n (canonicalInt's).
+func intID(n int64) int64 { return n - intTag }
+
+// idInt returns the integer whose id is id, if it is one (see intID).
+func idInt(id int64) (int64, bool) { return id + intTag, id < -intTag/2 }
 
 // Finish completes versioned reads and writes (see finishVersions), each
 // key with a version order of its own; pairs are interned in the model's
@@ -177,7 +205,13 @@ func (m *kv) Step(s int64, op *Op) (int64, bool) {
 // Class classifies reads and writes; cas and append are OtherOp.
 func (m *kv) Class(op *Op) OpClass { return classify(op, kvRead, kvWrite) }
 
-func (m *kv) Describe(s int64, _ *Table) string { return describeState(s, m.vals.value(s&idMask)) }
+func (m *kv) Describe(s int64, _ *Table) string {
+	id := s
+	if m.versions {
+		id &= idMask // a rank above the value's id
+	}
+	return describeState(s, m.vals.value(id))
+}
 
 // Explain says why op is illegal in s.
 func (m *kv) Explain(s int64, op *Op, _ *Table) string {
@@ -743,6 +777,9 @@ func (v *kvValues) equalsText(id int64, t string) bool {
 }
 
 func (v *kvValues) value(id int64) history.Value {
+	if n, ok := idInt(id); ok {
+		return history.IntValue(n)
+	}
 	v.rlock()
 	defer v.runlock()
 	if id <= 0 || id >= int64(len(v.vals)) {
@@ -759,6 +796,11 @@ func (v *kvValues) value(id int64) history.Value {
 // one place where Step adds to the table, and it keeps Step pure (see
 // kvValues): the id it returns depends only on the texts of s and suffix.
 func (v *kvValues) appendTo(s, suffix int64) (int64, bool) {
+	if s <= 0 || suffix <= 0 {
+		// An integer (intID), or not an id: its key below would be
+		// another's.
+		return 0, false
+	}
 	key := uint64(s)<<32 | uint64(suffix)
 	if !v.single {
 		// Look under the read lock first; a single-goroutine table goes
