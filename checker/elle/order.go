@@ -32,7 +32,9 @@ func addProcessOrder(g *Graph, txns []txn.Txn) {
 // completed transaction follows yet (the frontier), so the edges stay
 // near linear in number while their transitive closure is the whole
 // real-time order. Crashed transactions never complete, so they only
-// receive edges.
+// receive edges. They are added as g's real-time order (Graph.rtTo):
+// those of each completed transaction as it completes, then those of
+// the crashed ones, in the order of the transactions.
 func addRealtimeOrder(g *Graph, txns []txn.Txn, h *history.History) {
 	evs := realtimeEvents(txns, h)
 	// Each transaction's predecessors are the frontier when it was
@@ -40,25 +42,38 @@ func addRealtimeOrder(g *Graph, txns []txn.Txn, h *history.History) {
 	// first sweep counts them, so that the arena and the graph's list
 	// are made once, at their size.
 	var fr frontier
-	total, _ := fr.sweep(evs, len(txns), nil, nil, nil)
+	n := len(txns)
+	total, _ := fr.sweep(evs, n, nil, nil, nil)
 	arena := make([]int32, total)
-	from := make([]int32, len(txns))
-	to := make([]int32, len(txns))
-	_, completed := fr.sweep(evs, len(txns), arena, from, to)
-	g.pend = slices.Grow(g.pend, total)
+	from := make([]int32, n)
+	to := make([]int32, n)
+	_, completed := fr.sweep(evs, n, arena, from, to)
+	// The arena holds each edge by its target; the graph wants them by
+	// source, in the order they are added.
+	offs := make([]int32, n+1)
+	for _, p := range arena {
+		offs[p+1]++
+	}
+	for i := 0; i < n; i++ {
+		offs[i+1] += offs[i]
+	}
+	byFrom := make([]int32, total)
+	fill := append([]int32(nil), offs[:n]...)
+	place := func(t int32) {
+		for _, p := range arena[from[t]:to[t]] {
+			byFrom[fill[p]] = t
+			fill[p]++
+		}
+		from[t] = to[t] // its edges are placed
+	}
 	for _, t := range completed {
-		for _, p := range arena[from[t]:to[t]] {
-			g.add(int(p), int(t), Why{Type: Realtime})
-		}
-		from[t] = to[t] // its edges are added
+		place(t)
 	}
-	// Crashed transactions never complete: their edges are added here,
-	// in the order of the transactions.
-	for t := range txns {
-		for _, p := range arena[from[t]:to[t]] {
-			g.add(int(p), t, Why{Type: Realtime})
-		}
+	for t := range int32(n) {
+		place(t)
 	}
+	g.mergeRealtime(&Graph{n: n, rtOffs: offs, rtTo: byFrom})
+	g.frozen = false
 }
 
 // event is a transaction's invocation or completion.
