@@ -214,13 +214,14 @@ func FromHistory(h *history.History) ([]Txn, error) {
 func readTxns(h *history.History, lo, hi int, out []Txn) error {
 	var p parser
 	// The micro-operations share large arenas, a few per history rather
-	// than one slice per transaction.
+	// than one slice per transaction, each filled to the last
+	// transaction that fits.
 	const chunk = 1 << 14
 	var arena []Mop
 	for i := lo; i < hi; i++ {
 		op := &h.Ops[i]
-		if cap(arena)-len(arena) < chunk/4 {
-			arena = make([]Mop, 0, chunk)
+		if need := op.Value.NumElems(); cap(arena)-len(arena) < need {
+			arena = make([]Mop, 0, max(chunk, need))
 		}
 		base := len(arena)
 		var err error

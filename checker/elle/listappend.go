@@ -287,15 +287,15 @@ func (a *appendAnalysis) longest(k int32, reads []readOf, out *keyOutput) (*vers
 	var longest []history.Value
 	var text string
 	if best != nil {
-		longest, text = best.elems(), listText(best.value)
+		longest, text = a.readElems(best), listText(a.readValue(best))
 	}
 	var reported map[string]bool
 	prefix := make([]bool, len(reads))
 	for i, r := range reads {
-		if prefix[i] = strings.HasPrefix(text, listText(r.value)); prefix[i] {
+		if prefix[i] = strings.HasPrefix(text, listText(a.readValue(&r))); prefix[i] {
 			continue
 		}
-		list := r.elems()
+		list := a.readElems(&r)
 		id := history.ListValue(list...).String()
 		if reported == nil {
 			reported = map[string]bool{}
@@ -357,7 +357,7 @@ func (a *appendAnalysis) readDeps(ver *version, r readOf, unseen []unseenAppend,
 			out.g.addRef(int(w.txn), int(r.txn), whyRef{t: WR, key: k, value: read, next: noRef})
 		}
 	}
-	for i := r.n; i < len(ver.longest); i++ {
+	for i := int(r.n); i < len(ver.longest); i++ {
 		w, ok := ver.writers[i], ver.known[i]
 		if !ok || a.failed(w) {
 			continue
@@ -377,7 +377,7 @@ func (a *appendAnalysis) abortedAndIntermediate(ver *version, reads []readOf, pr
 	for ri, r := range reads {
 		list := ver.longest[:r.n] // the same elements
 		if !prefix[ri] {
-			list = r.elems()
+			list = a.readElems(&r)
 		}
 		a.abortedReads(ver, r, list, prefix[ri], out)
 		if n := len(list); n > 0 {
