@@ -53,9 +53,12 @@ type Why struct {
 	Appends bool
 }
 
-type arc struct {
-	to    int32
-	types EdgeType
+// arcs are some of a graph's arcs, in two arrays rather than one of
+// pairs, which padding would make 8 bytes each rather than 5: arc i goes
+// to to[i] and has the kinds types[i].
+type arcs struct {
+	to    []int32
+	types []EdgeType
 }
 
 // pending is one dependency as added, before the graph is frozen: why
@@ -90,10 +93,11 @@ type Graph struct {
 	// history's dependencies, and carries no evidence: 4 bytes an edge
 	// rather than a pending's 16, and grouped by source already.
 	rtOffs, rtTo []int32
-	// After freezing: the arcs of transaction a are arcs[offs[a]:offs[a+1]].
+	// After freezing: the arcs of transaction a are those of arcs from
+	// offs[a] to offs[a+1].
 	frozen bool
 	offs   []int32
-	arcs   []arc
+	arcs   arcs
 	// why keeps the first evidence for each data dependency and kind,
 	// built on the first call of Why: only explanations need it.
 	why map[whyKey]int32
@@ -229,7 +233,8 @@ func (g *Graph) freeze() {
 		byFrom[fill[a]] = i
 		fill[a]++
 	}
-	g.arcs = make([]arc, 0, total+len(g.rtTo))
+	size := total + len(g.rtTo)
+	to, types := make([]int32, 0, size), make([]EdgeType, 0, size)
 	g.why = nil
 	// at[b] is the position of arc a -> b while a's arcs are merged,
 	// valid when mark[b] == a+1.
@@ -237,13 +242,13 @@ func (g *Graph) freeze() {
 	mark := make([]int32, g.n)
 	add := func(a, b int32, t EdgeType) {
 		if mark[b] != a+1 {
-			mark[b], at[b] = a+1, int32(len(g.arcs))
-			g.arcs = append(g.arcs, arc{to: b})
+			mark[b], at[b] = a+1, int32(len(to))
+			to, types = append(to, b), append(types, 0)
 		}
-		g.arcs[at[b]].types |= t
+		types[at[b]] |= t
 	}
 	for a := int32(0); a < int32(g.n); a++ {
-		lo := int32(len(g.arcs))
+		lo := int32(len(to))
 		for _, pi := range byFrom[g.offs[a]:g.offs[a+1]] {
 			p := g.pendingAt(pi)
 			add(a, p.b, p.t)
@@ -255,20 +260,23 @@ func (g *Graph) freeze() {
 		}
 		g.offs[a] = lo
 	}
-	g.offs[g.n] = int32(len(g.arcs))
+	g.offs[g.n] = int32(len(to))
+	g.arcs = arcs{to: to, types: types}
 }
 
 // out returns the arcs from transaction a.
-func (g *Graph) out(a int) []arc {
-	return g.arcs[g.offs[a]:g.offs[a+1]]
+func (g *Graph) out(a int) arcs {
+	lo, hi := g.offs[a], g.offs[a+1]
+	return arcs{to: g.arcs.to[lo:hi:hi], types: g.arcs.types[lo:hi:hi]}
 }
 
 // Types returns the kinds of dependency a -> b (0: none).
 func (g *Graph) Types(a, b int) EdgeType {
 	g.freeze()
-	for _, e := range g.out(a) {
-		if int(e.to) == b {
-			return e.types
+	out := g.out(a)
+	for i, to := range out.to {
+		if int(to) == b {
+			return out.types[i]
 		}
 	}
 	return 0
