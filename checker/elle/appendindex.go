@@ -82,7 +82,7 @@ func (a *appendAnalysis) readElems(r *readOf) []history.Value {
 	if r.n == 0 {
 		return nil
 	}
-	return a.readValue(r).Elems()
+	return a.readValue(r).AppendElems(make([]history.Value, 0, r.n))
 }
 
 // listText is the encoding of the elements of a value read as a list
