@@ -61,13 +61,12 @@ type arcs struct {
 	types []EdgeType
 }
 
-// pending is one dependency as added, before the graph is frozen: why
-// indexes Graph.evidence (-1: a process or realtime edge, which carries
-// no evidence beyond its kind).
+// pending is one dependency as added, before the graph is frozen: 12
+// bytes, for the millions of a long history. Its evidence is found by
+// its place (see Graph.whys).
 type pending struct {
 	a, b int32
 	t    EdgeType
-	why  int32
 }
 
 // Graph is the dependency graph over a history's transactions (numbered as
@@ -81,10 +80,13 @@ type Graph struct {
 	n        int
 	pend     []pending
 	evidence []Why
+	// whys[i] indexes evidence for pend[i] (-1: a process or realtime
+	// edge, which carries no evidence beyond its kind).
+	whys []int32
 	// refs is evidence kept by reference (list-append's), which resolve
-	// turns into a Why: when resolve is set, pending.why indexes refs.
+	// turns into a Why: refs[i] is pend[i]'s, and whys is unused.
 	refs    []whyRef
-	resolve func(whyRef) Why
+	resolve func(EdgeType, whyRef) Why
 	// tail are dependencies merged from another graph, after pend.
 	tail []pending
 	// The real-time order, after tail, is kept by source: the
@@ -111,7 +113,7 @@ type whyKey struct {
 func newGraph(n int) *Graph {
 	// A few dependencies per transaction are the rule; room for them
 	// up front spares copying them as they grow.
-	return &Graph{n: n, pend: make([]pending, 0, 4*n), evidence: make([]Why, 0, 2*n)}
+	return &Graph{n: n, pend: make([]pending, 0, 4*n), whys: make([]int32, 0, 4*n), evidence: make([]Why, 0, 2*n)}
 }
 
 // add records a dependency a -> b; self-dependencies are dropped (they are
@@ -125,7 +127,8 @@ func (g *Graph) add(a, b int, w Why) {
 		why = int32(len(g.evidence))
 		g.evidence = append(g.evidence, w)
 	}
-	g.pend = append(g.pend, pending{a: int32(a), b: int32(b), t: w.Type, why: why})
+	g.pend = append(g.pend, pending{a: int32(a), b: int32(b), t: w.Type})
+	g.whys = append(g.whys, why)
 	g.frozen = false
 }
 
@@ -134,16 +137,16 @@ func (g *Graph) add(a, b int, w Why) {
 // only the resolver reads (-1: none). Without pointers, millions of them
 // cost the garbage collector nothing.
 type whyRef struct {
-	t                EdgeType
 	key, value, next int32
 }
 
-// addRef records a dependency a -> b whose evidence is kept by reference.
-func (g *Graph) addRef(a, b int, w whyRef) {
+// addRef records a dependency a -> b of kind t whose evidence is kept by
+// reference.
+func (g *Graph) addRef(a, b int, t EdgeType, w whyRef) {
 	if a == b || a < 0 || b < 0 {
 		return
 	}
-	g.pend = append(g.pend, pending{a: int32(a), b: int32(b), t: w.t, why: int32(len(g.refs))})
+	g.pend = append(g.pend, pending{a: int32(a), b: int32(b), t: t})
 	g.refs = append(g.refs, w)
 	g.frozen = false
 }
@@ -183,19 +186,31 @@ func (g *Graph) mergeRealtime(o *Graph) {
 // absorb adds o's dependencies and their evidence after g's, in o's
 // order. Both keep their evidence the same way: as Why, or by reference.
 func (g *Graph) absorb(o *Graph) {
-	off := int32(len(g.evidence))
-	if len(o.refs) > 0 {
-		off = int32(len(g.refs))
+	if len(o.refs) == 0 {
+		off := int32(len(g.evidence))
+		for _, w := range o.whys {
+			if w >= 0 {
+				w += off
+			}
+			g.whys = append(g.whys, w)
+		}
 	}
 	g.evidence = append(g.evidence, o.evidence...)
 	g.refs = append(g.refs, o.refs...)
-	for _, p := range o.pend {
-		if p.why >= 0 {
-			p.why += off
-		}
-		g.pend = append(g.pend, p)
-	}
+	g.pend = append(g.pend, o.pend...)
 	g.frozen = false
+}
+
+// whyAt is the index of pend[i]'s evidence, in refs or evidence (-1:
+// none).
+func (g *Graph) whyAt(i int) int32 {
+	switch {
+	case i < len(g.whys):
+		return g.whys[i]
+	case i < len(g.refs):
+		return int32(i)
+	}
+	return -1
 }
 
 // pendingAt returns the i-th dependency added: pend, then tail.
@@ -290,10 +305,12 @@ func (g *Graph) Why(a, b int, t EdgeType) (Why, bool) {
 	}
 	if g.why == nil {
 		g.why = map[whyKey]int32{}
-		for _, p := range g.pend {
-			k := whyKey{p.a, p.b, p.t}
-			if _, seen := g.why[k]; !seen && p.why >= 0 {
-				g.why[k] = p.why
+		for i, p := range g.pend {
+			k := whyKey(p)
+			if _, seen := g.why[k]; !seen {
+				if w := g.whyAt(i); w >= 0 {
+					g.why[k] = w
+				}
 			}
 		}
 	}
@@ -302,7 +319,7 @@ func (g *Graph) Why(a, b int, t EdgeType) (Why, bool) {
 		return Why{}, false
 	}
 	if g.resolve != nil {
-		return g.resolve(g.refs[i]), true
+		return g.resolve(t, g.refs[i]), true
 	}
 	return g.evidence[i], true
 }

@@ -15,7 +15,7 @@ import (
 func addProcessOrder(g *Graph, txns []txn.Txn) {
 	if g.pend == nil {
 		// At most one edge per transaction: made once, at its size.
-		g.pend = make([]pending, 0, len(txns))
+		g.pend, g.whys = make([]pending, 0, len(txns)), make([]int32, 0, len(txns))
 	}
 	last := map[int]int{}
 	for i := range txns {
