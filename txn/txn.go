@@ -139,10 +139,25 @@ type parser struct {
 // parse appends the micro-operations of v to dst and returns the extended
 // slice.
 func (p *parser) parse(v history.Value, dst []Mop) ([]Mop, error) {
+	if err := p.split(v); err != nil {
+		return nil, err
+	}
+	return p.mops(dst)
+}
+
+// split reads v's elements, the micro-operations still to parse, into
+// p.elems.
+func (p *parser) split(v history.Value) error {
 	if v.Kind() != history.List {
-		return nil, fmt.Errorf("a transaction is a list of micro-operations such as [[append x 1] [r y nil]], got %s", v)
+		return fmt.Errorf("a transaction is a list of micro-operations such as [[append x 1] [r y nil]], got %s", v)
 	}
 	p.elems = v.AppendElems(p.elems[:0])
+	return nil
+}
+
+// mops appends the micro-operations split found to dst and returns the
+// extended slice.
+func (p *parser) mops(dst []Mop) ([]Mop, error) {
 	for i, e := range p.elems {
 		m, err := p.mop(e)
 		if err != nil {
@@ -214,17 +229,22 @@ func FromHistory(h *history.History) ([]Txn, error) {
 func readTxns(h *history.History, lo, hi int, out []Txn) error {
 	var p parser
 	// The micro-operations share large arenas, a few per history rather
-	// than one slice per transaction.
+	// than one slice per transaction, each filled to the last
+	// transaction that fits.
 	const chunk = 1 << 14
 	var arena []Mop
 	for i := lo; i < hi; i++ {
 		op := &h.Ops[i]
-		if cap(arena)-len(arena) < chunk/4 {
-			arena = make([]Mop, 0, chunk)
+		err := p.split(op.Value)
+		if err == nil {
+			if need := len(p.elems); cap(arena)-len(arena) < need {
+				arena = make([]Mop, 0, max(chunk, need))
+			}
 		}
 		base := len(arena)
-		var err error
-		arena, err = p.parse(op.Value, arena)
+		if err == nil {
+			arena, err = p.mops(arena)
+		}
 		if err != nil {
 			return history.Errorf(op.Line, "operation %s: %v", history.Quote(op.F), err)
 		}

@@ -59,26 +59,30 @@ type appendAnalysis struct {
 	longestOf [][]history.Value
 }
 
+// readOf is one committed read, by its micro-operation: 16 bytes, for
+// the millions a long history holds.
 type readOf struct {
 	txn, mop int32
-	// value is the list read and n its number of elements. A read is a
-	// prefix of another exactly when its encoding is a prefix of the
-	// other's, which spares decoding most reads.
-	value history.Value
-	n     int
-	// list is value's elements when they were decoded (nil otherwise).
-	list []history.Value
+	// n is the number of elements read.
+	n int32
 	// external reports that the transaction had not written the key
 	// before this read.
 	external bool
 }
 
-// elems returns the elements read.
-func (r *readOf) elems() []history.Value {
-	if r.list != nil || r.n == 0 {
-		return r.list
+// readValue is the list r read. A read is a prefix of another exactly
+// when its encoding is a prefix of the other's, which spares decoding
+// most reads.
+func (a *appendAnalysis) readValue(r *readOf) history.Value {
+	return a.txns[r.txn].Mops[r.mop].Value
+}
+
+// readElems returns the elements r read (nil for none).
+func (a *appendAnalysis) readElems(r *readOf) []history.Value {
+	if r.n == 0 {
+		return nil
 	}
-	return r.value.Elems()
+	return a.readValue(r).AppendElems(make([]history.Value, 0, r.n))
 }
 
 // listText is the encoding of the elements of a value read as a list
@@ -394,18 +398,19 @@ func (a *appendAnalysis) indexReads() {
 				}
 				continue
 			}
-			r := readOf{txn: int32(ti), mop: int32(mi), value: m.Value, external: alone || !st.wrote[k]}
+			r := readOf{txn: int32(ti), mop: int32(mi), external: alone || !st.wrote[k]}
+			var decoded []history.Value
 			if alone {
-				r.n = m.Value.NumElems()
+				r.n = int32(m.Value.NumElems())
 			} else {
-				r.list = dec.decode(m.Value)
-				r.n = len(r.list)
-				if c, bad := st.check(ti, mi, m, k, r.list, t.Mops[mi+1:], keys[mi+1:]); bad {
+				decoded = dec.decode(m.Value)
+				r.n = int32(len(decoded))
+				if c, bad := st.check(ti, mi, m, k, decoded, t.Mops[mi+1:], keys[mi+1:]); bad {
 					a.cases = append(a.cases, c)
 				}
 			}
 			if text := listText(m.Value); !strings.HasPrefix(clean[k], text) {
-				list := r.list
+				list := decoded
 				if list == nil {
 					list = dec.scratch(m.Value)
 				}
@@ -417,7 +422,7 @@ func (a *appendAnalysis) indexReads() {
 					a.cases = append(a.cases, Case{Name: "duplicate-elements", Txns: []int{ti}, Key: m.Key, Mop: mi, Element: d,
 						Values: []history.Value{m.Value}})
 					if !alone {
-						st.read(k, r.list)
+						st.read(k, decoded)
 					}
 					continue
 				}
@@ -427,7 +432,7 @@ func (a *appendAnalysis) indexReads() {
 			}
 			a.reads[k] = append(a.reads[k], r)
 			if !alone {
-				st.read(k, r.list)
+				st.read(k, decoded)
 			}
 		}
 	}

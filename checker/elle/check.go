@@ -80,8 +80,8 @@ func edgeKinds(g *Graph) EdgeType {
 	g.freeze()
 	var k EdgeType
 	for i := 0; i < g.Len(); i++ {
-		for _, e := range g.out(i) {
-			k |= e.types
+		for _, t := range g.out(i).types {
+			k |= t
 		}
 	}
 	return k

@@ -135,9 +135,10 @@ func (s *searcher) find(c class, extra EdgeType, skip func(top int32) bool) (out
 			settled[t] = true
 			continue
 		}
-		for _, e := range s.g.out(a) {
-			b := int(e.to)
-			if e.types&required == 0 || comp[b] != comp[a] {
+		edges := s.g.out(a)
+		for j, to := range edges.to {
+			b := int(to)
+			if edges.types[j]&required == 0 || comp[b] != comp[a] {
 				continue
 			}
 			if s.spent() {
@@ -240,9 +241,9 @@ func (s *searcher) path(from, to int, allowed EdgeType, comp []int32) ([]int, []
 		if !s.spend() {
 			return nil, nil
 		}
-		for _, e := range s.g.out(int(u)) {
-			v := e.to
-			t := pick(e.types & allowed)
+		out := s.g.out(int(u))
+		for j, v := range out.to {
+			t := pick(out.types[j] & allowed)
 			if t == 0 || s.seen[v] == s.stamp || comp[v] != comp[from] {
 				continue
 			}
@@ -314,17 +315,18 @@ func (s *searcher) nonadjacentPath(from, to int, allowed EdgeType, comp []int32)
 		if !s.spend() {
 			return nil, nil
 		}
-		for _, e := range s.g.out(int(u)) {
-			v := e.to
+		out := s.g.out(int(u))
+		for j, v := range out.to {
 			if comp[v] != comp[from] {
 				continue
 			}
-			if other := pick(e.types & allowed &^ RW); other != 0 {
+			types := out.types[j]
+			if other := pick(types & allowed &^ RW); other != 0 {
 				if s.visit(state(v, false, two), x, other) == goal {
 					return s.traceStates(start, goal)
 				}
 			}
-			if e.types&allowed&RW != 0 && !lastRW {
+			if types&allowed&RW != 0 && !lastRW {
 				if s.visit(state(v, true, true), x, RW) == goal {
 					return s.traceStates(start, goal)
 				}

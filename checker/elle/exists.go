@@ -128,15 +128,18 @@ func nonadjacentComponents(g *Graph, kinds EdgeType) []int32 {
 	split := &Graph{n: 2 * n, frozen: true, offs: make([]int32, 2*n+1)}
 	for u := range n {
 		for half := range 2 {
-			for _, e := range g.out(u) {
-				if e.types&other != 0 {
-					split.arcs = append(split.arcs, arc{to: 2 * e.to, types: e.types & other})
+			out := g.out(u)
+			for i, to := range out.to {
+				if t := out.types[i]; t&other != 0 {
+					split.arcs.to = append(split.arcs.to, 2*to)
+					split.arcs.types = append(split.arcs.types, t&other)
 				}
-				if half == 0 && e.types&kinds&RW != 0 {
-					split.arcs = append(split.arcs, arc{to: 2*e.to + 1, types: RW})
+				if half == 0 && out.types[i]&kinds&RW != 0 {
+					split.arcs.to = append(split.arcs.to, 2*to+1)
+					split.arcs.types = append(split.arcs.types, RW)
 				}
 			}
-			split.offs[2*u+half+1] = int32(len(split.arcs))
+			split.offs[2*u+half+1] = int32(len(split.arcs.to))
 		}
 	}
 	comp, _ := tarjan(split, kinds)

@@ -53,18 +53,20 @@ type Why struct {
 	Appends bool
 }
 
-type arc struct {
-	to    int32
-	types EdgeType
+// arcs are some of a graph's arcs, in two arrays rather than one of
+// pairs, which padding would make 8 bytes each rather than 5: arc i goes
+// to to[i] and has the kinds types[i].
+type arcs struct {
+	to    []int32
+	types []EdgeType
 }
 
-// pending is one dependency as added, before the graph is frozen: why
-// indexes Graph.evidence (-1: a process or realtime edge, which carries
-// no evidence beyond its kind).
+// pending is one dependency as added, before the graph is frozen: 12
+// bytes, for the millions of a long history. Its evidence is found by
+// its place (see Graph.whys).
 type pending struct {
 	a, b int32
 	t    EdgeType
-	why  int32
 }
 
 // Graph is the dependency graph over a history's transactions (numbered as
@@ -78,16 +80,26 @@ type Graph struct {
 	n        int
 	pend     []pending
 	evidence []Why
+	// whys[i] indexes evidence for pend[i] (-1: a process or realtime
+	// edge, which carries no evidence beyond its kind).
+	whys []int32
 	// refs is evidence kept by reference (list-append's), which resolve
-	// turns into a Why: when resolve is set, pending.why indexes refs.
+	// turns into a Why: refs[i] is pend[i]'s, and whys is unused.
 	refs    []whyRef
-	resolve func(whyRef) Why
+	resolve func(EdgeType, whyRef) Why
 	// tail are dependencies merged from another graph, after pend.
 	tail []pending
-	// After freezing: the arcs of transaction a are arcs[offs[a]:offs[a+1]].
+	// The real-time order, after tail, is kept by source: the
+	// transactions a precedes are rtTo[rtOffs[a]:rtOffs[a+1]], in the
+	// order they were added (nil rtOffs: none). It is most of a long
+	// history's dependencies, and carries no evidence: 4 bytes an edge
+	// rather than a pending's 16, and grouped by source already.
+	rtOffs, rtTo []int32
+	// After freezing: the arcs of transaction a are those of arcs from
+	// offs[a] to offs[a+1].
 	frozen bool
 	offs   []int32
-	arcs   []arc
+	arcs   arcs
 	// why keeps the first evidence for each data dependency and kind,
 	// built on the first call of Why: only explanations need it.
 	why map[whyKey]int32
@@ -101,7 +113,7 @@ type whyKey struct {
 func newGraph(n int) *Graph {
 	// A few dependencies per transaction are the rule; room for them
 	// up front spares copying them as they grow.
-	return &Graph{n: n, pend: make([]pending, 0, 4*n), evidence: make([]Why, 0, 2*n)}
+	return &Graph{n: n, pend: make([]pending, 0, 4*n), whys: make([]int32, 0, 4*n), evidence: make([]Why, 0, 2*n)}
 }
 
 // add records a dependency a -> b; self-dependencies are dropped (they are
@@ -115,7 +127,8 @@ func (g *Graph) add(a, b int, w Why) {
 		why = int32(len(g.evidence))
 		g.evidence = append(g.evidence, w)
 	}
-	g.pend = append(g.pend, pending{a: int32(a), b: int32(b), t: w.Type, why: why})
+	g.pend = append(g.pend, pending{a: int32(a), b: int32(b), t: w.Type})
+	g.whys = append(g.whys, why)
 	g.frozen = false
 }
 
@@ -124,16 +137,16 @@ func (g *Graph) add(a, b int, w Why) {
 // only the resolver reads (-1: none). Without pointers, millions of them
 // cost the garbage collector nothing.
 type whyRef struct {
-	t                EdgeType
 	key, value, next int32
 }
 
-// addRef records a dependency a -> b whose evidence is kept by reference.
-func (g *Graph) addRef(a, b int, w whyRef) {
+// addRef records a dependency a -> b of kind t whose evidence is kept by
+// reference.
+func (g *Graph) addRef(a, b int, t EdgeType, w whyRef) {
 	if a == b || a < 0 || b < 0 {
 		return
 	}
-	g.pend = append(g.pend, pending{a: int32(a), b: int32(b), t: w.t, why: int32(len(g.refs))})
+	g.pend = append(g.pend, pending{a: int32(a), b: int32(b), t: t})
 	g.refs = append(g.refs, w)
 	g.frozen = false
 }
@@ -146,25 +159,58 @@ func (g *Graph) merge(o *Graph) {
 	} else {
 		g.tail = append(g.tail, o.pend...)
 	}
+	g.mergeRealtime(o)
 	g.frozen = false
+}
+
+// mergeRealtime adds o's real-time order after g's: each source's
+// targets after those it has.
+func (g *Graph) mergeRealtime(o *Graph) {
+	switch {
+	case o.rtOffs == nil:
+		return
+	case g.rtOffs == nil:
+		g.rtOffs, g.rtTo = o.rtOffs, o.rtTo // o is not used again: no copy
+		return
+	}
+	offs := make([]int32, g.n+1)
+	to := make([]int32, 0, len(g.rtTo)+len(o.rtTo))
+	for a := 0; a < g.n; a++ {
+		to = append(to, g.rtTo[g.rtOffs[a]:g.rtOffs[a+1]]...)
+		to = append(to, o.rtTo[o.rtOffs[a]:o.rtOffs[a+1]]...)
+		offs[a+1] = int32(len(to))
+	}
+	g.rtOffs, g.rtTo = offs, to
 }
 
 // absorb adds o's dependencies and their evidence after g's, in o's
 // order. Both keep their evidence the same way: as Why, or by reference.
 func (g *Graph) absorb(o *Graph) {
-	off := int32(len(g.evidence))
-	if len(o.refs) > 0 {
-		off = int32(len(g.refs))
+	if len(o.refs) == 0 {
+		off := int32(len(g.evidence))
+		for _, w := range o.whys {
+			if w >= 0 {
+				w += off
+			}
+			g.whys = append(g.whys, w)
+		}
 	}
 	g.evidence = append(g.evidence, o.evidence...)
 	g.refs = append(g.refs, o.refs...)
-	for _, p := range o.pend {
-		if p.why >= 0 {
-			p.why += off
-		}
-		g.pend = append(g.pend, p)
-	}
+	g.pend = append(g.pend, o.pend...)
 	g.frozen = false
+}
+
+// whyAt is the index of pend[i]'s evidence, in refs or evidence (-1:
+// none).
+func (g *Graph) whyAt(i int) int32 {
+	switch {
+	case i < len(g.whys):
+		return g.whys[i]
+	case i < len(g.refs):
+		return int32(i)
+	}
+	return -1
 }
 
 // pendingAt returns the i-th dependency added: pend, then tail.
@@ -177,7 +223,8 @@ func (g *Graph) pendingAt(i int32) pending {
 
 // freeze builds the adjacency from the pending dependencies: it groups
 // them by source, stably, and merges those between one pair into one arc,
-// keeping the first evidence of each kind.
+// keeping the first evidence of each kind. A source's real-time order
+// comes after its other dependencies, as it was added after them.
 func (g *Graph) freeze() {
 	if g.frozen {
 		return
@@ -201,38 +248,50 @@ func (g *Graph) freeze() {
 		byFrom[fill[a]] = i
 		fill[a]++
 	}
-	g.arcs = make([]arc, 0, total)
+	size := total + len(g.rtTo)
+	to, types := make([]int32, 0, size), make([]EdgeType, 0, size)
 	g.why = nil
 	// at[b] is the position of arc a -> b while a's arcs are merged,
 	// valid when mark[b] == a+1.
 	at := make([]int32, g.n)
 	mark := make([]int32, g.n)
-	for a := 0; a < g.n; a++ {
-		lo := int32(len(g.arcs))
+	add := func(a, b int32, t EdgeType) {
+		if mark[b] != a+1 {
+			mark[b], at[b] = a+1, int32(len(to))
+			to, types = append(to, b), append(types, 0)
+		}
+		types[at[b]] |= t
+	}
+	for a := int32(0); a < int32(g.n); a++ {
+		lo := int32(len(to))
 		for _, pi := range byFrom[g.offs[a]:g.offs[a+1]] {
 			p := g.pendingAt(pi)
-			if mark[p.b] != int32(a)+1 {
-				mark[p.b], at[p.b] = int32(a)+1, int32(len(g.arcs))
-				g.arcs = append(g.arcs, arc{to: p.b})
+			add(a, p.b, p.t)
+		}
+		if g.rtOffs != nil {
+			for _, b := range g.rtTo[g.rtOffs[a]:g.rtOffs[a+1]] {
+				add(a, b, Realtime)
 			}
-			g.arcs[at[p.b]].types |= p.t
 		}
 		g.offs[a] = lo
 	}
-	g.offs[g.n] = int32(len(g.arcs))
+	g.offs[g.n] = int32(len(to))
+	g.arcs = arcs{to: to, types: types}
 }
 
 // out returns the arcs from transaction a.
-func (g *Graph) out(a int) []arc {
-	return g.arcs[g.offs[a]:g.offs[a+1]]
+func (g *Graph) out(a int) arcs {
+	lo, hi := g.offs[a], g.offs[a+1]
+	return arcs{to: g.arcs.to[lo:hi:hi], types: g.arcs.types[lo:hi:hi]}
 }
 
 // Types returns the kinds of dependency a -> b (0: none).
 func (g *Graph) Types(a, b int) EdgeType {
 	g.freeze()
-	for _, e := range g.out(a) {
-		if int(e.to) == b {
-			return e.types
+	out := g.out(a)
+	for i, to := range out.to {
+		if int(to) == b {
+			return out.types[i]
 		}
 	}
 	return 0
@@ -246,10 +305,12 @@ func (g *Graph) Why(a, b int, t EdgeType) (Why, bool) {
 	}
 	if g.why == nil {
 		g.why = map[whyKey]int32{}
-		for _, p := range g.pend {
-			k := whyKey{p.a, p.b, p.t}
-			if _, seen := g.why[k]; !seen && p.why >= 0 {
-				g.why[k] = p.why
+		for i, p := range g.pend {
+			k := whyKey(p)
+			if _, seen := g.why[k]; !seen {
+				if w := g.whyAt(i); w >= 0 {
+					g.why[k] = w
+				}
 			}
 		}
 	}
@@ -258,7 +319,7 @@ func (g *Graph) Why(a, b int, t EdgeType) (Why, bool) {
 		return Why{}, false
 	}
 	if g.resolve != nil {
-		return g.resolve(g.refs[i]), true
+		return g.resolve(t, g.refs[i]), true
 	}
 	return g.evidence[i], true
 }

@@ -91,7 +91,7 @@ const noRef int32 = -1
 func mopRef(p int32) int32 { return -2 - p }
 
 // resolver turns references back into values, for explanations.
-func (a *appendAnalysis) resolver() func(whyRef) Why {
+func (a *appendAnalysis) resolver() func(EdgeType, whyRef) Why {
 	keys, longest, txns, base := a.keys, a.longestOf, a.txns, a.base
 	val := func(k, ref int32) history.Value {
 		switch {
@@ -104,8 +104,8 @@ func (a *appendAnalysis) resolver() func(whyRef) Why {
 		t := sort.Search(len(txns), func(t int) bool { return base[t+1] > p })
 		return txns[t].Mops[p-base[t]].Value
 	}
-	return func(r whyRef) Why {
-		return Why{Type: r.t, Key: keys[r.key], Value: val(r.key, r.value), Next: val(r.key, r.next), Appends: true}
+	return func(t EdgeType, r whyRef) Why {
+		return Why{Type: t, Key: keys[r.key], Value: val(r.key, r.value), Next: val(r.key, r.next), Appends: true}
 	}
 }
 
@@ -195,9 +195,6 @@ func joinParts(g *Graph, pend []pending, refs []whyRef, outs []keyOutput, room [
 		n := len(o.g.pend)
 		copy(pend[w:w+n], o.g.pend)
 		copy(refs[w:w+n], o.g.refs)
-		for j := w; j < w+n; j++ {
-			pend[j].why += int32(w)
-		}
 		w += n
 	}
 	g.pend, g.refs = pend[:w], refs[:w]
@@ -256,14 +253,14 @@ func (a *appendAnalysis) orderKey(k int32, out *keyOutput) {
 			continue
 		}
 		if prev >= 0 {
-			out.g.addRef(prev, int(w.txn), whyRef{t: WW, key: k, value: prevVal, next: int32(i)})
+			out.g.addRef(prev, int(w.txn), WW, whyRef{key: k, value: prevVal, next: int32(i)})
 		}
 		prev, prevVal = int(w.txn), int32(i)
 	}
 	unseen := a.unobserved(k)
 	for _, u := range unseen {
 		if prev >= 0 {
-			out.g.addRef(prev, u.txn, whyRef{t: WW, key: k, value: prevVal, next: u.ref})
+			out.g.addRef(prev, u.txn, WW, whyRef{key: k, value: prevVal, next: u.ref})
 		}
 	}
 	for i, r := range reads {
@@ -287,15 +284,15 @@ func (a *appendAnalysis) longest(k int32, reads []readOf, out *keyOutput) (*vers
 	var longest []history.Value
 	var text string
 	if best != nil {
-		longest, text = best.elems(), listText(best.value)
+		longest, text = a.readElems(best), listText(a.readValue(best))
 	}
 	var reported map[string]bool
 	prefix := make([]bool, len(reads))
 	for i, r := range reads {
-		if prefix[i] = strings.HasPrefix(text, listText(r.value)); prefix[i] {
+		if prefix[i] = strings.HasPrefix(text, listText(a.readValue(&r))); prefix[i] {
 			continue
 		}
-		list := r.elems()
+		list := a.readElems(&r)
 		id := history.ListValue(list...).String()
 		if reported == nil {
 			reported = map[string]bool{}
@@ -354,19 +351,19 @@ func (a *appendAnalysis) readDeps(ver *version, r readOf, unseen []unseenAppend,
 	if n := r.n; n > 0 {
 		read = int32(n - 1)
 		if w, ok := ver.writers[n-1], ver.known[n-1]; ok && !a.failed(w) {
-			out.g.addRef(int(w.txn), int(r.txn), whyRef{t: WR, key: k, value: read, next: noRef})
+			out.g.addRef(int(w.txn), int(r.txn), WR, whyRef{key: k, value: read, next: noRef})
 		}
 	}
-	for i := r.n; i < len(ver.longest); i++ {
+	for i := int(r.n); i < len(ver.longest); i++ {
 		w, ok := ver.writers[i], ver.known[i]
 		if !ok || a.failed(w) {
 			continue
 		}
-		out.g.addRef(int(r.txn), int(w.txn), whyRef{t: RW, key: k, value: read, next: int32(i)})
+		out.g.addRef(int(r.txn), int(w.txn), RW, whyRef{key: k, value: read, next: int32(i)})
 		return
 	}
 	for _, u := range unseen {
-		out.g.addRef(int(r.txn), u.txn, whyRef{t: RW, key: k, value: read, next: u.ref})
+		out.g.addRef(int(r.txn), u.txn, RW, whyRef{key: k, value: read, next: u.ref})
 	}
 }
 
@@ -377,7 +374,7 @@ func (a *appendAnalysis) abortedAndIntermediate(ver *version, reads []readOf, pr
 	for ri, r := range reads {
 		list := ver.longest[:r.n] // the same elements
 		if !prefix[ri] {
-			list = r.elems()
+			list = a.readElems(&r)
 		}
 		a.abortedReads(ver, r, list, prefix[ri], out)
 		if n := len(list); n > 0 {

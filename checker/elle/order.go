@@ -13,6 +13,10 @@ import (
 // crashed one is its logical process's last (a client that goes on gets a
 // new logical process).
 func addProcessOrder(g *Graph, txns []txn.Txn) {
+	if g.pend == nil {
+		// At most one edge per transaction: made once, at its size.
+		g.pend, g.whys = make([]pending, 0, len(txns)), make([]int32, 0, len(txns))
+	}
 	last := map[int]int{}
 	for i := range txns {
 		t := &txns[i]
@@ -32,32 +36,42 @@ func addProcessOrder(g *Graph, txns []txn.Txn) {
 // completed transaction follows yet (the frontier), so the edges stay
 // near linear in number while their transitive closure is the whole
 // real-time order. Crashed transactions never complete, so they only
-// receive edges.
+// receive edges. They are g's real-time order (Graph.rtTo), each
+// source's targets in the order the edges were always added: those of
+// the completed transactions as they completed, then those of the
+// crashed ones, in the order of the transactions.
 func addRealtimeOrder(g *Graph, txns []txn.Txn, h *history.History) {
 	evs := realtimeEvents(txns, h)
-	// Each transaction's predecessors are the frontier when it was
-	// invoked, kept in one arena: preds[t] = arena[from[t]:to[t]]. A
-	// first sweep counts them, so that the arena and the graph's list
-	// are made once, at their size.
+	n := len(txns)
+	// A first sweep counts each source's targets, so that they are
+	// placed in one array, made once at its size, by a second.
 	var fr frontier
-	total, _ := fr.sweep(evs, len(txns), nil, nil, nil)
-	arena := make([]int32, total)
-	from := make([]int32, len(txns))
-	to := make([]int32, len(txns))
-	_, completed := fr.sweep(evs, len(txns), arena, from, to)
-	g.pend = slices.Grow(g.pend, total)
-	for _, t := range completed {
-		for _, p := range arena[from[t]:to[t]] {
-			g.add(int(p), int(t), Why{Type: Realtime})
-		}
-		from[t] = to[t] // its edges are added
+	offs := make([]int32, n+1)
+	fr.sweep(evs, n, offs[1:], nil)
+	for i := 0; i < n; i++ {
+		offs[i+1] += offs[i]
 	}
-	// Crashed transactions never complete: their edges are added here,
-	// in the order of the transactions.
-	for t := range txns {
-		for _, p := range arena[from[t]:to[t]] {
-			g.add(int(p), t, Why{Type: Realtime})
+	to := make([]int32, offs[n])
+	fill := append([]int32(nil), offs[:n]...)
+	rank := fr.sweep(evs, n, fill, to)
+	// The sweep places targets as they are invoked; they are added as
+	// they complete, which is nearly the same order.
+	for a := 0; a < n; a++ {
+		sortByRank(to[offs[a]:offs[a+1]], rank)
+	}
+	g.mergeRealtime(&Graph{n: n, rtOffs: offs, rtTo: to})
+	g.frozen = false
+}
+
+// sortByRank sorts ts by rank, by insertion: they come nearly sorted.
+func sortByRank(ts, rank []int32) {
+	for i := 1; i < len(ts); i++ {
+		t, r := ts[i], rank[ts[i]]
+		j := i
+		for ; j > 0 && rank[ts[j-1]] > r; j-- {
+			ts[j] = ts[j-1]
 		}
+		ts[j] = t
 	}
 }
 
@@ -107,28 +121,38 @@ type frontier struct {
 	entered, invoked []int32
 }
 
-// sweep goes through the events and returns how many predecessors the
-// transactions have in all and the order in which they completed. With
-// an arena, it also writes each one's predecessors, the frontier at its
-// invocation, to arena[from[t]:to[t]]. A completing transaction replaces
-// those of its predecessors still in the frontier, which are exactly the
-// members that entered it before the transaction was invoked (a member
-// that leaves never comes back).
-func (f *frontier) sweep(evs []event, n int, arena, from, to []int32) (int, []int32) {
+// sweep goes through the events, in which each transaction's
+// predecessors are the frontier at its invocation. Without targets, it
+// counts each one's successors: count[p] grows by one for each. With
+// them, it places each successor t of p at targets[count[p]], then moves
+// count[p] on, and returns each transaction's rank: the order in which
+// it completed, or, for those that never did, the number of completions
+// plus its own number. A completing transaction replaces those of its
+// predecessors still in the frontier, which are exactly the members
+// that entered it before the transaction was invoked (a member that
+// leaves never comes back).
+func (f *frontier) sweep(evs []event, n int, count, targets []int32) []int32 {
 	f.members = f.members[:0]
 	if f.entered == nil {
 		f.entered, f.invoked = make([]int32, n), make([]int32, n)
 	}
-	total := 0
-	var completed []int32
+	var rank []int32
+	if targets != nil {
+		rank = negatives(n)
+	}
+	completions := int32(0)
 	for i, e := range evs {
 		if e.invoke {
-			if arena != nil {
-				from[e.t] = int32(total)
-				copy(arena[total:], f.members)
-				to[e.t] = int32(total + len(f.members))
+			if targets == nil {
+				for _, m := range f.members {
+					count[m]++
+				}
+			} else {
+				for _, m := range f.members {
+					targets[count[m]] = e.t
+					count[m]++
+				}
 			}
-			total += len(f.members)
 			f.invoked[e.t] = int32(i)
 			continue
 		}
@@ -140,9 +164,15 @@ func (f *frontier) sweep(evs []event, n int, arena, from, to []int32) (int, []in
 		}
 		f.members = append(kept, e.t)
 		f.entered[e.t] = int32(i)
-		if arena != nil {
-			completed = append(completed, e.t)
+		if rank != nil {
+			rank[e.t] = completions
+		}
+		completions++
+	}
+	for t := range rank {
+		if rank[t] < 0 {
+			rank[t] = completions + int32(t)
 		}
 	}
-	return total, completed
+	return rank
 }

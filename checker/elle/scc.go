@@ -34,13 +34,12 @@ func tarjan(g *Graph, mask EdgeType) ([]int32, bool) {
 		for len(frames) > 0 {
 			f := &frames[len(frames)-1]
 			v := f.v
-			arcs := g.out(int(v))
-			if f.next < int32(len(arcs)) {
-				e := arcs[f.next]
+			out := g.out(int(v))
+			if f.next < int32(len(out.to)) {
+				w, types := out.to[f.next], out.types[f.next]
 				f.next++
-				w := e.to
 				switch {
-				case e.types&mask == 0:
+				case types&mask == 0:
 				case index[w] == unvisited:
 					index[w], low[w] = next, next
 					next++
