@@ -671,38 +671,23 @@ func (s *searcher) leafOK() bool {
 
 // reachesNow searches the current graph for a path from a to b.
 func (s *searcher) reachesNow(a, b node) bool {
-	if a == b {
-		return true
-	}
-	seen := make([]uint64, (s.nn+63)/64)
-	stack := []node{a}
-	seen[a/64] |= 1 << (uint(a) % 64)
-	for len(stack) > 0 {
-		u := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		s.steps += int64(len(s.adj[u])) + 1
-		for _, ei := range s.adj[u] {
-			w := s.edges[ei].to
-			if w == b {
-				return true
-			}
-			if seen[w/64]&(1<<(uint(w)%64)) == 0 {
-				seen[w/64] |= 1 << (uint(w) % 64)
-				stack = append(stack, w)
-			}
-		}
-	}
-	return false
+	return s.pathTo(a, b, false)
 }
 
 // reachesBefore searches the current graph for a path from a to b,
 // through nodes that stand before b in ord alone (a path runs along it).
 func (s *searcher) reachesBefore(a, b node) bool {
+	if a != b && s.ord[a] > s.ord[b] {
+		return false
+	}
+	return s.pathTo(a, b, true)
+}
+
+// pathTo searches the current graph depth first for a path from a to b;
+// bounded keeps the path to nodes before b in ord.
+func (s *searcher) pathTo(a, b node, bounded bool) bool {
 	if a == b {
 		return true
-	}
-	if s.ord[a] > s.ord[b] {
-		return false
 	}
 	limit := s.ord[b]
 	seen := make([]uint64, (s.nn+63)/64)
@@ -717,7 +702,7 @@ func (s *searcher) reachesBefore(a, b node) bool {
 			if w == b {
 				return true
 			}
-			if s.ord[w] < limit && seen[w/64]&(1<<(uint(w)%64)) == 0 {
+			if (!bounded || s.ord[w] < limit) && seen[w/64]&(1<<(uint(w)%64)) == 0 {
 				seen[w/64] |= 1 << (uint(w) % 64)
 				stack = append(stack, w)
 			}
