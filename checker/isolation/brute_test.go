@@ -114,6 +114,9 @@ func compareWithReference(t *testing.T, i int, h *history.History) map[string]bo
 		if got := res.Valid == checker.True; res.Valid == checker.Unknown || got != want {
 			t.Fatalf("history %d, %s: checker says %s (%s), brute force %v\n%s\n%+v", i, level, res.Valid, res.Reason, want, describe(h), res.Violations)
 		}
+		if !want && len(res.Witness) > 0 {
+			t.Fatalf("history %d, %s: false with a witness %v\n%s", i, level, res.Witness, describe(h))
+		}
 		if !want && (len(res.Violations) == 0 || res.Violations[0].Isolation == nil || res.Violations[0].Pattern == "" ||
 			report.Explain(h, level, res.Violations[0]) == "") {
 			t.Fatalf("history %d, %s: false without a violation's facts and words", i, level)

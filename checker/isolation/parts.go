@@ -104,7 +104,9 @@ func decideParts(ctx context.Context, h *history.History, txns []txn.Txn, ix *in
 		out.Stats.States += r.Stats.States
 		switch r.Valid {
 		case checker.False:
-			out.Valid, out.Reason, out.Method = checker.False, r.Reason, r.Method
+			// The parts that passed before gave a commit order; a
+			// violation has none.
+			out.Valid, out.Reason, out.Method, out.Witness = checker.False, r.Reason, r.Method, nil
 			for _, v := range r.Violations {
 				out.Violations = append(out.Violations, mapViolation(v, at))
 			}
