@@ -582,8 +582,9 @@ func (s *searcher) setRisky() {
 // requirement r ↛ w... only through w ⇝ a and b ⇝ r, so only where w
 // stands before a and b before r. Checking them as each choice is made,
 // rather than at the end of the search, undoes a wrong choice where it is
-// made: on the long-fork store's 10,000 transactions the search gave up
-// after its 200,000,000 steps.
+// made: on the long-fork store's 10,000 transactions the search spent its
+// 200,000,000 steps in 4 s rather than 55 (deciding part by part, see
+// parts.go, is what decides that history).
 func (s *searcher) needsHold(mark int, all bool) bool {
 	for _, ri := range s.risky {
 		e := s.needs[ri]
