@@ -180,7 +180,7 @@ func minimize(ctx context.Context, h *history.History, m model.Info, check Check
 		return Core{}, errors.New("shrink: no history")
 	}
 	keyed := m.Keyed
-	s := &shrinker{ctx: ctx, h: h, m: m, check: check, cache: make(map[string]bool)}
+	s := &shrinker{ctx: ctx, h: h, m: m, check: check, cache: make(map[string]bool), pinned: -1}
 	s.forms = make([]form, len(h.Ops))
 	for i := range h.Ops {
 		o := &h.Ops[i]
@@ -407,6 +407,10 @@ type shrinker struct {
 	// standIn is set when an earlier-called weakened write can stand in for
 	// a later one of the same value (see standIn).
 	standIn bool
+	// pinned is the operation every core of the current forms keeps, or
+	// -1: the one the prefix cut ends at (see prefixCut). ddmin and
+	// confirm do not try weakening it.
+	pinned int
 }
 
 // standIn reports whether, in histories cut from h and checked for
@@ -600,6 +604,13 @@ func (s *shrinker) truncate(forms []form, t int64) []form {
 // already fails. A shorter prefix is a truncation of a longer one, so
 // failing is monotone in the cut time and a binary search finds it; the
 // return of the operation the checker could not place is tried first.
+//
+// When one operation alone returns at the cut and the cut at the return
+// before it was accepted, that operation is pinned: every core of the cut
+// history keeps it. Weakening it leaves the accepted shorter prefix and
+// operations called after each completed one returned, which may all
+// take effect at the end, so the weakened history is accepted too; and
+// weakening more keeps it so.
 func (s *shrinker) prefixCut() error {
 	var times []int64
 	for i := range s.h.Ops {
@@ -613,6 +624,7 @@ func (s *shrinker) prefixCut() error {
 	// lo is the largest index whose cut is known to pass (or -1), hi the
 	// smallest known to fail, where len(times) stands for the uncut history.
 	lo, hi := -1, len(times)
+	loAccepted := true // lo's cut was accepted, not left undecided
 	try := func(k int) error {
 		next := s.truncate(forms, times[k])
 		r, fails, err := s.test(next)
@@ -622,7 +634,7 @@ func (s *shrinker) prefixCut() error {
 		if fails {
 			hi, s.forms, s.last = k, next, r
 		} else {
-			lo = k
+			lo, loAccepted = k, s.accepted(next)
 		}
 		return nil
 	}
@@ -638,7 +650,32 @@ func (s *shrinker) prefixCut() error {
 			return err
 		}
 	}
+	if hi-lo == 1 && hi < len(times) && loAccepted {
+		s.pinned = s.onlyReturn(times[hi])
+	}
 	return nil
+}
+
+// accepted reports whether the checker accepted forms (a verdict of
+// true, not one left undecided).
+func (s *shrinker) accepted(forms []form) bool {
+	fails, ok := s.cached(forms)
+	return ok && !fails
+}
+
+// onlyReturn is the kept operation that completed at time t, or -1 when
+// none or several did.
+func (s *shrinker) onlyReturn(t int64) int {
+	found := -1
+	for i, f := range s.forms {
+		if f == kept && s.h.Ops[i].Status == history.OK && s.h.Ops[i].Return == t {
+			if found >= 0 {
+				return -1
+			}
+			found = i
+		}
+	}
+	return found
 }
 
 // failingReturn is the return time of the completed operation the checker
@@ -681,11 +718,12 @@ func dedup(xs []int64) []int64 {
 	return out
 }
 
-// candidates are the operations ddmin may weaken: those still kept.
+// candidates are the operations ddmin may weaken: those still kept, but
+// the pinned one.
 func (s *shrinker) candidates() []int {
 	var c []int
 	for i, f := range s.forms {
-		if f == kept || f == inFlight {
+		if (f == kept || f == inFlight) && i != s.pinned {
 			c = append(c, i)
 		}
 	}
@@ -869,7 +907,7 @@ func (s *shrinker) confirm() (bool, error) {
 		allPass := true
 		weakened := false
 		for j, i := range origin {
-			if s.forms[i] != kept && s.forms[i] != inFlight {
+			if s.forms[i] != kept && s.forms[i] != inFlight || i == s.pinned {
 				continue
 			}
 			if s.done() {
