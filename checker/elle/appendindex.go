@@ -100,6 +100,17 @@ func (a *appendAnalysis) pos(t, mi int) int32 { return a.base[t] + int32(mi) }
 // analyzeAppends infers the dependency graph of a list-append history
 // and the anomalies that are not cycles.
 func analyzeAppends(txns []txn.Txn) (*Graph, []Case, error) {
+	g, a, err := inferAppends(txns)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, append(a.cases, a.fracturedReads()...), nil
+}
+
+// inferAppends infers the dependency graph of a list-append history and
+// the anomalies found on the way; it leaves the fractured reads, which
+// need no graph, to the caller (appendAnalysis.fracturedReads).
+func inferAppends(txns []txn.Txn) (*Graph, *appendAnalysis, error) {
 	a := &appendAnalysis{txns: txns}
 	a.indexKeys()
 	// The appends and the reads are indexed at once: neither needs the
@@ -115,8 +126,7 @@ func analyzeAppends(txns []txn.Txn) (*Graph, []Case, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	a.cases = append(a.cases, a.fracturedReads()...)
-	return g, a.cases, nil
+	return g, a, nil
 }
 
 // negatives returns n int32s, each -1.

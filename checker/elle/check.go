@@ -23,6 +23,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/histcheck/histcheck/checker"
 	"github.com/histcheck/histcheck/history"
@@ -173,8 +174,16 @@ func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options)
 	defer func() { <-lostDone }()
 	var g *Graph
 	var cases []Case
+	fractured := func() []Case { return nil }
 	if w == ListAppend {
-		g, cases, err = analyzeAppends(txns)
+		var a *appendAnalysis
+		if g, a, err = inferAppends(txns); err == nil {
+			cases = a.cases
+			// The fractured reads need no graph: they are found while
+			// the cycles are searched, which takes one core.
+			fractured = later(a.fracturedReads)
+			defer fractured()
+		}
 	} else {
 		if err := noAppends(txns); err != nil {
 			return nil, err
@@ -185,7 +194,6 @@ func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options)
 		return nil, err
 	}
 	<-lostDone
-	cases = append(cases, lost...)
 	<-done
 	g.merge(orders)
 	if err := ctx.Err(); err != nil {
@@ -194,8 +202,9 @@ func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options)
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	a := &Analysis{Workload: w, Txns: txns, Graph: g, Cases: cases}
+	a := &Analysis{Workload: w, Txns: txns, Graph: g}
 	a.searchCycles(ctx, budget)
+	a.Cases = append(append(cases, fractured()...), lost...)
 	a.kinds = edgeKinds(g)
 	if failedAfterCommit(txns, h) {
 		// Elle's real-time graph also links completed transactions to
@@ -205,6 +214,14 @@ func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options)
 		a.kinds |= Realtime
 	}
 	return a, nil
+}
+
+// later runs f on a goroutine of its own and returns a function that
+// waits for its result, as often as it is called.
+func later[T any](f func() T) func() T {
+	out := make(chan T, 1)
+	go func() { out <- f() }()
+	return sync.OnceValue(func() T { return <-out })
 }
 
 func noAppends(txns []txn.Txn) error {
