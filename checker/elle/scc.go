@@ -8,11 +8,23 @@ package elle
 func tarjan(g *Graph, mask EdgeType) ([]int32, bool) {
 	n := g.Len()
 	const unvisited = -1
+	comp := make([]int32, n)
+	for i := range comp {
+		comp[i] = -1
+	}
+	// A transaction peeled off first is on no cycle: the search passes
+	// it as if visited, and it stays alone.
+	peeled, left := peel(g, mask)
+	if left == 0 {
+		return comp, false
+	}
 	index := make([]int32, n)
 	low := make([]int32, n)
-	comp := make([]int32, n)
 	for i := range index {
-		index[i], comp[i] = unvisited, -1
+		index[i] = unvisited
+	}
+	for _, v := range peeled {
+		index[v] = 0
 	}
 	onStack := make([]bool, n)
 	var stack []int32
@@ -79,4 +91,40 @@ func tarjan(g *Graph, mask EdgeType) ([]int32, bool) {
 		}
 	}
 	return comp, any
+}
+
+// peel removes, as Kahn's topological sort does, the transactions that no
+// arc of mask reaches from a transaction not yet removed, and returns them
+// with the number left: those all lie on a cycle or after one. None that
+// is removed lies on a cycle, and no arc leads from one left to one
+// removed, so the components of those left are the graph's. An acyclic
+// graph is peeled whole, in one pass over its arcs to count them and one
+// to remove them, which costs less than the search: a history that keeps
+// its level has no cycle.
+func peel(g *Graph, mask EdgeType) (peeled []int32, left int) {
+	n := g.Len()
+	indeg := make([]int32, n)
+	for i, b := range g.arcs.to {
+		if g.arcs.types[i]&mask != 0 {
+			indeg[b]++
+		}
+	}
+	peeled = make([]int32, 0, n)
+	for v, d := range indeg {
+		if d == 0 {
+			peeled = append(peeled, int32(v))
+		}
+	}
+	for i := 0; i < len(peeled); i++ {
+		out := g.out(int(peeled[i]))
+		for k, b := range out.to {
+			if out.types[k]&mask == 0 {
+				continue
+			}
+			if indeg[b]--; indeg[b] == 0 {
+				peeled = append(peeled, b)
+			}
+		}
+	}
+	return peeled, n - len(peeled)
 }
