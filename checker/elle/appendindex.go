@@ -377,8 +377,43 @@ func isLastAppend(mops []txn.Mop, keys []int32, mi int, last map[int32]int) bool
 
 // indexReads collects the committed reads, checking each transaction's
 // reads against its own earlier micro-operations (internal) and for
-// repeated elements (duplicate-elements).
+// repeated elements (duplicate-elements). A long history's transactions
+// are read in parts, one per worker, whose reads and cases are then put
+// together in history order.
 func (a *appendAnalysis) indexReads() {
+	parts := 1
+	if len(a.txns) >= 1<<14 {
+		parts = workers
+	}
+	a.indexReadsIn(parts)
+}
+
+// indexReadsIn is indexReads in the given number of parts.
+func (a *appendAnalysis) indexReadsIn(parts int) {
+	reads := make([][][]readOf, parts)
+	cases := make([][]Case, parts)
+	reads[0] = a.reads // the first part fills the index itself
+	parallel(parts, func(i int) {
+		if i > 0 {
+			reads[i] = make([][]readOf, len(a.keys))
+		}
+		lo, hi := i*len(a.txns)/parts, (i+1)*len(a.txns)/parts
+		cases[i] = a.indexReadsOf(lo, hi, reads[i])
+	})
+	for i := range parts {
+		if i > 0 {
+			for k, rs := range reads[i] {
+				a.reads[k] = append(a.reads[k], rs...)
+			}
+		}
+		a.cases = append(a.cases, cases[i]...)
+	}
+}
+
+// indexReadsOf is indexReads of transactions lo to hi: it appends their
+// reads to reads, by key, and returns their cases.
+func (a *appendAnalysis) indexReadsOf(lo, hi int, reads [][]readOf) []Case {
+	var cases []Case
 	st := newInternalState()
 	var dec listDecoder
 	// clean[k] is the longest read of k so far without repeated
@@ -386,7 +421,7 @@ func (a *appendAnalysis) indexReads() {
 	clean := make([]string, len(a.keys))
 	cleanLen := make([]int, len(a.keys))
 	touched := make([]int32, len(a.keys))
-	for ti := range a.txns {
+	for ti := lo; ti < hi; ti++ {
 		t := &a.txns[ti]
 		if !t.Committed() {
 			continue // the reads of a failed or crashed transaction are unknown
@@ -416,7 +451,7 @@ func (a *appendAnalysis) indexReads() {
 				decoded = dec.decode(m.Value)
 				r.n = int32(len(decoded))
 				if c, bad := st.check(ti, mi, m, k, decoded, t.Mops[mi+1:], keys[mi+1:]); bad {
-					a.cases = append(a.cases, c)
+					cases = append(cases, c)
 				}
 			}
 			if text := listText(m.Value); !strings.HasPrefix(clean[k], text) {
@@ -429,7 +464,7 @@ func (a *appendAnalysis) indexReads() {
 					from = cleanLen[k] // the elements of clean[k] are known distinct
 				}
 				if d, ok := dec.duplicates(list, from); ok {
-					a.cases = append(a.cases, Case{Name: "duplicate-elements", Txns: []int{ti}, Key: m.Key, Mop: mi, Element: d,
+					cases = append(cases, Case{Name: "duplicate-elements", Txns: []int{ti}, Key: m.Key, Mop: mi, Element: d,
 						Values: []history.Value{m.Value}})
 					if !alone {
 						st.read(k, decoded)
@@ -440,12 +475,13 @@ func (a *appendAnalysis) indexReads() {
 					clean[k], cleanLen[k] = text, len(list)
 				}
 			}
-			a.reads[k] = append(a.reads[k], r)
+			reads[k] = append(reads[k], r)
 			if !alone {
 				st.read(k, decoded)
 			}
 		}
 	}
+	return cases
 }
 
 // touchesOnce reports whether no key appears twice in keys; touched[k]

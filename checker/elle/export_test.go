@@ -50,3 +50,20 @@ func FracturedBoth(h *history.History) (got, want []Case, err error) {
 	}
 	return got, fracturedAppendsReference(txns), nil
 }
+
+// ReadIndexes indexes the reads of h's transactions in one part and in
+// parts parts, and returns each index's reads by key and cases, for the
+// two to be compared.
+func ReadIndexes(h *history.History, parts int) (one, split []any, err error) {
+	txns, err := txn.FromHistory(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	index := func(n int) []any {
+		a := &appendAnalysis{txns: txns}
+		a.indexKeys()
+		a.indexReadsIn(n)
+		return []any{a.reads, a.cases}
+	}
+	return index(1), index(parts), nil
+}
