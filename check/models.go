@@ -184,13 +184,26 @@ func keyName(k history.Value) string {
 // keeps its own keys (kv), or a history with at most one key, is one
 // object; otherwise each key is an object with its own model. Keys the
 // spec does not cover are an error that lists them.
+// oneKey reports whether every operation of h has the same key (or
+// none): a pass with no map, where a partition of a million transactions
+// builds a group of all of them.
+func oneKey(h *history.History) bool {
+	for i := 1; i < len(h.Ops); i++ {
+		if h.Ops[i].Key != h.Ops[0].Key {
+			return false
+		}
+	}
+	return true
+}
+
 func (s modelSpec) objects(ms []suite.Model, h *history.History) ([]object, error) {
 	models, err := s.lookupAll(ms)
 	if err != nil {
 		return nil, err
 	}
-	if m, ok := models[s.all]; s.all != "" && ok && m.Info.Keyed {
-		// One keyed model partitions the history itself.
+	if m, ok := models[s.all]; s.all != "" && ok && (m.Info.Keyed || oneKey(h)) {
+		// One keyed model partitions the history itself; a history of
+		// one key (or none, as transactions) has nothing to split.
 		return []object{{model: m, h: h}}, nil
 	}
 	keys, groups := checker.Partition(h)
