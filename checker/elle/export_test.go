@@ -1,6 +1,7 @@
 package elle
 
 import (
+	"context"
 	"slices"
 
 	"github.com/histcheck/histcheck/history"
@@ -66,4 +67,21 @@ func ReadIndexes(h *history.History, parts int) (one, split []any, err error) {
 		return []any{a.reads, a.cases}
 	}
 	return index(1), index(parts), nil
+}
+
+// FrozenInParts analyzes h and freezes its graph again in one part and
+// in parts parts, and returns each adjacency (offsets, targets, kinds),
+// for the two to be compared.
+func FrozenInParts(h *history.History, w Workload, parts int) (one, split []any, err error) {
+	a, err := Analyze(context.Background(), h, w, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	g := a.Graph
+	freeze := func(n int) []any {
+		g.frozen = false
+		g.freezeIn(n)
+		return []any{slices.Clone(g.offs), slices.Clone(g.arcs.to), slices.Clone(g.arcs.types)}
+	}
+	return freeze(1), freeze(parts), nil
 }

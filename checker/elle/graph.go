@@ -1,6 +1,8 @@
 package elle
 
 import (
+	"sort"
+
 	"github.com/histcheck/histcheck/history"
 )
 
@@ -225,7 +227,12 @@ func (g *Graph) pendingAt(i int32) pending {
 // them by source, stably, and merges those between one pair into one arc,
 // keeping the first evidence of each kind. A source's real-time order
 // comes after its other dependencies, as it was added after them.
-func (g *Graph) freeze() {
+func (g *Graph) freeze() { g.freezeIn(0) }
+
+// freezeIn is freeze, merging the sources' arcs in the given number of
+// parts (0: one per worker for a graph of a million arcs or more, else
+// one).
+func (g *Graph) freezeIn(parts int) {
 	if g.frozen {
 		return
 	}
@@ -248,35 +255,82 @@ func (g *Graph) freeze() {
 		byFrom[fill[a]] = i
 		fill[a]++
 	}
-	size := total + len(g.rtTo)
-	to, types := make([]int32, 0, size), make([]EdgeType, 0, size)
 	g.why = nil
-	// at[b] is the position of arc a -> b while a's arcs are merged,
-	// valid when mark[b] == a+1.
-	at := make([]int32, g.n)
-	mark := make([]int32, g.n)
-	add := func(a, b int32, t EdgeType) {
-		if mark[b] != a+1 {
-			mark[b], at[b] = a+1, int32(len(to))
-			to, types = append(to, b), append(types, 0)
+	if parts <= 0 {
+		parts = 1
+		if len(byFrom)+len(g.rtTo) >= 1<<20 {
+			parts = workers
 		}
-		types[at[b]] |= t
 	}
-	for a := int32(0); a < int32(g.n); a++ {
-		lo := int32(len(to))
-		for _, pi := range byFrom[g.offs[a]:g.offs[a+1]] {
-			p := g.pendingAt(pi)
-			add(a, p.b, p.t)
-		}
+	g.merged(byFrom, parts)
+}
+
+// merged merges the arcs of each source (its pending dependencies, by
+// byFrom, then its real-time order) into g.arcs and sets g.offs to where
+// each source's begin; g.offs holds, until then, where each source's
+// pending dependencies begin in byFrom. The sources are merged in parts
+// (a large graph's one per worker), each into the place its arcs would
+// take unmerged, and the parts are then moved together.
+func (g *Graph) merged(byFrom []int32, parts int) {
+	size := len(byFrom) + len(g.rtTo)
+	// before(a) is how many arcs precede source a's, unmerged.
+	before := func(a int) int {
+		n := int(g.offs[a])
 		if g.rtOffs != nil {
-			for _, b := range g.rtTo[g.rtOffs[a]:g.rtOffs[a+1]] {
-				add(a, b, Realtime)
+			n += int(g.rtOffs[a])
+		}
+		return n
+	}
+	bounds := make([]int, parts+1)
+	for p := 1; p < parts; p++ {
+		bounds[p] = sort.Search(g.n, func(a int) bool { return before(a) >= p*size/parts })
+	}
+	bounds[parts] = g.n
+	to, types := make([]int32, size), make([]EdgeType, size)
+	offs := make([]int32, g.n+1)
+	ends := make([]int, parts)
+	parallel(parts, func(p int) {
+		// at[b] is the position of arc a -> b while a's arcs are
+		// merged, valid when mark[b] == a+1.
+		at := make([]int32, g.n)
+		mark := make([]int32, g.n)
+		w := before(bounds[p])
+		add := func(a, b int32, t EdgeType) {
+			if mark[b] != a+1 {
+				mark[b], at[b] = a+1, int32(w)
+				to[w] = b
+				w++
+			}
+			types[at[b]] |= t
+		}
+		for a := int32(bounds[p]); a < int32(bounds[p+1]); a++ {
+			offs[a] = int32(w)
+			for _, pi := range byFrom[g.offs[a]:g.offs[a+1]] {
+				p := g.pendingAt(pi)
+				add(a, p.b, p.t)
+			}
+			if g.rtOffs != nil {
+				for _, b := range g.rtTo[g.rtOffs[a]:g.rtOffs[a+1]] {
+					add(a, b, Realtime)
+				}
 			}
 		}
-		g.offs[a] = lo
+		ends[p] = w
+	})
+	// Each part moves down to follow the one before it.
+	n := 0
+	for p := range parts {
+		from := before(bounds[p])
+		copy(to[n:], to[from:ends[p]])
+		copy(types[n:], types[from:ends[p]])
+		for a := bounds[p]; a < bounds[p+1]; a++ {
+			offs[a] -= int32(from - n)
+		}
+		n += ends[p] - from
 	}
-	g.offs[g.n] = int32(len(to))
-	g.arcs = arcs{to: to, types: types}
+	offs[g.n] = int32(n)
+	g.offs = offs
+	g.arcs = arcs{to: to[:n:n], types: types[:n:n]}
 }
 
 // out returns the arcs from transaction a.
