@@ -119,13 +119,17 @@ func (p *ednParser) atEnd() (bool, error) {
 	return p.pos >= len(p.src), nil
 }
 
-func isDelim(c byte) bool {
-	switch c {
-	case ' ', '\t', '\r', '\n', ',', '\f', '(', ')', '[', ']', '{', '}', '"', ';':
-		return true
+func isDelim(c byte) bool { return delims[c] }
+
+// delims marks the bytes that end a token: whitespace, commas, brackets,
+// the quote and the comment's semicolon. Readers test every byte of a
+// token, and a table costs less than the comparisons.
+var delims = func() (t [256]bool) {
+	for _, c := range []byte(" \t\r\n,\f()[]{}\";") {
+		t[c] = true
 	}
-	return false
-}
+	return t
+}()
 
 var closers = map[byte]byte{'(': ')', '[': ']', '{': '}'}
 

@@ -55,13 +55,14 @@ func (b *ListBuilder) AddDigits(t []byte) bool {
 			return false
 		}
 	}
-	b.buf = append(b.buf, byte(Int))
 	if len(t) < 10 {
-		b.buf = append(b.buf, byte('0'+len(t)))
+		// The kind, one digit of length and the colon, written at once.
+		b.buf = append(b.buf, byte(Int), byte('0'+len(t)), ':')
 	} else {
+		b.buf = append(b.buf, byte(Int))
 		b.buf = strconv.AppendInt(b.buf, int64(len(t)), 10)
+		b.buf = append(b.buf, ':')
 	}
-	b.buf = append(b.buf, ':')
 	b.buf = append(b.buf, t...)
 	return true
 }
