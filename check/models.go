@@ -184,18 +184,6 @@ func keyName(k history.Value) string {
 // keeps its own keys (kv), or a history with at most one key, is one
 // object; otherwise each key is an object with its own model. Keys the
 // spec does not cover are an error that lists them.
-// oneKey reports whether every operation of h has the same key (or
-// none): a pass with no map, where a partition of a million transactions
-// builds a group of all of them.
-func oneKey(h *history.History) bool {
-	for i := 1; i < len(h.Ops); i++ {
-		if h.Ops[i].Key != h.Ops[0].Key {
-			return false
-		}
-	}
-	return true
-}
-
 func (s modelSpec) objects(ms []suite.Model, h *history.History) ([]object, error) {
 	models, err := s.lookupAll(ms)
 	if err != nil {
@@ -259,6 +247,18 @@ func (s modelSpec) objects(ms []suite.Model, h *history.History) ([]object, erro
 			s, strings.Join(missing, ", "))
 	}
 	return out, nil
+}
+
+// oneKey reports whether every operation of h has the same key (or
+// none): a pass with no map, where a partition of a million transactions
+// builds a group of all of them.
+func oneKey(h *history.History) bool {
+	for i := 1; i < len(h.Ops); i++ {
+		if h.Ops[i].Key != h.Ops[0].Key {
+			return false
+		}
+	}
+	return true
 }
 
 // subHistory is the history of the operations at the given positions, in

@@ -306,8 +306,8 @@ func (g *Graph) merged(byFrom []int32, parts int) {
 		for a := int32(bounds[p]); a < int32(bounds[p+1]); a++ {
 			offs[a] = int32(w)
 			for _, pi := range byFrom[g.offs[a]:g.offs[a+1]] {
-				p := g.pendingAt(pi)
-				add(a, p.b, p.t)
+				d := g.pendingAt(pi)
+				add(a, d.b, d.t)
 			}
 			if g.rtOffs != nil {
 				for _, b := range g.rtTo[g.rtOffs[a]:g.rtOffs[a+1]] {
