@@ -156,22 +156,16 @@ func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options)
 	// Process and real-time order depend on the operations alone: they
 	// are built meanwhile, on the other core, and added after the data
 	// dependencies, in the order a single pass would add them.
-	orders := &Graph{n: len(txns)}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		addProcessOrder(orders, txns)
-		addRealtimeOrder(orders, txns, h)
-	}()
-	defer func() { <-done }()
+	orders := later(func() *Graph {
+		o := &Graph{n: len(txns)}
+		addProcessOrder(o, txns)
+		addRealtimeOrder(o, txns, h)
+		return o
+	})
+	defer orders()
 	// So are the lost updates, which come last among the anomalies.
-	var lost []Case
-	lostDone := make(chan struct{})
-	go func() {
-		defer close(lostDone)
-		lost = lostUpdates(txns, w)
-	}()
-	defer func() { <-lostDone }()
+	lost := later(func() []Case { return lostUpdates(txns, w) })
+	defer lost()
 	var g *Graph
 	var cases []Case
 	fractured := func() []Case { return nil }
@@ -193,9 +187,7 @@ func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options)
 	if err != nil {
 		return nil, err
 	}
-	<-lostDone
-	<-done
-	g.merge(orders)
+	g.merge(orders())
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -204,7 +196,7 @@ func AnalyzeWith(ctx context.Context, h *history.History, w Workload, o Options)
 	}
 	a := &Analysis{Workload: w, Txns: txns, Graph: g}
 	a.searchCycles(ctx, budget)
-	a.Cases = append(append(cases, fractured()...), lost...)
+	a.Cases = append(append(cases, fractured()...), lost()...)
 	a.kinds = edgeKinds(g)
 	if failedAfterCommit(txns, h) {
 		// Elle's real-time graph also links completed transactions to
