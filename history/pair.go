@@ -720,9 +720,7 @@ func (p *Pairer) History() *History {
 	h, ops := p.h, p.ops.flatten()
 	dup := duplicateIndex(ops, p.given.has, func(k int) string { return lineRef(ops[k].Line, p.opened[k], "event") })
 	p.opened, p.clients, p.given = nil, nil, nil
-	if !sort.SliceIsSorted(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call }) {
-		sort.SliceStable(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
-	}
+	sortByCall(ops)
 	renumber(ops, h.Processes)
 	h.Ops = ops
 	h.Timed = p.timed && p.mixed.count == 0
