@@ -3,7 +3,6 @@ package isolation
 import (
 	"context"
 	"fmt"
-	"math/bits"
 	"slices"
 
 	"github.com/histcheck/histcheck/checker"
@@ -711,5 +710,3 @@ func (s *searcher) pathTo(a, b node, bounded bool) bool {
 	}
 	return false
 }
-
-var _ = bits.Len
