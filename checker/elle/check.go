@@ -296,32 +296,29 @@ func lostUpdates(txns []txn.Txn, w Workload) []Case {
 	type rv struct{ k, v history.Value }
 	by := map[rv][]int{}
 	var order []rv
-	// One transaction's first reads and writes per key; reused.
-	read := map[history.Value]history.Value{}
-	wrote := map[history.Value]bool{}
+	var keys txnKeys
 	for ti := range txns {
 		t := &txns[ti]
 		if !t.Committed() {
 			continue
 		}
-		clear(read)
-		clear(wrote)
+		keys.reset()
 		for _, m := range t.Mops {
-			switch {
-			case m.Kind == txn.Read && !wrote[m.Key]:
-				if _, ok := read[m.Key]; !ok {
-					read[m.Key] = emptyAsList(m.Value, w)
+			s := keys.at(m.Key)
+			if m.Kind == txn.Read {
+				if !s.wrote && !s.read {
+					s.first, s.read = emptyAsList(m.Value, w), true
 				}
-			case m.Kind != txn.Read:
-				if v, ok := read[m.Key]; ok && !wrote[m.Key] {
-					k := rv{m.Key, v}
-					if len(by[k]) == 0 {
-						order = append(order, k)
-					}
-					by[k] = append(by[k], ti)
-				}
-				wrote[m.Key] = true
+				continue
 			}
+			if s.read && !s.wrote {
+				k := rv{m.Key, s.first}
+				if len(by[k]) == 0 {
+					order = append(order, k)
+				}
+				by[k] = append(by[k], ti)
+			}
+			s.wrote = true
 		}
 	}
 	var out []Case
@@ -331,6 +328,58 @@ func lostUpdates(txns []txn.Txn, w Workload) []Case {
 		}
 	}
 	return out
+}
+
+// txnKeys is what one transaction did to each key it touched: whether it
+// read the key before writing it, and the value it read first, and
+// whether it wrote it. It is reused from one transaction to the next.
+type txnKeys struct {
+	keys []keyUse
+	// index finds a key among many; a transaction's few keys are
+	// searched in turn, which is far cheaper than hashing them.
+	index map[history.Value]int
+}
+
+// keyUse is what a transaction did to one key.
+type keyUse struct {
+	key, first  history.Value
+	read, wrote bool
+}
+
+// fewKeys is the most keys searched in turn.
+const fewKeys = 8
+
+func (s *txnKeys) reset() {
+	s.keys = s.keys[:0]
+	if len(s.index) > 0 {
+		clear(s.index)
+	}
+}
+
+// at returns k's use, added unused if the transaction had not touched it.
+func (s *txnKeys) at(k history.Value) *keyUse {
+	if len(s.keys) <= fewKeys {
+		for i := range s.keys {
+			if s.keys[i].key == k {
+				return &s.keys[i]
+			}
+		}
+	} else {
+		if len(s.index) == 0 {
+			if s.index == nil {
+				s.index = map[history.Value]int{}
+			}
+			for i := range s.keys {
+				s.index[s.keys[i].key] = i
+			}
+		}
+		if i, ok := s.index[k]; ok {
+			return &s.keys[i]
+		}
+		s.index[k] = len(s.keys)
+	}
+	s.keys = append(s.keys, keyUse{key: k})
+	return &s.keys[len(s.keys)-1]
 }
 
 // emptyAsList reads a list-append read of nil as the empty list it is.

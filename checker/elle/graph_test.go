@@ -105,6 +105,63 @@ func TestRealtimeOrder(t *testing.T) {
 	}
 }
 
+// TestRealtimeEvents checks the time order of the events against its
+// definition, a stable sort of each transaction's invocation and
+// completion, in the order of the transactions, by time with
+// invocations first at one instant; the histories have many ties, and
+// half of them come in call order, as read histories do.
+func TestRealtimeEvents(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for round := range 500 {
+		n := rng.IntN(30)
+		h := &history.History{}
+		txns := make([]txn.Txn, n)
+		for i := range txns {
+			call := rng.Int64N(12)
+			if round%2 == 0 && i > 0 {
+				call = h.Ops[i-1].Call + rng.Int64N(2)
+			}
+			op := history.Op{Call: call, Return: call + rng.Int64N(5), Status: history.OK}
+			switch rng.IntN(6) {
+			case 0:
+				op.Status, op.Return = history.Info, history.Infinity
+			case 1:
+				op.Status = history.Info
+			case 2:
+				op.Status = history.Fail
+			}
+			h.Ops = append(h.Ops, op)
+			txns[i] = txn.Txn{Op: i, Status: op.Status}
+		}
+		var want []event
+		for i, tx := range txns {
+			op := h.Ops[i]
+			if tx.Status == history.Fail {
+				continue
+			}
+			want = append(want, event{at: op.Call, invoke: true, t: int32(i)})
+			if op.Return != history.Infinity && tx.Committed() {
+				want = append(want, event{at: op.Return, t: int32(i)})
+			}
+		}
+		slices.SortStableFunc(want, func(x, y event) int {
+			if x.at != y.at {
+				return int(x.at - y.at)
+			}
+			if x.invoke == y.invoke {
+				return 0
+			}
+			if x.invoke {
+				return -1
+			}
+			return 1
+		})
+		if got := realtimeEvents(txns, h); !slices.Equal(got, want) {
+			t.Fatalf("round %d: events %v, want %v (ops %v)", round, got, want, h.Ops)
+		}
+	}
+}
+
 // realtimeReference is the real-time order by its definition, over the
 // positions of the events in time order.
 func realtimeReference(txns []txn.Txn, h *history.History) [][]int32 {
