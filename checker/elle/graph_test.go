@@ -162,6 +162,43 @@ func TestRealtimeEvents(t *testing.T) {
 	}
 }
 
+// TestSortEvents checks the sort of one kind's events, nearly sorted
+// and shuffled (past the moves insertion may take), against a sort by
+// time, then transaction.
+func TestSortEvents(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for round := range 200 {
+		evs := make([]event, rng.IntN(400))
+		for i := range evs {
+			evs[i] = event{at: int64(i / 3), t: int32(i)}
+		}
+		swaps := rng.IntN(4)
+		if round%2 == 1 {
+			swaps = len(evs)
+		}
+		for range swaps {
+			if len(evs) > 1 {
+				i := rng.IntN(len(evs) - 1)
+				evs[i], evs[i+1] = evs[i+1], evs[i]
+			}
+		}
+		if round%3 == 0 {
+			rng.Shuffle(len(evs), func(i, j int) { evs[i], evs[j] = evs[j], evs[i] })
+		}
+		want := slices.Clone(evs)
+		slices.SortFunc(want, func(x, y event) int {
+			if x.at != y.at {
+				return int(x.at - y.at)
+			}
+			return int(x.t - y.t)
+		})
+		sortEvents(evs)
+		if !slices.Equal(evs, want) {
+			t.Fatalf("round %d: sorted %v, want %v", round, evs, want)
+		}
+	}
+}
+
 // realtimeReference is the real-time order by its definition, over the
 // positions of the events in time order.
 func realtimeReference(txns []txn.Txn, h *history.History) [][]int32 {

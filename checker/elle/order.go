@@ -1,7 +1,6 @@
 package elle
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/histcheck/histcheck/history"
@@ -84,32 +83,70 @@ type event struct {
 
 // realtimeEvents lists the invocations of the transactions that did not
 // fail and the completions of the committed ones, in time order,
-// invocations before completions at the same instant (those overlap).
+// invocations before completions at the same instant (those overlap),
+// and otherwise in the order of the transactions.
 func realtimeEvents(txns []txn.Txn, h *history.History) []event {
-	evs := make([]event, 0, 2*len(txns))
+	calls := make([]event, 0, len(txns))
+	rets := make([]event, 0, len(txns))
 	for i := range txns {
 		if txns[i].Status == history.Fail {
 			continue
 		}
 		op := &h.Ops[txns[i].Op]
-		evs = append(evs, event{at: op.Call, invoke: true, t: int32(i)})
+		calls = append(calls, event{at: op.Call, invoke: true, t: int32(i)})
 		if op.Return != history.Infinity && txns[i].Committed() {
-			evs = append(evs, event{at: op.Return, t: int32(i)})
+			rets = append(rets, event{at: op.Return, t: int32(i)})
 		}
 	}
-	slices.SortStableFunc(evs, func(x, y event) int {
-		if x.at != y.at {
-			return cmp.Compare(x.at, y.at)
+	// The transactions come in call order and mostly complete in it:
+	// each run is sorted apart, which costs one pass when it already is,
+	// and the two are merged.
+	sortEvents(calls)
+	sortEvents(rets)
+	evs := make([]event, 0, len(calls)+len(rets))
+	i, j := 0, 0
+	for i < len(calls) && j < len(rets) {
+		if calls[i].at <= rets[j].at {
+			evs = append(evs, calls[i])
+			i++
+		} else {
+			evs = append(evs, rets[j])
+			j++
 		}
-		switch {
-		case x.invoke && !y.invoke:
-			return -1
-		case !x.invoke && y.invoke:
-			return 1
+	}
+	return append(append(evs, calls[i:]...), rets[j:]...)
+}
+
+// sortEvents sorts events of one kind by time, then transaction. They
+// come nearly sorted: each is moved back by insertion, until that has
+// cost as many moves as a sort would, which then sorts the rest.
+func sortEvents(evs []event) {
+	budget := 16 * len(evs)
+	for i := 1; i < len(evs); i++ {
+		e := evs[i]
+		j := i
+		for ; j > 0 && earlier(e, evs[j-1]); j-- {
+			evs[j] = evs[j-1]
 		}
-		return 0
-	})
-	return evs
+		evs[j] = e
+		if budget -= i - j; budget < 0 {
+			slices.SortFunc(evs, func(x, y event) int {
+				if earlier(x, y) {
+					return -1
+				}
+				if earlier(y, x) {
+					return 1
+				}
+				return 0
+			})
+			return
+		}
+	}
+}
+
+// earlier orders events of one kind by time, then transaction.
+func earlier(x, y event) bool {
+	return x.at < y.at || x.at == y.at && x.t < y.t
 }
 
 // frontier is the completed transactions that no completed transaction
