@@ -348,7 +348,9 @@ func (f *fractureSearch) in(ti int, s *fractureScratch, out []Case) []Case {
 			s.reads = append(s.reads, int32(mi))
 		}
 	}
-	for _, mi := range s.reads {
+	// What the last read observes is never used: a miss counts only
+	// after an observation, by a later read.
+	for _, mi := range s.reads[:max(len(s.reads)-1, 0)] {
 		f.observeRead(ti, mi, s)
 	}
 	if len(s.seen) == 0 {
