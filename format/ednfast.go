@@ -27,7 +27,13 @@ type ednFast struct {
 	building bool
 }
 
-func newEDNFast() *ednFast { return &ednFast{} }
+// newEDNFast returns a parser whose lists are copied into shared blocks
+// (history.ListBuilder.UseBlocks): its events go into a history.
+func newEDNFast() *ednFast {
+	p := &ednFast{}
+	p.lb.UseBlocks()
+	return p
+}
 
 // name returns b as a string, shared with earlier equal names: field
 // names, keywords, processes.

@@ -77,7 +77,13 @@ const fastDepth = 64
 // extra field names).
 const maxInterned = 1 << 14
 
-func newFastJSON() *fastJSON { return &fastJSON{} }
+// newFastJSON returns a parser whose arrays are copied into shared blocks
+// (history.ListBuilder.UseBlocks): its events go into a history.
+func newFastJSON() *fastJSON {
+	p := &fastJSON{}
+	p.lb.UseBlocks()
+	return p
+}
 
 func (p *fastJSON) reset(b []byte, line int) {
 	p.b, p.i, p.line = b, 0, line

@@ -1,6 +1,9 @@
 package history
 
-import "strconv"
+import (
+	"strconv"
+	"unsafe"
+)
 
 // ListBuilder writes a list Value's encoding element by element, the
 // lists nested in it included, into one buffer: a reader then makes one
@@ -13,7 +16,25 @@ type ListBuilder struct {
 	// open holds, per nested list not yet closed, where its elements
 	// begin in buf.
 	open []int
+	// block is the free rest of the memory List copies lists into, once
+	// UseBlocks is called.
+	block     []byte
+	useBlocks bool
 }
+
+// listBlock is the size of the blocks lists are copied into, and
+// blockedList the largest list copied into one: a longer list gets its
+// own memory, so that a block wastes at most that much at its end.
+const (
+	listBlock   = 64 << 10
+	blockedList = listBlock / 16
+)
+
+// UseBlocks makes List copy the lists into shared blocks of memory, one
+// allocation per block rather than one per list: for a reader whose
+// lists go into a history and live as long as it does. A block stays in
+// memory while any list in it does.
+func (b *ListBuilder) UseBlocks() { b.useBlocks = true }
 
 // Reset empties the builder, keeping its buffers.
 func (b *ListBuilder) Reset() {
@@ -108,5 +129,21 @@ func (b *ListBuilder) List() Value {
 	if len(b.open) > 0 {
 		panic("history.ListBuilder: a nested list is still open")
 	}
-	return Value{kind: List, text: string(b.buf)}
+	return Value{kind: List, text: b.text()}
+}
+
+// text is a copy of the encoding built: in a block when UseBlocks was
+// called, else in memory of its own.
+func (b *ListBuilder) text() string {
+	n := len(b.buf)
+	if !b.useBlocks || n == 0 || n > blockedList {
+		return string(b.buf)
+	}
+	if cap(b.block)-len(b.block) < n {
+		b.block = make([]byte, 0, listBlock)
+	}
+	at := len(b.block)
+	b.block = append(b.block, b.buf...)
+	// The block's bytes up to its length are never written again.
+	return unsafe.String(&b.block[at], n)
 }

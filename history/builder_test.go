@@ -66,3 +66,35 @@ func TestListBuilder(t *testing.T) {
 		})
 	}
 }
+
+// TestListBuilderBlocks builds many lists, short and long, with and
+// without shared blocks, and checks that every list, kept until the end,
+// is still the one built: a list copied into a block is never written
+// over by a later one, in the same block or past its end.
+func TestListBuilderBlocks(t *testing.T) {
+	var plain, blocked ListBuilder
+	blocked.UseBlocks()
+	var got, want []Value
+	for i := range 5000 {
+		n := i % 40
+		if i%997 == 0 {
+			n = 3 * blockedList // longer than a block holds
+		}
+		for _, b := range []*ListBuilder{&plain, &blocked} {
+			b.Reset()
+			for j := range n {
+				b.AddInt(int64(i*7 + j))
+			}
+		}
+		want = append(want, plain.List())
+		got = append(got, blocked.List())
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("list %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	if len(blocked.block) == 0 || cap(blocked.block) != listBlock {
+		t.Fatalf("no lists in a block: %d bytes of %d", len(blocked.block), cap(blocked.block))
+	}
+}
