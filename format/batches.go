@@ -3,6 +3,7 @@ package format
 import (
 	"io"
 	"runtime"
+	"slices"
 
 	"github.com/histcheck/histcheck/history"
 )
@@ -43,6 +44,18 @@ type lineBatch struct {
 	// err is the error of the line after the events', if one had one.
 	err  error
 	done chan struct{}
+	// scratch holds the lists the batch's parser built (see keep);
+	// ahead lists the invocations given their completion's value in
+	// advance, in order, each with its own value.
+	scratch history.Scratch
+	ahead   []aheadValue
+}
+
+// aheadValue is the value of the invocation at events[at], given its
+// completion's in advance.
+type aheadValue struct {
+	at  int
+	own history.Value
 }
 
 // fill reads lines into the batch until it is full, before bytes of the
@@ -67,9 +80,21 @@ func (b *lineBatch) fill(lr *lineReader, before int64) (eof bool) {
 }
 
 // pair adds the batch's events to pr, then returns the error that
-// stopped it, if any.
+// stopped it, if any. An invocation given its completion's value in
+// advance (keep) gets its own back, out of the scratch memory, when its
+// process has another operation open: the Pairer may then pair the
+// completion with that one.
 func (b *lineBatch) pair(pr *history.Pairer) error {
+	next := 0
 	for i := range b.events {
+		if next < len(b.ahead) && b.ahead[next].at == i {
+			if pr.Open(b.events[i].Process) {
+				var lb history.ListBuilder
+				lb.SetScratch(&b.scratch)
+				b.events[i].Value = lb.Keep(b.ahead[next].own)
+			}
+			next++
+		}
 		if err := pr.Add(&b.events[i]); err != nil {
 			return err
 		}
@@ -78,6 +103,50 @@ func (b *lineBatch) pair(pr *history.Pairer) error {
 		return b.err
 	}
 	return b.readErr
+}
+
+// keep makes the batch's events, parsed with lb into the batch's scratch
+// memory, hold no list in it, so that they outlive it: each list is
+// copied out (history.ListBuilder.Keep), except the value of an
+// invocation whose process completes it ok, with a value, as its next
+// event in the batch. Its operation takes the completion's value then
+// (the Pairer keeps an invocation's value only when the operation
+// fails, crashes or never completes), so the invocation is given it now
+// and its own stays in the scratch memory, in ahead, for pair. Most
+// operations complete ok, and their invocations' lists, half of a
+// transactional history's, are not copied at all.
+func (b *lineBatch) keep(lb *history.ListBuilder, pending map[string]int) {
+	clear(pending)
+	for i := range b.events {
+		e := &b.events[i]
+		e.Key, e.Version, e.Token = lb.Keep(e.Key), lb.Keep(e.Version), lb.Keep(e.Token)
+		for j := range e.Extra {
+			e.Extra[j].Value = lb.Keep(e.Extra[j].Value)
+		}
+		if e.Type == history.Invoke {
+			if j, ok := pending[e.Process]; ok {
+				b.events[j].Value = lb.Keep(b.events[j].Value)
+			}
+			pending[e.Process] = i
+			continue
+		}
+		e.Value = lb.Keep(e.Value)
+		j, ok := pending[e.Process]
+		if !ok {
+			continue
+		}
+		delete(pending, e.Process)
+		if inv := &b.events[j]; e.Type == history.OK && !e.Value.IsNone() {
+			b.ahead = append(b.ahead, aheadValue{at: j, own: inv.Value})
+			inv.Value = e.Value
+		} else {
+			inv.Value = lb.Keep(inv.Value)
+		}
+	}
+	for _, j := range pending {
+		b.events[j].Value = lb.Keep(b.events[j].Value)
+	}
+	slices.SortFunc(b.ahead, func(x, y aheadValue) int { return x.at - y.at })
 }
 
 // pairBatches runs produce on a goroutine of its own, which sends
@@ -154,7 +223,10 @@ func (p batchPool) get() *lineBatch {
 // put empties b and keeps it, unless enough are kept.
 func (p batchPool) put(b *lineBatch) {
 	clear(b.events) // their values belong to the history now
-	*b = lineBatch{data: b.data[:0], ends: b.ends[:0], lines: b.lines[:0], events: b.events[:0]}
+	clear(b.ahead)
+	b.scratch.Reset()
+	*b = lineBatch{data: b.data[:0], ends: b.ends[:0], lines: b.lines[:0], events: b.events[:0],
+		scratch: b.scratch, ahead: b.ahead[:0]}
 	select {
 	case p <- b:
 	default:
@@ -178,6 +250,12 @@ func pairLines(lr *lineReader, pr *history.Pairer, first *lineBatch) error {
 	}
 	return pairBatches(pr, lr.size, produce, func() func(*lineBatch) {
 		fp := newFastJSON()
-		return func(b *lineBatch) { b.parse(fp, true) }
+		pending := map[string]int{}
+		return func(b *lineBatch) {
+			fp.lb.SetScratch(&b.scratch)
+			b.parse(fp, true)
+			b.keep(&fp.lb, pending)
+			fp.lb.SetScratch(nil)
+		}
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/histcheck/histcheck/history"
 )
 
 // TestBatchedJSONLines reads long JSON Lines files, whose lines past the
@@ -187,5 +189,96 @@ func TestQuickFrame(t *testing.T) {
 	op := "{:process 1, :type :ok, :f :txn, :value [[:append 3 1] [\"r\" 4 [1 2]]],\n :index 7}"
 	if end, lines, ok := quickFrame([]byte(op + " {:process 2}")); !ok || end != len(op) || lines != 1 {
 		t.Errorf("quickFrame(op map) = %d, %d, %v; want %d, 1, true", end, lines, ok, len(op))
+	}
+}
+
+// mixedEvents writes n events of processes that invoke and complete in
+// every way: ok with a value and without one, failed, crashed, never
+// completed, and now and then invoked again while an operation is open
+// (the process runs operations at once, which the Pairer pairs by value):
+// one event per line, as EDN op maps or JSON objects.
+func mixedEvents(seed int64, n int, edn bool) []string {
+	rng := rand.New(rand.NewSource(seed))
+	open := make([][]int, 9) // per process, the open operations' numbers
+	var out []string
+	value := func(k, v int, read string) (string, string) {
+		return fmt.Sprintf(`[[:append %d %d] [:r %d %s]]`, k, v, k, read),
+			fmt.Sprintf(`[["append",%d,%d],["r",%d,%s]]`, k, v, k, strings.ReplaceAll(strings.ReplaceAll(read, " ", ","), "nil", "null"))
+	}
+	event := func(p int, typ string, op int, withValue bool, read string) string {
+		ev, jv := value(op%11, op, read)
+		if edn {
+			s := fmt.Sprintf(`{:process %d, :type :%s, :f :txn`, p, typ)
+			if withValue {
+				s += ", :value " + ev
+			}
+			return s + fmt.Sprintf(", :index %d}", len(out))
+		}
+		s := fmt.Sprintf(`{"process":%d,"type":%q,"f":"txn"`, p, typ)
+		if withValue {
+			s += `,"value":` + jv
+		}
+		return s + fmt.Sprintf(`,"index":%d}`, len(out))
+	}
+	for op := 0; len(out) < n; {
+		p := rng.Intn(len(open))
+		if len(open[p]) == 0 || rng.Intn(20) == 0 {
+			out = append(out, event(p, "invoke", op, true, "nil"))
+			open[p] = append(open[p], op)
+			op++
+			continue
+		}
+		k := rng.Intn(len(open[p]))
+		done := open[p][k]
+		// Of several open operations, a completion without a value
+		// could close any: the Pairer refuses it.
+		valued := len(open[p]) > 1 || rng.Intn(2) == 0
+		open[p] = append(open[p][:k], open[p][k+1:]...)
+		switch r := rng.Intn(20); {
+		case r < 13:
+			out = append(out, event(p, "ok", done, true, fmt.Sprintf("[1 %d]", done)))
+		case r < 15:
+			out = append(out, event(p, "ok", done, valued, "[]"))
+		case r < 17:
+			out = append(out, event(p, "fail", done, valued, "[9]"))
+		default:
+			out = append(out, event(p, "info", done, valued, "[9]"))
+		}
+	}
+	return out
+}
+
+// TestBatchedInvocationValues reads histories of mixed outcomes in
+// batches and form by form, in both formats, and compares them: the
+// batched readers give an invocation its completion's value in advance
+// and must give it its own back wherever the operation keeps it.
+func TestBatchedInvocationValues(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	for seed := range int64(4) {
+		for _, edn := range []bool{true, false} {
+			lines := mixedEvents(seed, 12_000, edn)
+			var got, want *history.History
+			var gerr, werr error
+			if edn {
+				text := "[" + strings.Join(lines, "\n ") + "]\n"
+				got, gerr = readEDNSized(strings.NewReader(text), nil, true, int64(len(text)))
+				want, werr = readEDN(strings.NewReader(text), nil, false)
+			} else {
+				text := strings.Join(lines, "\n") + "\n"
+				got, gerr = readJSONLWith(&budgeted{r: strings.NewReader(text), size: int64(len(text))}, true)
+				want, werr = readJSONLWith(strings.NewReader(text), false)
+			}
+			if gerr != nil || werr != nil {
+				t.Fatalf("seed %d, EDN %v: errors %v and %v", seed, edn, gerr, werr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				for i := range want.Ops {
+					if i < len(got.Ops) && !reflect.DeepEqual(got.Ops[i], want.Ops[i]) {
+						t.Fatalf("seed %d, EDN %v: operation %d is %+v, want %+v", seed, edn, i, got.Ops[i], want.Ops[i])
+					}
+				}
+				t.Fatalf("seed %d, EDN %v: the batched read differs from the exact one", seed, edn)
+			}
+		}
 	}
 }

@@ -361,7 +361,13 @@ func (rd *ednReader) batchedElements(open byte, line, depth int) error {
 	}
 	return pairBatches(rd.pr, rd.size, produce, func() func(*lineBatch) {
 		fast := newEDNFast()
-		return func(b *lineBatch) { b.parseEDN(fast) }
+		pending := map[string]int{}
+		return func(b *lineBatch) {
+			fast.lb.SetScratch(&b.scratch)
+			b.parseEDN(fast)
+			b.keep(&fast.lb, pending)
+			fast.lb.SetScratch(nil)
+		}
 	})
 }
 

@@ -20,6 +20,8 @@ type ListBuilder struct {
 	// UseBlocks is called.
 	block     []byte
 	useBlocks bool
+	// scratch, when set, is where List copies lists instead.
+	scratch *Scratch
 }
 
 // listBlock is the size of the blocks lists are copied into, and
@@ -132,18 +134,92 @@ func (b *ListBuilder) List() Value {
 	return Value{kind: List, text: b.text()}
 }
 
-// text is a copy of the encoding built: in a block when UseBlocks was
-// called, else in memory of its own.
+// SetScratch makes List copy the lists into s until it is called again
+// with nil: a reader parses a batch of events into s, then keeps the
+// lists that are to outlive it (Keep) before s is reused.
+func (b *ListBuilder) SetScratch(s *Scratch) { b.scratch = s }
+
+// Keep returns v, or a copy of it made as List makes one when v's
+// encoding lies in the scratch memory set by SetScratch.
+func (b *ListBuilder) Keep(v Value) Value {
+	if b.scratch == nil || !b.scratch.holds(v.text) {
+		return v
+	}
+	return Value{kind: v.kind, text: b.copied([]byte(v.text))}
+}
+
+// text is a copy of the encoding built: in the scratch memory when one
+// is set, in a block when UseBlocks was called, else in memory of its
+// own.
 func (b *ListBuilder) text() string {
-	n := len(b.buf)
+	if b.scratch != nil && len(b.buf) > 0 {
+		return b.scratch.copy(b.buf)
+	}
+	return b.copied(b.buf)
+}
+
+// copied is a copy of buf, in a block when UseBlocks was called.
+func (b *ListBuilder) copied(buf []byte) string {
+	n := len(buf)
 	if !b.useBlocks || n == 0 || n > blockedList {
-		return string(b.buf)
+		return string(buf)
 	}
 	if cap(b.block)-len(b.block) < n {
 		b.block = make([]byte, 0, listBlock)
 	}
 	at := len(b.block)
-	b.block = append(b.block, b.buf...)
+	b.block = append(b.block, buf...)
 	// The block's bytes up to its length are never written again.
 	return unsafe.String(&b.block[at], n)
+}
+
+// Scratch is memory lists are copied into for a while (see
+// ListBuilder.SetScratch), in chunks kept from one use to the next.
+type Scratch struct {
+	chunks [][]byte
+	used   int // the chunks in use, the last one partly
+}
+
+// Reset makes the memory free for new lists: those copied into it
+// before must no longer be used.
+func (s *Scratch) Reset() {
+	for i := range s.chunks[:s.used] {
+		s.chunks[i] = s.chunks[i][:0]
+	}
+	s.used = 0
+}
+
+// copy copies buf into the scratch memory.
+func (s *Scratch) copy(buf []byte) string {
+	n := len(buf)
+	if s.used == 0 || cap(s.chunks[s.used-1])-len(s.chunks[s.used-1]) < n {
+		if s.used == len(s.chunks) {
+			s.chunks = append(s.chunks, make([]byte, 0, max(listBlock, n)))
+		}
+		if cap(s.chunks[s.used]) < n {
+			s.chunks[s.used] = make([]byte, 0, n)
+		}
+		s.used++
+	}
+	c := &s.chunks[s.used-1]
+	at := len(*c)
+	*c = append(*c, buf...)
+	return unsafe.String(&(*c)[at], n)
+}
+
+// holds reports whether text lies in the scratch memory.
+func (s *Scratch) holds(text string) bool {
+	if len(text) == 0 {
+		return false
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(text)))
+	for _, c := range s.chunks[:s.used] {
+		if len(c) > 0 {
+			lo := uintptr(unsafe.Pointer(&c[0]))
+			if p >= lo && p < lo+uintptr(len(c)) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -1,6 +1,9 @@
 package history
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // TestListBuilder builds lists element by element, nested ones included,
 // and compares them with ListValue of the same elements.
@@ -96,5 +99,60 @@ func TestListBuilderBlocks(t *testing.T) {
 	}
 	if len(blocked.block) == 0 || cap(blocked.block) != listBlock {
 		t.Fatalf("no lists in a block: %d bytes of %d", len(blocked.block), cap(blocked.block))
+	}
+}
+
+// TestListBuilderScratch builds lists into scratch memory, keeps some,
+// reuses the memory for others, and checks that the kept ones are
+// unchanged and the others were never copied out.
+func TestListBuilderScratch(t *testing.T) {
+	var b ListBuilder
+	b.UseBlocks()
+	var s Scratch
+	var kept, want []Value
+	size := func() (n int) {
+		for _, c := range s.chunks {
+			n += cap(c)
+		}
+		return n
+	}
+	first := 0 // the memory after the first round, reused after it
+	for round := range 50 {
+		b.SetScratch(&s)
+		for i := range 300 {
+			b.Reset()
+			for j := range (round + i) % 30 {
+				b.AddInt(int64(round*1000 + i*10 + j))
+			}
+			if long := i == 7; long {
+				b.AddString(make([]byte, 2*listBlock)) // longer than a chunk
+			}
+			v := b.List()
+			if v.Len() > 0 && !s.holds(v.text) {
+				t.Fatalf("round %d: list %d not in the scratch memory", round, i)
+			}
+			if i%3 == 0 {
+				k := b.Keep(v)
+				if v.Len() > 0 && s.holds(k.text) {
+					t.Fatalf("round %d: list %d kept in the scratch memory", round, i)
+				}
+				kept, want = append(kept, k), append(want, ListValue(v.Elems()...))
+			}
+		}
+		if round == 0 {
+			first = size()
+		} else if size() > first+listBlock {
+			t.Fatalf("round %d: %d bytes of scratch memory, %d after the first: not reused", round, size(), first)
+		}
+		b.SetScratch(nil)
+		if other := b.Keep(kept[0]); unsafe.StringData(other.text) != unsafe.StringData(kept[0].text) {
+			t.Fatal("a list outside the scratch memory was copied")
+		}
+		s.Reset()
+	}
+	for i := range kept {
+		if kept[i] != want[i] {
+			t.Fatalf("kept list %d: %v, want %v", i, kept[i], want[i])
+		}
 	}
 }

@@ -685,6 +685,27 @@ func (c *opChunks) flatten() []Op {
 	return out
 }
 
+// Open reports whether the process name has an operation invoked and
+// not yet completed, on any of its threads: its next completion then
+// may not be of the next invocation. A reader that gave an invocation
+// its completion's value in advance (the value the operation takes when
+// it completes ok) asks before adding it.
+func (p *Pairer) Open(name string) bool {
+	c := p.clients[name]
+	if c == nil {
+		return false
+	}
+	if c.open >= 0 {
+		return true
+	}
+	for _, t := range c.threads {
+		if t.open >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Ops returns how many operations were opened so far.
 func (p *Pairer) Ops() int { return p.ops.n }
 

@@ -534,3 +534,34 @@ func TestPairMixedTimes(t *testing.T) {
 		})
 	}
 }
+
+// TestPairerOpen follows which processes have an operation open while
+// events are added: after an invocation, on another thread of the name
+// too, and no longer once each is completed, whatever its outcome.
+func TestPairerOpen(t *testing.T) {
+	steps := []struct {
+		e    history.Event
+		open map[string]bool
+	}{
+		{ev("a", history.Invoke, "read", nilv), map[string]bool{"a": true, "b": false}},
+		{ev("b", history.Invoke, "write", i1), map[string]bool{"a": true, "b": true}},
+		{ev("a", history.OK, "read", i1), map[string]bool{"a": false, "b": true}},
+		{ev("b", history.Info, "write", i1), map[string]bool{"a": false, "b": false}},
+		{ev("a", history.Invoke, "write", i1), map[string]bool{"a": true}},
+		{ev("a", history.Invoke, "write", i2), map[string]bool{"a": true}}, // a second thread of a
+		{ev("a", history.Fail, "write", i1), map[string]bool{"a": true}},
+		{ev("a", history.OK, "write", i2), map[string]bool{"a": false}},
+		{ev("nemesis", history.Invoke, "start", nilv), map[string]bool{"nemesis": false}},
+	}
+	p := history.NewPairer()
+	for i, s := range steps {
+		if err := p.Add(&s.e); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		for name, want := range s.open {
+			if got := p.Open(name); got != want {
+				t.Errorf("after event %d: Open(%q) = %v, want %v", i, name, got, want)
+			}
+		}
+	}
+}
