@@ -191,3 +191,23 @@ func ExampleQuote() {
 	// "\u202eabc"
 	// "A\nB":w("x\ty")
 }
+
+// A reader builds a batch's lists in scratch memory and keeps only those
+// that are to outlive the batch before the memory is reused.
+func ExampleListBuilder_SetScratch() {
+	var lb history.ListBuilder
+	var scratch history.Scratch
+	lb.SetScratch(&scratch)
+	var kept []history.Value
+	for i := range 3 {
+		lb.Reset()
+		lb.AddInt(int64(i))
+		lb.AddString([]byte("append"))
+		if v := lb.List(); i != 1 {
+			kept = append(kept, lb.Keep(v)) // a copy out of the scratch memory
+		}
+	}
+	scratch.Reset() // the lists not kept are gone
+	fmt.Println(kept)
+	// Output: [[0 append] [2 append]]
+}
