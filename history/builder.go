@@ -2,6 +2,7 @@ package history
 
 import (
 	"strconv"
+	"strings"
 	"unsafe"
 )
 
@@ -145,30 +146,34 @@ func (b *ListBuilder) Keep(v Value) Value {
 	if b.scratch == nil || !b.scratch.holds(v.text) {
 		return v
 	}
-	return Value{kind: v.kind, text: b.copied([]byte(v.text))}
+	return Value{kind: v.kind, text: b.copied(v.text)}
 }
 
 // text is a copy of the encoding built: in the scratch memory when one
 // is set, in a block when UseBlocks was called, else in memory of its
 // own.
 func (b *ListBuilder) text() string {
-	if b.scratch != nil && len(b.buf) > 0 {
+	if len(b.buf) == 0 {
+		return ""
+	}
+	if b.scratch != nil {
 		return b.scratch.copy(b.buf)
 	}
-	return b.copied(b.buf)
+	// A view of buf, which copied copies.
+	return b.copied(unsafe.String(&b.buf[0], len(b.buf)))
 }
 
-// copied is a copy of buf, in a block when UseBlocks was called.
-func (b *ListBuilder) copied(buf []byte) string {
-	n := len(buf)
+// copied is a copy of s, in a block when UseBlocks was called.
+func (b *ListBuilder) copied(s string) string {
+	n := len(s)
 	if !b.useBlocks || n == 0 || n > blockedList {
-		return string(buf)
+		return strings.Clone(s)
 	}
 	if cap(b.block)-len(b.block) < n {
 		b.block = make([]byte, 0, listBlock)
 	}
 	at := len(b.block)
-	b.block = append(b.block, buf...)
+	b.block = append(b.block, s...)
 	// The block's bytes up to its length are never written again.
 	return unsafe.String(&b.block[at], n)
 }
