@@ -76,20 +76,7 @@ func TestRealtimeOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for round := range 300 {
 		n := 1 + rng.IntN(40)
-		h := &history.History{}
-		txns := make([]txn.Txn, n)
-		for i := range txns {
-			call := rng.Int64N(30)
-			op := history.Op{Call: call, Return: call + rng.Int64N(8), Status: history.OK}
-			switch rng.IntN(6) {
-			case 0:
-				op.Status, op.Return = history.Info, history.Infinity
-			case 1:
-				op.Status = history.Fail
-			}
-			h.Ops = append(h.Ops, op)
-			txns[i] = txn.Txn{Op: i, Status: op.Status}
-		}
+		h, txns := timedTxns(rng, n, 30, 8, false)
 		g := &Graph{n: n}
 		addRealtimeOrder(g, txns, h)
 		want := realtimeReference(txns, h)
@@ -113,26 +100,7 @@ func TestRealtimeOrder(t *testing.T) {
 func TestRealtimeEvents(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	for round := range 500 {
-		n := rng.IntN(30)
-		h := &history.History{}
-		txns := make([]txn.Txn, n)
-		for i := range txns {
-			call := rng.Int64N(12)
-			if round%2 == 0 && i > 0 {
-				call = h.Ops[i-1].Call + rng.Int64N(2)
-			}
-			op := history.Op{Call: call, Return: call + rng.Int64N(5), Status: history.OK}
-			switch rng.IntN(6) {
-			case 0:
-				op.Status, op.Return = history.Info, history.Infinity
-			case 1:
-				op.Status = history.Info
-			case 2:
-				op.Status = history.Fail
-			}
-			h.Ops = append(h.Ops, op)
-			txns[i] = txn.Txn{Op: i, Status: op.Status}
-		}
+		h, txns := timedTxns(rng, rng.IntN(30), 12, 5, round%2 == 0)
 		var want []event
 		for i, tx := range txns {
 			op := h.Ops[i]
@@ -197,6 +165,33 @@ func TestSortEvents(t *testing.T) {
 			t.Fatalf("round %d: sorted %v, want %v", round, evs, want)
 		}
 	}
+}
+
+// timedTxns makes n transactions with random intervals, calls before
+// span and lengths below length, in call order when inOrder (as read
+// histories are), many ties: a sixth crashed (no return), a sixth of
+// unknown outcome with a return, a sixth failed.
+func timedTxns(rng *rand.Rand, n int, span, length int64, inOrder bool) (*history.History, []txn.Txn) {
+	h := &history.History{}
+	txns := make([]txn.Txn, n)
+	for i := range txns {
+		call := rng.Int64N(span)
+		if inOrder && i > 0 {
+			call = h.Ops[i-1].Call + rng.Int64N(2)
+		}
+		op := history.Op{Call: call, Return: call + rng.Int64N(length), Status: history.OK}
+		switch rng.IntN(6) {
+		case 0:
+			op.Status, op.Return = history.Info, history.Infinity
+		case 1:
+			op.Status = history.Info
+		case 2:
+			op.Status = history.Fail
+		}
+		h.Ops = append(h.Ops, op)
+		txns[i] = txn.Txn{Op: i, Status: op.Status}
+	}
+	return h, txns
 }
 
 // realtimeReference is the real-time order by its definition, over the
