@@ -97,16 +97,6 @@ func listText(v history.Value) string {
 // pos is the position of micro-operation mi of transaction t.
 func (a *appendAnalysis) pos(t, mi int) int32 { return a.base[t] + int32(mi) }
 
-// analyzeAppends infers the dependency graph of a list-append history
-// and the anomalies that are not cycles.
-func analyzeAppends(txns []txn.Txn) (*Graph, []Case, error) {
-	g, a, err := inferAppends(txns)
-	if err != nil {
-		return nil, nil, err
-	}
-	return g, append(a.cases, a.fracturedReads()...), nil
-}
-
 // inferAppends infers the dependency graph of a list-append history and
 // the anomalies found on the way; it leaves the fractured reads, which
 // need no graph, to the caller (appendAnalysis.fracturedReads).

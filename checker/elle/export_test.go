@@ -40,16 +40,11 @@ func FracturedBoth(h *history.History) (got, want []Case, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	_, cases, err := analyzeAppends(txns)
+	_, a, err := inferAppends(txns)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, c := range cases {
-		if c.Name == "fractured-read" {
-			got = append(got, c)
-		}
-	}
-	return got, fracturedAppendsReference(txns), nil
+	return a.fracturedReads(), fracturedAppendsReference(txns), nil
 }
 
 // ReadIndexes indexes the reads of h's transactions in one part and in
